@@ -1,0 +1,93 @@
+import { readFileSync } from "node:fs";
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import type { AnyDb } from "../lib/db";
+import { createCompany, createToken, importFile, listTokens, revokeToken } from "./commands";
+import { openDatabase } from "./config";
+import { CommandError } from "./errors";
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+type Values = Record<string, string | boolean | undefined>;
+
+interface Command {
+  usage: string;
+  options: Options;
+  run(db: AnyDb, v: Values): Promise<unknown>;
+}
+
+function int(v: Values, name: string): number {
+  const raw = v[name];
+  if (typeof raw !== "string" || !/^\d+$/.test(raw)) throw new CommandError(`--${name} must be a positive integer`);
+  return Number(raw);
+}
+function str(v: Values, name: string): string {
+  const raw = v[name];
+  if (typeof raw !== "string" || !raw.trim()) throw new CommandError(`--${name} is required`);
+  return raw;
+}
+function readJsonFile(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new CommandError(`cannot read JSON from ${file}: ${(e as Error).message}`);
+  }
+}
+
+/** Every admin command; each prints one JSON object as its last line of stdout. */
+export const commands: Record<string, Command> = {
+  "company create": {
+    usage: "company create --name NAME [--accounting-sync]",
+    options: { name: { type: "string" }, "accounting-sync": { type: "boolean" } },
+    run: (db, v) => createCompany(db, { name: str(v, "name"), accountingSync: Boolean(v["accounting-sync"]) }),
+  },
+  "token create": {
+    usage: "token create --company ID",
+    options: { company: { type: "string" } },
+    run: (db, v) => createToken(db, { companyId: int(v, "company") }),
+  },
+  "token revoke": {
+    usage: "token revoke --token-id ID",
+    options: { "token-id": { type: "string" } },
+    run: (db, v) => revokeToken(db, { tokenId: int(v, "token-id") }),
+  },
+  "token list": {
+    usage: "token list --company ID",
+    options: { company: { type: "string" } },
+    run: (db, v) => listTokens(db, { companyId: int(v, "company") }),
+  },
+  import: {
+    usage: "import --company ID --file FILE.json",
+    options: { company: { type: "string" }, file: { type: "string" } },
+    run: (db, v) => importFile(db, { companyId: int(v, "company"), data: readJsonFile(str(v, "file")) }),
+  },
+};
+
+export async function main(argv: string[]): Promise<number> {
+  const name = [argv.slice(0, 2).join(" "), argv[0]].find((n) => n && n in commands);
+  if (!name) {
+    console.error(`usage: npm run admin -- <command>\n${Object.values(commands).map((c) => `  ${c.usage}`).join("\n")}`);
+    return 2;
+  }
+  const command = commands[name];
+  let values: Values;
+  try {
+    ({ values } = parseArgs({ args: argv.slice(name.split(" ").length), options: command.options, strict: true }) as { values: Values });
+  } catch (e) {
+    console.error(`${(e as Error).message}\nusage: ${command.usage}`);
+    return 2;
+  }
+  const { db, close } = await openDatabase();
+  try {
+    console.log(JSON.stringify(await command.run(db, values)));
+    return 0;
+  } catch (e) {
+    if (!(e instanceof CommandError)) throw e;
+    console.error(`error: ${e.message}\nusage: ${command.usage}`);
+    return 1;
+  } finally {
+    await close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.exitCode = await main(process.argv.slice(2));
+}

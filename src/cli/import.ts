@@ -1,0 +1,24 @@
+import { ImportError, type ImportContext, type SectionImporter } from "./import-kit";
+import type { AnyDb } from "../lib/db";
+import { importClients } from "../routes/clients/import";
+
+/** Sections in dependency order (clients before the orders that reference them). */
+export const importSections: [string, SectionImporter][] = [["clients", importClients]];
+
+/** Imports a whole file in one transaction: all records land, or none. */
+export async function importData(db: AnyDb, companyId: number, data: unknown) {
+  if (!data || typeof data !== "object" || Array.isArray(data)) throw new ImportError("import file must hold a JSON object");
+  const known = new Set(importSections.map(([name]) => name));
+  const unknown = Object.keys(data).filter((k) => !known.has(k));
+  if (unknown.length) throw new ImportError(`unknown section(s): ${unknown.join(", ")} (known: ${[...known].join(", ")})`);
+  const ids: ImportContext["ids"] = {};
+  await db.transaction(async (tx) => {
+    for (const [name, importer] of importSections) {
+      const records = (data as Record<string, unknown>)[name];
+      if (records === undefined) continue;
+      if (!Array.isArray(records)) throw new ImportError(`section "${name}" must be an array`);
+      await importer({ tx: tx as unknown as AnyDb, companyId, ids }, records);
+    }
+  });
+  return { ids };
+}

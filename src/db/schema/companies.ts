@@ -1,0 +1,24 @@
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+
+export const companies = pgTable("companies", {
+  id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+  name: text("name").notNull(),
+  // Company-level default for accounting sync; a request's `quickbooks_enabled` overrides it.
+  accountingSyncEnabled: boolean("accounting_sync_enabled").notNull().default(false),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const apiTokens = pgTable(
+  "api_tokens",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    companyId: integer("company_id").notNull().references(() => companies.id),
+    // Only the SHA-256 digest (hex) is stored; the raw token is shown once at creation.
+    tokenHash: text("token_hash").notNull().unique(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (t) => [index("api_tokens_company_idx").on(t.companyId).where(sql`${t.revokedAt} is null`)],
+);

@@ -1,0 +1,145 @@
+import { sql } from "drizzle-orm";
+import {
+  boolean, check, date, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex,
+} from "drizzle-orm/pg-core";
+import { clients } from "./clients";
+import { companies } from "./companies";
+
+// Money and quantities are exact decimals (numeric); drizzle returns them as strings.
+const money = (name: string) => numeric(name, { precision: 14, scale: 2 });
+const timestamps = {
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+};
+
+export const orderStatuses = pgTable(
+  "order_statuses",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    companyId: integer("company_id").notNull().references(() => companies.id),
+    name: text("name").notNull(),
+    position: integer("position").notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [index("order_statuses_company_idx").on(t.companyId, t.position)],
+);
+
+export const taxes = pgTable(
+  "taxes",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    companyId: integer("company_id").notNull().references(() => companies.id),
+    name: text("name").notNull(),
+    // Percent, e.g. 8.875 for 8.875 %.
+    rate: numeric("rate", { precision: 7, scale: 4 }).notNull(),
+    ...timestamps,
+  },
+  (t) => [index("taxes_company_idx").on(t.companyId)],
+);
+
+export const projects = pgTable(
+  "projects",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    companyId: integer("company_id").notNull().references(() => companies.id),
+    clientId: integer("client_id").notNull().references(() => clients.id),
+    title: text("title").notNull(),
+    description: text("description"),
+    // The spec passes start_date through unchanged, so it is text; deadline is a real date.
+    startDate: text("start_date"),
+    deadline: date("deadline", { mode: "string" }),
+    statusId: integer("status_id").references(() => orderStatuses.id),
+    ...timestamps,
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+  },
+  (t) => [
+    index("projects_company_created_idx").on(t.companyId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
+    index("projects_company_client_idx").on(t.companyId, t.clientId).where(sql`${t.deletedAt} is null`),
+    index("projects_company_status_idx").on(t.companyId, t.statusId).where(sql`${t.deletedAt} is null`),
+  ],
+);
+
+export const invoices = pgTable(
+  "invoices",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    companyId: integer("company_id").notNull().references(() => companies.id),
+    projectId: integer("project_id").notNull().references(() => projects.id),
+    clientId: integer("client_id").notNull().references(() => clients.id),
+    isDefault: boolean("is_default").notNull().default(true),
+    dueDate: date("due_date", { mode: "string" }),
+    clientNotes: text("client_notes"),
+    taxId: integer("tax_id").references(() => taxes.id),
+    taxExempt: boolean("tax_exempt").notNull().default(false),
+    taxExemptReason: text("tax_exempt_reason"),
+    discountAmount: money("discount_amount").notNull().default("0"),
+    discountAmountType: text("discount_amount_type").notNull().default("percentage"),
+    discountType: text("discount_type").notNull().default("before_tax"),
+    ...timestamps,
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+  },
+  (t) => [
+    // One default invoice per project, even under concurrent creates.
+    uniqueIndex("invoices_project_default_uq").on(t.projectId).where(sql`${t.isDefault}`),
+    index("invoices_company_idx").on(t.companyId),
+    check("invoices_discount_amount_type_ck", sql`${t.discountAmountType} in ('percentage', 'fixed_amount')`),
+    check("invoices_discount_type_ck", sql`${t.discountType} in ('before_tax', 'after_tax')`),
+    check("invoices_discount_amount_ck", sql`${t.discountAmount} >= 0`),
+  ],
+);
+
+export const invoiceItems = pgTable(
+  "invoice_items",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    companyId: integer("company_id").notNull().references(() => companies.id),
+    invoiceId: integer("invoice_id").notNull().references(() => invoices.id),
+    title: text("title").notNull(),
+    description: text("description"),
+    quantity: numeric("quantity", { precision: 12, scale: 2 }).notNull().default("1"),
+    unitPrice: money("unit_price").notNull().default("0"),
+    // Optional size breakdown, e.g. {"S": 4, "M": 10, "L": 6}.
+    sizes: jsonb("sizes").$type<Record<string, number>>(),
+    position: integer("position").notNull().default(0),
+    ...timestamps,
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+  },
+  (t) => [
+    index("invoice_items_invoice_idx").on(t.invoiceId, t.position, t.id),
+    index("invoice_items_title_trgm").using("gin", t.title.op("gin_trgm_ops")),
+    index("invoice_items_description_trgm").using("gin", t.description.op("gin_trgm_ops")),
+  ],
+);
+
+export const payments = pgTable(
+  "payments",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    companyId: integer("company_id").notNull().references(() => companies.id),
+    invoiceId: integer("invoice_id").notNull().references(() => invoices.id),
+    amount: money("amount").notNull(),
+    paidDate: date("paid_date", { mode: "string" }),
+    method: text("method"),
+    reference: text("reference"),
+    ...timestamps,
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+  },
+  (t) => [index("payments_invoice_idx").on(t.invoiceId)],
+);
+
+export const artworks = pgTable(
+  "artworks",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    companyId: integer("company_id").notNull().references(() => companies.id),
+    projectId: integer("project_id").notNull().references(() => projects.id),
+    printMethod: text("print_method"),
+    placements: jsonb("placements").$type<string[]>().notNull().default([]),
+    colors: jsonb("colors").$type<string[]>().notNull().default([]),
+    previewUrl: text("preview_url"),
+    status: text("status"),
+    ...timestamps,
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+  },
+  (t) => [index("artworks_project_idx").on(t.projectId)],
+);

@@ -1,0 +1,40 @@
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { companies } from "./companies";
+
+export const catalogItems = pgTable(
+  "catalog_items",
+  {
+    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+    companyId: integer("company_id").notNull().references(() => companies.id),
+    title: text("title").notNull(),
+    sku: text("sku"),
+    description: text("description"),
+    unitPrice: numeric("unit_price", { precision: 14, scale: 2 }),
+    category: text("category"),
+    imageUrl: text("image_url"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
+  },
+  (t) => [
+    index("catalog_items_company_recent_idx").on(t.companyId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
+    index("catalog_items_title_trgm").using("gin", t.title.op("gin_trgm_ops")),
+  ],
+);
+
+/** Per company and supplier ('supplier_a' | 'supplier_b'); credentials are never returned or logged. */
+export const supplierIntegrations = pgTable(
+  "supplier_integrations",
+  {
+    companyId: integer("company_id").notNull().references(() => companies.id),
+    provider: text("provider").notNull(),
+    enabled: boolean("enabled").notNull().default(false),
+    credentials: jsonb("credentials").$type<Record<string, string>>().notNull().default({}),
+    // Null means the supplier's production endpoint.
+    baseUrl: text("base_url"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.provider] })],
+);

@@ -1,0 +1,55 @@
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "./env";
+import { validationHook } from "./errors";
+
+/** Every router is built here so all share the validation hook (400 with field details). */
+export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+export type Router = ReturnType<typeof createRouter>;
+
+export const bearerSecurity = [{ bearerAuth: [] }];
+
+export const DEFAULT_PER_PAGE = 25;
+export const MAX_PER_PAGE = 100;
+
+/** Shared `page` / `per_page` query parameters; out-of-range values are 400, not clamped. */
+export const paginationQuery = {
+  page: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(1)
+    .openapi({ param: { name: "page", in: "query" }, description: "Page number, from 1", example: 1 }),
+  per_page: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PER_PAGE)
+    .default(DEFAULT_PER_PAGE)
+    .openapi({ param: { name: "per_page", in: "query" }, description: `Page size, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE})`, example: 25 }),
+};
+
+export const PaginationSchema = z
+  .object({
+    page: z.number().int(),
+    per_page: z.number().int(),
+    total: z.number().int().openapi({ description: "Number of matching rows over all pages" }),
+  })
+  .openapi("Pagination");
+
+/** Positive integer id in a path; anything else is a 400 naming the parameter. */
+export const idParam = (description: string) =>
+  z.object({
+    id: z.coerce
+      .number()
+      .int()
+      .positive()
+      .max(2_147_483_647)
+      .openapi({ param: { name: "id", in: "path" }, description, example: 42 }),
+  });
+
+/** ISO 8601 UTC timestamp as sent on the wire. */
+export const timestamp = () => z.string().openapi({ format: "date-time", example: "2026-11-21T13:37:00.000Z" });
+export const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+/** Escapes %, _ and \ so user text is matched literally inside LIKE / ILIKE patterns. */
+export const likeContains = (q: string) => `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;

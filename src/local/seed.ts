@@ -1,0 +1,25 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { createCompany, createToken, findCompanyByName, importFile, tokenIsLive } from "../cli/commands";
+import type { AnyDb } from "../lib/db";
+
+export const DEMO_COMPANY = "Demo Print Shop";
+const seedFile = path.join(import.meta.dirname, "demo-seed.json");
+
+/**
+ * Seeds the demo company once (idempotent by name) and returns a working demo token. The token
+ * is kept in the local data dir so every `npm run dev` prints the same one.
+ */
+export async function seedDemo(db: AnyDb, dataDir: string): Promise<{ companyId: number; token: string }> {
+  let companyId = await findCompanyByName(db, DEMO_COMPANY);
+  if (!companyId) {
+    companyId = (await createCompany(db, { name: DEMO_COMPANY })).company_id;
+    await importFile(db, { companyId, data: JSON.parse(readFileSync(seedFile, "utf8")) });
+  }
+  const tokenFile = path.join(dataDir, "demo-token");
+  const saved = existsSync(tokenFile) ? readFileSync(tokenFile, "utf8").trim() : "";
+  if (saved && (await tokenIsLive(db, saved))) return { companyId, token: saved };
+  const { token } = await createToken(db, { companyId });
+  writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+  return { companyId, token };
+}

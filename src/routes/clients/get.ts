@@ -1,0 +1,47 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { authErrors, errorResponses, invalid, notFound } from "../../lib/errors";
+import { bearerSecurity, type Router } from "../../lib/openapi";
+import { findLiveClient, findLiveClientByEmail } from "./queries";
+import { ClientEnvelopeSchema, serializeClient } from "./schema";
+
+const route = createRoute({
+  method: "get",
+  path: "/clients/{id}",
+  tags: ["Clients"],
+  summary: "Get a client by id or email",
+  description:
+    "`id` is a numeric client id or a URL-encoded email. With the `email` query parameter the path segment is a placeholder (e.g. `_`). " +
+    "Email lookup is a case-insensitive exact match over live clients; if several share the email, the oldest (lowest id) is returned.",
+  security: bearerSecurity,
+  request: {
+    params: z.object({
+      id: z.string().min(1).max(320).openapi({ param: { name: "id", in: "path" }, example: "42" }),
+    }),
+    query: z.object({
+      email: z.email().max(320).optional().openapi({ param: { name: "email", in: "query" }, example: "maya@northside.example" }),
+    }),
+  },
+  responses: {
+    200: { description: "The client", content: { "application/json": { schema: ClientEnvelopeSchema } } },
+    ...errorResponses(400, 404),
+    ...authErrors,
+  },
+});
+
+const emailSchema = z.email();
+
+export const registerGetClient = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const { id } = c.req.valid("param");
+    const { email } = c.req.valid("query");
+    const { db, auth } = c.var;
+
+    let row;
+    if (email) row = await findLiveClientByEmail(db, auth.companyId, email);
+    else if (/^\d{1,10}$/.test(id) && Number(id) <= 2_147_483_647) row = await findLiveClient(db, auth.companyId, Number(id));
+    else if (emailSchema.safeParse(id).success) row = await findLiveClientByEmail(db, auth.companyId, id);
+    else throw invalid("`id` must be a numeric client id or an email address", [{ field: "id", message: "Not a client id or email" }]);
+
+    if (!row) throw notFound("Client");
+    return c.json({ client: serializeClient(row) }, 200);
+  });

@@ -1,0 +1,11 @@
+import { createRouter } from "../../lib/openapi";
+import { registerGetClient } from "./get";
+import { registerListClients } from "./list";
+import { registerPatchClient } from "./patch";
+import { registerCreateClient } from "./post";
+
+export const clientsApi = createRouter();
+registerListClients(clientsApi);
+registerCreateClient(clientsApi);
+registerGetClient(clientsApi);
+registerPatchClient(clientsApi);

@@ -1,0 +1,30 @@
+import { createRoute } from "@hono/zod-openapi";
+import { clients } from "../../db/schema";
+import { authErrors, errorResponses } from "../../lib/errors";
+import { bearerSecurity, type Router } from "../../lib/openapi";
+import { ClientCreateSchema, ClientEnvelopeSchema, clientColumns, serializeClient } from "./schema";
+
+const route = createRoute({
+  method: "post",
+  path: "/clients",
+  tags: ["Clients"],
+  summary: "Create a client",
+  description: "Creates a client in the caller's company. `company_name` is required and must not be blank; unknown fields are rejected.",
+  security: bearerSecurity,
+  request: { body: { required: true, content: { "application/json": { schema: ClientCreateSchema } } } },
+  responses: {
+    200: { description: "The created client", content: { "application/json": { schema: ClientEnvelopeSchema } } },
+    ...errorResponses(400, 413, 415),
+    ...authErrors,
+  },
+});
+
+export const registerCreateClient = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const body = c.req.valid("json");
+    const [row] = await c.var.db
+      .insert(clients)
+      .values({ ...clientColumns(body), companyName: body.company_name, companyId: c.var.auth.companyId })
+      .returning();
+    return c.json({ client: serializeClient(row) }, 200);
+  });
