@@ -1,4 +1,5 @@
 import { Scalar } from "@scalar/hono-api-reference";
+import type { Context } from "hono";
 import { authenticate } from "./lib/auth";
 import type { AppEnv } from "./lib/env";
 import { errorBody, onError } from "./lib/errors";
@@ -6,43 +7,51 @@ import { jsonBody } from "./lib/json-body";
 import { createRouter } from "./lib/openapi";
 import { requestContext } from "./lib/request-context";
 import { clientsApi } from "./routes/clients";
-import type { Context } from "hono";
 
 export const API_PREFIX = "/api/v1";
-const PUBLIC_PATHS = new Set([`${API_PREFIX}/openapi.json`, `${API_PREFIX}/docs`]);
+const PUBLIC_PATHS = new Set(["/openapi.json", "/docs"]);
 
-/** Resource routers, mounted under /api/v1. Add a resource here and nowhere else. */
+/** Resource routers. Add a resource here and nowhere else. */
 const resources = [clientsApi];
 
-export function createApp() {
-  const app = createRouter();
-  app.onError(onError);
-  app.notFound((c) => methodNotAllowed(c, app.routes) ?? c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404));
+/** The v1 API: paths in its OpenAPI document are relative to the server base `<origin>/api/v1`. */
+function createApi() {
+  const api = createRouter();
+  api.onError(onError);
+  api.use("*", async (c, next) => (PUBLIC_PATHS.has(c.req.path.slice(API_PREFIX.length)) ? next() : authenticate(c, next)));
+  api.use("*", jsonBody());
+  for (const resource of resources) api.route("/", resource);
 
-  app.use("*", requestContext);
-  app.use(`${API_PREFIX}/*`, async (c, next) => (PUBLIC_PATHS.has(c.req.path) ? next() : authenticate(c, next)));
-  app.use(`${API_PREFIX}/*`, jsonBody());
-
-  for (const resource of resources) app.route(API_PREFIX, resource);
-
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+  api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
     description: "64 hexadecimal characters, bound to one company. Every request is scoped to that company.",
   });
-  app.doc31(`${API_PREFIX}/openapi.json`, (c) => ({
+  api.doc31("/openapi.json", (c) => ({
     openapi: "3.1.0",
     info: {
       title: "CRM integration API",
       version: "1.0.0",
       description:
         "Company-scoped CRM API for apparel-decoration shops. Every request carries `Authorization: Bearer <token>`; " +
-        "the token's company scopes all reads and writes. Errors are `{ error: { code, message, details } }`. " +
-        "Rate limit: 300 requests per 60 s sliding window per API key (X-RateLimit-* headers; 429 with Retry-After).",
+        "the token's company scopes all reads and writes, and a body never carries a company id. " +
+        "Errors are `{ error: { code, message, details } }`. Rate limit: 300 requests per 60 s sliding window per API key " +
+        "(`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` in Unix seconds; 429 `rate_limited` with `Retry-After`). " +
+        "Request bodies are JSON (`Content-Type: application/json`), at most 1 MiB unless a route says otherwise (413 above).",
     },
     servers: [{ url: `${new URL(c.req.url).origin}${API_PREFIX}` }],
   }));
-  app.get(`${API_PREFIX}/docs`, Scalar({ url: `${API_PREFIX}/openapi.json`, pageTitle: "CRM API reference" }));
+  api.get("/docs", Scalar({ url: `${API_PREFIX}/openapi.json`, pageTitle: "CRM API reference" }));
+  return api;
+}
+
+export function createApp() {
+  const app = createRouter();
+  const api = createApi();
+  app.onError(onError);
+  app.use("*", requestContext);
+  app.route(API_PREFIX, api);
+  app.notFound((c) => methodNotAllowed(c, app.routes) ?? c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404));
   return app;
 }
 
@@ -51,7 +60,7 @@ function methodNotAllowed(c: Context<AppEnv>, routes: { method: string; path: st
   const allowed = new Set<string>();
   for (const route of routes) {
     if (route.method === "ALL" || route.path.includes("*")) continue;
-    const pattern = new RegExp(`^${route.path.replace(/:[^/]+/g, "[^/]+").replace(/\{[^}]+\}/g, "[^/]+")}$`);
+    const pattern = new RegExp(`^${route.path.replace(/:[^/]+/g, "[^/]+")}$`);
     if (pattern.test(c.req.path)) allowed.add(route.method);
   }
   if (!allowed.size) return undefined;

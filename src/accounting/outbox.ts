@@ -1,0 +1,54 @@
+import { accountingOutbox } from "../db/schema";
+import type { AnyDb } from "../lib/db";
+
+/**
+ * The contract between order changes (writers) and accounting delivery (the consumer).
+ * A row describes one accounting operation on the order's default invoice; it is written in the
+ * same transaction as the change, and only when sync applies (see `syncApplies`).
+ *
+ * - create: the invoice is created remotely from its current state (client as customer, items as lines).
+ * - update: a sparse update; `changes` holds only what this PATCH changed, in accounting terms:
+ *     private_note  ← project description        due_date     ← deadline
+ *     client_id     ← new customer (local id)    customer_memo ← client_notes
+ *     discount      ← full discount state after the change, when any discount field changed
+ *     tax           ← full tax state after the change, when tax_id / tax_exempt changed
+ * - delete: the remote invoice is deleted.
+ */
+export type DiscountState = {
+  amount: string;
+  amount_type: "percentage" | "fixed_amount";
+  discount_type: "before_tax" | "after_tax";
+};
+export type TaxState = { tax_id: number | null; rate: string | null; tax_exempt: boolean };
+
+export type AccountingChange =
+  | { operation: "create"; payload: Record<string, never> }
+  | {
+      operation: "update";
+      payload: {
+        changes: {
+          private_note?: string | null;
+          due_date?: string | null;
+          client_id?: number;
+          customer_memo?: string | null;
+          discount?: DiscountState;
+          tax?: TaxState;
+        };
+      };
+    }
+  | { operation: "delete"; payload: Record<string, never> };
+
+/** The request's `quickbooks_enabled` when sent, otherwise the company-level flag. */
+export const syncApplies = (requestFlag: boolean | undefined, companyFlag: boolean) => requestFlag ?? companyFlag;
+
+/** Writes the outbox row inside the caller's transaction; returns its id. */
+export async function recordAccountingChange(
+  tx: AnyDb,
+  row: { companyId: number; projectId: number; invoiceId: number } & AccountingChange,
+): Promise<number> {
+  const [inserted] = await tx
+    .insert(accountingOutbox)
+    .values({ companyId: row.companyId, projectId: row.projectId, invoiceId: row.invoiceId, operation: row.operation, payload: row.payload })
+    .returning({ id: accountingOutbox.id });
+  return inserted.id;
+}

@@ -1,0 +1,56 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+import { runMigrations } from "../src/cli/migrate";
+import { startStack } from "../src/local/stack";
+import { buildWorker, startWorker } from "./support/worker";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    apiUrl: string;
+    databaseUrl: string;
+    workerScript: string;
+    workerBindings: Record<string, string>;
+    logFile: string;
+    redisPid: number;
+    redisPort: number;
+    tmpDir: string;
+  }
+}
+
+/**
+ * Starts the real stack once for the suite: a fresh embedded PostgreSQL, the Neon ws proxy,
+ * redis-server behind the Upstash-protocol server (required: tests never fall back), and the
+ * Worker bundle in workerd. Test files talk to it over HTTP only.
+ */
+export default async function setup(project: TestProject) {
+  const tmp = mkdtempSync(path.join(tmpdir(), "crm-test-"));
+  chmodSync(tmp, 0o755); // PostgreSQL runs as the `postgres` user and must reach its data dir
+  const stack = await startStack({ dataDir: path.join(tmp, "postgres"), redis: "required" });
+  try {
+    await runMigrations(stack.postgres.url);
+    mkdirSync(path.join(tmp, "worker"));
+    const script = buildWorker(path.join(tmp, "worker"));
+    const logFile = path.join(tmp, "worker.log");
+    const worker = await startWorker({ script, bindings: stack.vars, logFile });
+
+    project.provide("apiUrl", `${worker.url}/api/v1`);
+    project.provide("databaseUrl", stack.postgres.url);
+    project.provide("workerScript", script);
+    project.provide("workerBindings", stack.vars);
+    project.provide("logFile", logFile);
+    project.provide("redisPid", stack.redis!.process.pid!);
+    project.provide("redisPort", stack.redis!.port);
+    project.provide("tmpDir", tmp);
+
+    return async () => {
+      await worker.dispose();
+      await stack.stop();
+      rmSync(tmp, { recursive: true, force: true });
+    };
+  } catch (e) {
+    await stack.stop();
+    throw e;
+  }
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { call, expectError } from "./support/api";
+
+describe("OpenAPI document and docs page", () => {
+  it("serves an OpenAPI 3.1 document without a token, with the bearer scheme", async () => {
+    const res = await call("GET", "/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe("3.1.0");
+    expect(res.body.info.version).toBe("1.0.0");
+    expect(res.body.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(res.body.servers[0].url).toMatch(/\/api\/v1$/);
+  });
+
+  it("documents every secured operation with the bearer scheme and its error statuses", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    const ops = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ path, method, op })),
+    );
+    expect(ops.length).toBeGreaterThanOrEqual(4);
+    for (const { op } of ops) {
+      expect(op.security).toEqual([{ bearerAuth: [] }]);
+      for (const status of ["200", "401", "429", "500"]) expect(Object.keys(op.responses)).toContain(status);
+      for (const [status, r] of Object.entries(op.responses as Record<string, any>)) {
+        if (status !== "200") expect(r.content["application/json"].schema.$ref).toBe("#/components/schemas/Error");
+      }
+    }
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/clients", "/clients/{id}"]));
+  });
+
+  it("answers 401 with the error envelope on every documented operation without a token", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
+      for (const method of Object.keys(item)) {
+        const concrete = path.replace(/\{[^}]+\}/g, "1");
+        const res = await call(method.toUpperCase(), concrete, method === "get" || method === "delete" ? {} : { body: {} });
+        expectError(res, 401, "unauthenticated");
+        expect(res.headers.get("x-request-id")).toBeTruthy();
+      }
+    }
+  });
+
+  it("serves the interactive reference page without a token", async () => {
+    const res = await call("GET", "/docs");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    expect(String(res.body)).toContain("/api/v1/openapi.json");
+  });
+});

@@ -1,0 +1,97 @@
+import { readFileSync } from "node:fs";
+import { drizzle } from "drizzle-orm/node-postgres";
+import pg from "pg";
+import { inject } from "vitest";
+import * as schema from "../../src/db/schema";
+import { createCompany, createToken, importFile } from "../../src/cli/commands";
+import type { AnyDb } from "../../src/lib/db";
+
+export const apiUrl = () => inject("apiUrl");
+
+let pool: pg.Pool | undefined;
+/** Direct database access for arranging data and checking rows (never for the code under test). */
+export function db(): AnyDb {
+  pool ??= new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
+  return drizzle(pool, { schema }) as unknown as AnyDb;
+}
+export const sql = async <T = Record<string, unknown>>(text: string, params: unknown[] = []) => {
+  pool ??= new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
+  return (await pool.query(text, params)).rows as T[];
+};
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** One HTTP call to the running Worker; JSON bodies are sent with the JSON content type. */
+export async function call<T = any>(
+  method: string,
+  path: string,
+  opts: { token?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string | Uint8Array; baseUrl?: string } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | Uint8Array | undefined = opts.rawBody;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers["content-type"] ??= "application/json";
+  }
+  const res = await fetch(`${opts.baseUrl ?? apiUrl()}${path}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON (e.g. the docs page)
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T };
+}
+
+export interface TestCompany {
+  companyId: number;
+  token: string;
+  tokenId: number;
+  get: <T = any>(path: string, opts?: Parameters<typeof call>[2]) => Promise<ApiResponse<T>>;
+  post: <T = any>(path: string, body?: unknown, opts?: Parameters<typeof call>[2]) => Promise<ApiResponse<T>>;
+  patch: <T = any>(path: string, body?: unknown, opts?: Parameters<typeof call>[2]) => Promise<ApiResponse<T>>;
+  put: <T = any>(path: string, body?: unknown, opts?: Parameters<typeof call>[2]) => Promise<ApiResponse<T>>;
+  del: <T = any>(path: string, opts?: Parameters<typeof call>[2]) => Promise<ApiResponse<T>>;
+  /** Loads records through the admin import (API field names, `ref`s); returns ref → id. */
+  load: (data: unknown) => Promise<Record<string, any>>;
+}
+
+let seq = 0;
+/** A fresh company with its own token: tests isolate by company, not by wiping the database. */
+export async function newCompany(opts: { name?: string; accountingSync?: boolean } = {}): Promise<TestCompany> {
+  const d = db();
+  const { company_id } = await createCompany(d, { name: opts.name ?? `Test Co ${process.pid}-${++seq}-${Date.now()}`, accountingSync: opts.accountingSync });
+  const { token, token_id } = await createToken(d, { companyId: company_id });
+  const as = (method: string) => (path: string, body?: unknown, o: Parameters<typeof call>[2] = {}) =>
+    call(method, path, { token, ...(body === undefined ? {} : { body }), ...o });
+  return {
+    companyId: company_id,
+    token,
+    tokenId: token_id,
+    get: (path, o) => call("GET", path, { token, ...o }),
+    post: as("POST"),
+    patch: as("PATCH"),
+    put: as("PUT"),
+    del: (path, o) => call("DELETE", path, { token, ...o }),
+    load: async (data) => (await importFile(d, { companyId: company_id, data })).ids,
+  };
+}
+
+/** The Worker's JSON log lines written so far. */
+export function workerLogLines(): string[] {
+  return readFileSync(inject("logFile"), "utf8").split("\n").filter((l) => l.trim());
+}
+
+/** Asserts the error envelope and returns it. */
+export function expectError(res: ApiResponse, status: number, code: string) {
+  if (res.status !== status || res.body?.error?.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`);
+  }
+  return res.body.error as { code: string; message: string; details: any };
+}
