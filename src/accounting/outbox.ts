@@ -1,5 +1,6 @@
 import { accountingOutbox } from "../db/schema";
 import type { AnyDb } from "../lib/db";
+import type { Bindings } from "../lib/env";
 
 /**
  * The contract between order changes (writers) and accounting delivery (the consumer).
@@ -51,4 +52,12 @@ export async function recordAccountingChange(
     .values({ companyId: row.companyId, projectId: row.projectId, invoiceId: row.invoiceId, operation: row.operation, payload: row.payload })
     .returning({ id: accountingOutbox.id });
   return inserted.id;
+}
+
+/**
+ * Called after the transaction that wrote outbox rows has committed, with their ids, to hand them
+ * to delivery without delaying the response (the Queue producer; a cron pass re-sends stragglers).
+ */
+export function notifyOutbox(_env: Bindings, _outboxIds: number[], _defer: (p: Promise<unknown>) => void): void {
+  // Delivery (queue producer) is added by the accounting-delivery work; rows stay pending until then.
 }
