@@ -13,7 +13,7 @@ describe("error envelope", () => {
     expect(inside.message).toContain("/api/v1/no-such-thing");
     const res = await fetch(inject("apiUrl").replace("/api/v1", "/elsewhere"));
     expect(res.status).toBe(404);
-    expect((await res.json()).error.code).toBe("not_found");
+    expect(((await res.json()) as any).error.code).toBe("not_found");
   });
 
   it("405 with Allow for a known path with the wrong method", async () => {
