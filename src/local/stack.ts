@@ -22,6 +22,7 @@ export async function startStack(opts: {
   dataDir: string;
   redis: "required" | "optional";
   proxyDelayMs?: number;
+  redisDelayMs?: number;
   log?: (line: string) => void;
 }): Promise<Stack> {
   const log = opts.log ?? (() => {});
@@ -41,7 +42,7 @@ export async function startStack(opts: {
     if (redisServerAvailable()) {
       redis = await startRedis();
       stoppers.push(redis.stop);
-      upstash = await startUpstashServer({ redisPort: redis.port });
+      upstash = await startUpstashServer({ redisPort: redis.port, delayMs: opts.redisDelayMs });
       stoppers.push(upstash.stop);
       vars.UPSTASH_REDIS_REST_URL = upstash.url;
       vars.UPSTASH_REDIS_REST_TOKEN = upstash.token;
