@@ -29,11 +29,11 @@ async function measure(delays: { db: number; redis: number }) {
   chmodSync(tmp, 0o755);
   const stack = await startStack({ dataDir: path.join(tmp, "pg"), redis: "required", proxyDelayMs: delays.db, redisDelayMs: delays.redis });
   const worker = await (async () => {
-    await runMigrations(stack.postgres.url);
+    await runMigrations(stack.postgres!.url);
     const script = buildWorker(path.join(tmp, "worker"));
     return startWorker({ script, bindings: stack.vars, logFile: path.join(tmp, "worker.log") });
   })();
-  const pool = new pg.Pool({ connectionString: stack.postgres.url });
+  const pool = new pg.Pool({ connectionString: stack.postgres!.url });
   try {
     const db = drizzle(pool, { schema }) as unknown as AnyDb;
     const { company_id } = await createCompany(db, { name: "Bench Co" });
