@@ -7,18 +7,21 @@ import { jsonBody } from "./lib/json-body";
 import { createRouter } from "./lib/openapi";
 import { requestContext } from "./lib/request-context";
 import { clientsApi } from "./routes/clients";
+import { mailApi, mailBodyLimit } from "./routes/mail";
 
 export const API_PREFIX = "/api/v1";
 const PUBLIC_PATHS = new Set(["/openapi.json", "/docs"]);
 
 /** Resource routers. Add a resource here and nowhere else. */
-const resources = [clientsApi];
+const resources = [clientsApi, mailApi];
 
 /** The v1 API: paths in its OpenAPI document are relative to the server base `<origin>/api/v1`. */
 function createApi() {
   const api = createRouter();
   api.onError(onError);
   api.use("*", async (c, next) => (PUBLIC_PATHS.has(c.req.path.slice(API_PREFIX.length)) ? next() : authenticate(c, next)));
+  // Route-specific body limits go before the generic guard: the first guard that runs wins.
+  api.use(mailBodyLimit.path, jsonBody(mailBodyLimit.maxBytes));
   api.use("*", jsonBody());
   for (const resource of resources) api.route("/", resource);
 
