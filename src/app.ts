@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { authenticate } from "./lib/auth";
 import type { AppEnv } from "./lib/env";
 import { errorBody, onError } from "./lib/errors";
-import { jsonBody } from "./lib/json-body";
+import { jsonBody, MAX_JSON_DEPTH } from "./lib/json-body";
 import { createRouter } from "./lib/openapi";
 import { requestContext } from "./lib/request-context";
 import { clientsApi } from "./routes/clients";
@@ -40,7 +40,8 @@ function createApi() {
         "the token's company scopes all reads and writes, and a body never carries a company id. " +
         "Errors are `{ error: { code, message, details } }`. Rate limit: 300 requests per 60 s sliding window per API key " +
         "(`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` in Unix seconds; 429 `rate_limited` with `Retry-After`). " +
-        "Request bodies are JSON (`Content-Type: application/json`), at most 1 MiB unless a route says otherwise (413 above).",
+        "Request bodies are JSON (`Content-Type: application/json`), at most 1 MiB unless a route says otherwise (413 above); " +
+        `strings must not contain the NUL character (U+0000) and JSON may nest at most ${MAX_JSON_DEPTH} levels (400 otherwise).`,
     },
     servers: [{ url: `${new URL(c.req.url).origin}${API_PREFIX}` }],
   }));

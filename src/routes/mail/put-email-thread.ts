@@ -2,6 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { emailThreads } from "../../db/schema";
 import { authErrors, errorResponses } from "../../lib/errors";
+import { MAX_JSON_DEPTH } from "../../lib/json-body";
 import { bearerSecurity, type Router } from "../../lib/openapi";
 import { excluded } from "./queries";
 import {
@@ -9,7 +10,6 @@ import {
   EmailThreadEnvelopeSchema,
   EmailThreadPutSchema,
   legacyThreadIdParam,
-  MAX_JSON_DEPTH,
   serializeEmailThread,
   toDate,
   type EmailThreadPut,

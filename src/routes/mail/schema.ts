@@ -8,12 +8,6 @@ import { iso, timestamp } from "../../lib/openapi";
  */
 export const EMAIL_THREAD_BODY_LIMIT = 8 * 1024 * 1024;
 
-/**
- * Deepest JSON nesting stored in a thread (root = 1). PostgreSQL's jsonb parser fails on very deep
- * nesting with an internal error; real messages nest a handful of levels.
- */
-export const MAX_JSON_DEPTH = 64;
-
 /** The mailbox provider's legacy thread id, from the path (URL-decoded). */
 export const legacyThreadIdParam = z.object({
   legacyThreadId: z
@@ -91,30 +85,6 @@ export const ThreadContextRecordSchema = z.strictObject({
 // ---------------------------------------------------------------------------------------------
 // Email threads (§2.6, §4.5)
 
-/**
- * Finds what PostgreSQL cannot store: U+0000 in any string or key (text and jsonb reject it) and
- * nesting deeper than MAX_JSON_DEPTH. Iterative, so a hostile body cannot overflow the JS stack.
- * Returns the path of the first offender and why, or undefined.
- */
-export function unstorableJson(root: unknown): { path: (string | number)[]; message: string } | undefined {
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: [] }];
-  while (stack.length) {
-    const { value, path } = stack.pop()!;
-    if (typeof value === "string") {
-      if (value.includes("\0")) return { path, message: "Strings cannot contain the NUL character (U+0000)" };
-      continue;
-    }
-    if (!value || typeof value !== "object") continue;
-    if (path.length >= MAX_JSON_DEPTH) return { path, message: `JSON nests deeper than ${MAX_JSON_DEPTH} levels` };
-    for (const [key, child] of Object.entries(value)) {
-      const at = Array.isArray(value) ? Number(key) : key;
-      if (typeof at === "string" && at.includes("\0")) return { path, message: "Keys cannot contain the NUL character (U+0000)" };
-      stack.push({ value: child, path: [...path, at] });
-    }
-  }
-  return undefined;
-}
-
 const nullableText = (max?: number) => (max ? z.string().max(max) : z.string()).nullable().optional();
 
 export const EmailThreadPutSchema = z
@@ -134,10 +104,6 @@ export const EmailThreadPutSchema = z
     last_message_at: isoInput().nullable().optional(),
     mail_history_id: nullableText(255).openapi({ description: "For incremental sync" }),
     last_synced_at: isoInput().optional().openapi({ description: "Defaults to the server time of this request" }),
-  })
-  .superRefine((body, ctx) => {
-    const bad = unstorableJson(body);
-    if (bad) ctx.addIssue({ code: "custom", path: bad.path, message: bad.message });
   })
   .openapi("EmailThreadPut");
 
