@@ -5,13 +5,20 @@ import { ApiError, invalid } from "./errors";
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024; // 1 MiB
 
+/**
+ * Deepest JSON nesting a body may have (the body itself is level 1). PostgreSQL's jsonb parser
+ * fails with an internal error on very deep nesting; real payloads nest a handful of levels.
+ */
+export const MAX_JSON_DEPTH = 64;
+
 const JSON_TYPE = /^application\/([\w.+-]*\+)?json\s*(;|$)/i;
 const COMPANY_KEYS = ["company_id", "companyId"];
 
 /**
  * Guards every request body before validation: size limit (413, Hono's bodyLimit), JSON content
- * type (415), a body present and well-formed (400), and no company identifier (the company comes
- * from the token). The parsed body is cached on the request, so validators do not parse it again.
+ * type (415), a body present and well-formed (400), no company identifier (the company comes
+ * from the token), and nothing PostgreSQL cannot store (400 naming the field), so such input never
+ * turns into a 500. The parsed body is cached on the request, so validators do not parse it again.
  * The first guard that runs for a request wins, so a route can set its own limit ahead of the default.
  */
 export const jsonBody = (maxBytes = DEFAULT_BODY_LIMIT) => {
@@ -48,8 +55,38 @@ export const jsonBody = (maxBytes = DEFAULT_BODY_LIMIT) => {
           );
         }
       }
+      const unstorable = unstorableJson(body);
+      if (unstorable) {
+        throw invalid("Request body holds a value that cannot be stored", [
+          { field: unstorable.path.join(".") || "(body)", message: unstorable.message },
+        ]);
+      }
       c.req.bodyCache.json = Promise.resolve(body);
       await next();
     });
   });
 };
+
+/**
+ * Finds what PostgreSQL cannot store: U+0000 in any string or key (text and jsonb reject it) and
+ * nesting deeper than MAX_JSON_DEPTH. Iterative, so a hostile body cannot overflow the JS stack.
+ * Returns the path of the first offender and why, or undefined.
+ */
+export function unstorableJson(root: unknown): { path: (string | number)[]; message: string } | undefined {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: [] }];
+  while (stack.length) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === "string") {
+      if (value.includes("\0")) return { path, message: "Strings cannot contain the NUL character (U+0000)" };
+      continue;
+    }
+    if (!value || typeof value !== "object") continue;
+    if (path.length >= MAX_JSON_DEPTH) return { path, message: `JSON nests deeper than ${MAX_JSON_DEPTH} levels` };
+    const isArray = Array.isArray(value);
+    for (const [key, child] of Object.entries(value)) {
+      if (!isArray && key.includes("\0")) return { path, message: "Keys cannot contain the NUL character (U+0000)" };
+      stack.push({ value: child, path: [...path, isArray ? Number(key) : key] });
+    }
+  }
+  return undefined;
+}
