@@ -24,7 +24,8 @@ const COMPANY_KEYS = ["company_id", "companyId"];
 export const jsonBody = (maxBytes = DEFAULT_BODY_LIMIT) => {
   const limit = bodyLimit({
     maxSize: maxBytes,
-    onError: () => {
+    onError: async (c) => {
+      await discardBody(c.req.raw);
       throw new ApiError(413, "invalid_request", `Request body exceeds the limit of ${maxBytes} bytes`, { max_bytes: maxBytes });
     },
   });
@@ -66,6 +67,25 @@ export const jsonBody = (maxBytes = DEFAULT_BODY_LIMIT) => {
     });
   });
 };
+
+/** How much of a rejected body is read and dropped so the client still receives the 413. */
+const DISCARD_CAP = 32 * 1024 * 1024;
+
+/**
+ * Reads and drops the rest of an oversized upload before answering: a server that answers and
+ * closes while the client is still sending makes the client see a connection reset, not the 413.
+ */
+async function discardBody(req: Request) {
+  if (!req.body || req.body.locked) return;
+  const reader = req.body.getReader();
+  let read = 0;
+  while (read <= DISCARD_CAP) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    read += value.byteLength;
+  }
+  await reader.cancel();
+}
 
 /**
  * Finds what PostgreSQL cannot store: U+0000 in any string or key (text and jsonb reject it) and
