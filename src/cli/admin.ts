@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { AnyDb } from "../lib/db";
+import { ensureDemoCompany } from "../local/seed";
 import { createCompany, createToken, importFile, listTokens, revokeToken } from "./commands";
 import { openDatabase } from "./config";
 import { CommandError } from "./errors";
@@ -53,6 +54,16 @@ export const commands: Record<string, Command> = {
     usage: "token list --company ID",
     options: { company: { type: "string" } },
     run: (db, v) => listTokens(db, { companyId: int(v, "company") }),
+  },
+  "demo seed": {
+    // Preview deployments: the demo company (created once per database) plus a fresh token for
+    // the smoke test, which revokes it afterwards with `token revoke`.
+    usage: "demo seed",
+    options: {},
+    run: async (db) => {
+      const companyId = await ensureDemoCompany(db);
+      return { company_id: companyId, ...(await createToken(db, { companyId })) };
+    },
   },
   import: {
     usage: "import --company ID --file FILE.json",
