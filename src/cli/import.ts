@@ -1,9 +1,13 @@
 import { ImportError, type ImportContext, type SectionImporter } from "./import-kit";
 import type { AnyDb } from "../lib/db";
 import { importClients } from "../routes/clients/import";
+import { importCatalogItems } from "../routes/products/import";
 
 /** Sections in dependency order (clients before the orders that reference them). */
-export const importSections: [string, SectionImporter][] = [["clients", importClients]];
+export const importSections: [string, SectionImporter][] = [
+  ["clients", importClients],
+  ["catalog_items", importCatalogItems],
+];
 
 /** Imports a whole file in one transaction: all records land, or none. */
 export async function importData(db: AnyDb, companyId: number, data: unknown) {
