@@ -6,6 +6,7 @@ import { loadIntegrations, UNAVAILABLE_MESSAGES, type Provider, type SupplierCon
 import { getProductInfo, styleResult } from "../../suppliers/supplier-a";
 import { getProducts, type SupplierBQuery } from "../../suppliers/supplier-b";
 import type { Db } from "../../lib/db";
+import type { Logger } from "../../lib/logger";
 import { findLiveInvoiceLine } from "./queries";
 import { InvoiceLineSchema, SupplierAGroupSchema, SupplierBColorSchema, serializeInvoiceLine } from "./schema";
 
@@ -89,11 +90,12 @@ async function requireIntegration<P extends Provider>(db: Db, companyId: number,
 }
 
 /** Calls the supplier under the time budget; failures become 502 / 504 without supplier text. */
-async function callSupplier<T>(source: Provider, timeoutMs: number, task: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function callSupplier<T>(source: Provider, timeoutMs: number, logger: Logger, task: (signal: AbortSignal) => Promise<T>): Promise<T> {
   try {
     return await withDeadline(timeoutMs, task);
   } catch (e) {
     if (!(e instanceof SupplierError)) throw e;
+    logger.warn("supplier call failed", { source, reason: e.reason, upstream_status: e.status });
     throw new ApiError(e.reason === "timeout" ? 504 : 502, "upstream_error", e.message, { source, reason: e.reason });
   }
 }
@@ -102,7 +104,7 @@ export const registerGetProduct = (api: Router) =>
   api.openapi(route, async (c) => {
     const { source } = c.req.valid("param");
     const q = c.req.valid("query");
-    const { db, auth } = c.var;
+    const { db, auth, logger } = c.var;
     const timeoutMs = sourceTimeoutMs(c.env);
 
     if (source === "invoice_item") {
@@ -123,7 +125,7 @@ export const registerGetProduct = (api: Router) =>
         throw invalid("`style` is required for supplier_a", [{ field: "style", message: style ? "Not a style (letters, digits, . _ / -)" : "Required" }]);
       }
       const config = await requireIntegration(db, auth.companyId, "supplier_a");
-      const products = await callSupplier(source, timeoutMs, (signal) => getProductInfo(config, { style, color, size }, signal));
+      const products = await callSupplier(source, timeoutMs, logger, (signal) => getProductInfo(config, { style, color, size }, signal));
       return c.json({ source, query: { style, color: color ?? null, size: size ?? null }, ...styleResult(style, products) }, 200);
     }
 
@@ -143,6 +145,6 @@ export const registerGetProduct = (api: Router) =>
       ]);
     }
     const config = await requireIntegration(db, auth.companyId, "supplier_b");
-    const products = await callSupplier(source, timeoutMs, (signal) => getProducts(config, query, signal));
+    const products = await callSupplier(source, timeoutMs, logger, (signal) => getProducts(config, query, signal));
     return c.json({ source, query: { sku: sku ?? null, style_id: sku ? null : styleId! }, products }, 200);
   });
