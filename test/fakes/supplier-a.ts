@@ -44,47 +44,22 @@ const SIZES: [string, number][] = [
   ["2XL", 6],
 ];
 
+/** Every color × size row of one style. */
+const style = (style: string, title: string, brand: string, colors: string[], sizes: [string, number][], price: (size: string) => [string, string]): Row[] =>
+  colors.flatMap((color) =>
+    sizes.map(([size, sizeIndex]) => {
+      const [piecePrice, casePrice] = price(size);
+      return { style, title, brand, color, catalogColor: color.replace(/\s+/g, ""), size, sizeIndex, piecePrice, casePrice };
+    }),
+  );
+
 /** PC54 (3 colors × 5 sizes, 2XL dearer), ST350 (2 colors × 4 sizes) and Gildan 2000 (2 colors × 3 sizes). */
 export const CATALOG: Row[] = [
-  ...["Navy", "Jet Black", "Athletic Heather"].flatMap((color) =>
-    SIZES.map(([size, sizeIndex]) => ({
-      style: "PC54",
-      title: "Port & Company Core Cotton Tee. PC54",
-      brand: "Port & Company",
-      color,
-      catalogColor: color.replace(/\s+/g, ""),
-      size,
-      sizeIndex,
-      piecePrice: size === "2XL" ? "6.48" : "4.18",
-      casePrice: size === "2XL" ? "5.48" : "3.18",
-    })),
+  ...style("PC54", "Port & Company Core Cotton Tee. PC54", "Port & Company", ["Navy", "Jet Black", "Athletic Heather"], SIZES, (size) =>
+    size === "2XL" ? ["6.48", "5.48"] : ["4.18", "3.18"],
   ),
-  ...["True Royal", "Black"].flatMap((color) =>
-    SIZES.slice(0, 4).map(([size, sizeIndex]) => ({
-      style: "ST350",
-      title: "Sport-Tek PosiCharge Competitor Tee. ST350",
-      brand: "Sport-Tek",
-      color,
-      catalogColor: color.replace(/\s+/g, ""),
-      size,
-      sizeIndex,
-      piecePrice: "7.98",
-      casePrice: "6.98",
-    })),
-  ),
-  ...["White", "Sport Grey"].flatMap((color) =>
-    SIZES.slice(1, 4).map(([size, sizeIndex]) => ({
-      style: "2000",
-      title: "Gildan Ultra Cotton 100% US Cotton T-Shirt. 2000",
-      brand: "Gildan",
-      color,
-      catalogColor: color.replace(/\s+/g, ""),
-      size,
-      sizeIndex,
-      piecePrice: "3.7",
-      casePrice: "2.99",
-    })),
-  ),
+  ...style("ST350", "Sport-Tek PosiCharge Competitor Tee. ST350", "Sport-Tek", ["True Royal", "Black"], SIZES.slice(0, 4), () => ["7.98", "6.98"]),
+  ...style("2000", "Gildan Ultra Cotton 100% US Cotton T-Shirt. 2000", "Gildan", ["White", "Sport Grey"], SIZES.slice(1, 4), () => ["3.7", "2.99"]),
 ];
 
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@_", parseTagValue: false, trimValues: true });

@@ -1,8 +1,21 @@
 import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll } from "vitest";
 import { setIntegration } from "../../src/suppliers/admin";
-import type { FakeSupplierA, SanMarCredentials } from "../fakes/supplier-a";
-import type { FakeSupplierB, SsCredentials } from "../fakes/supplier-b";
+import { startFakeSupplierA, type FakeSupplierA, type SanMarCredentials } from "../fakes/supplier-a";
+import { startFakeSupplierB, type FakeSupplierB, type SsCredentials } from "../fakes/supplier-b";
 import { db, sql } from "./api";
+
+/** Both fake suppliers for the test file (started before its tests, closed after). */
+export function useFakeSuppliers() {
+  const fakes = {} as { a: FakeSupplierA; b: FakeSupplierB };
+  beforeAll(async () => {
+    [fakes.a, fakes.b] = await Promise.all([startFakeSupplierA(), startFakeSupplierB()]);
+  });
+  afterAll(async () => {
+    await Promise.all([fakes.a?.close(), fakes.b?.close()]);
+  });
+  return fakes;
+}
 
 /** Unique per call, so a test can look for exactly these strings in responses and logs. */
 export const sanMarCredentials = (): SanMarCredentials => ({

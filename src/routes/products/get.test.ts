@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectError, newCompany, sql, workerLogLines, type TestCompany } from "../../../test/support/api";
-import { startFakeSupplierA, type FakeSupplierA } from "../../../test/fakes/supplier-a";
-import { PRODUCTS, startFakeSupplierB, type FakeSupplierB } from "../../../test/fakes/supplier-b";
-import { addOrder, connectSupplierA, connectSupplierB, leaked } from "../../../test/support/products";
+import { PRODUCTS } from "../../../test/fakes/supplier-b";
+import { addOrder, connectSupplierA, connectSupplierB, leaked, useFakeSuppliers } from "../../../test/support/products";
 
-let fakeA: FakeSupplierA;
-let fakeB: FakeSupplierB;
+const fakes = useFakeSuppliers();
 const secrets: object[] = [];
 const responses: unknown[] = [];
-
-beforeAll(async () => {
-  [fakeA, fakeB] = await Promise.all([startFakeSupplierA(), startFakeSupplierB()]);
-});
-afterAll(async () => {
-  await Promise.all([fakeA?.close(), fakeB?.close()]);
-});
 
 async function fetchProduct(co: TestCompany, source: string, params: Record<string, string> = {}) {
   const res = await co.get(`/products/${source}?${new URLSearchParams(params)}`);
@@ -25,7 +16,7 @@ async function fetchProduct(co: TestCompany, source: string, params: Record<stri
 describe("GET /products/supplier_a", () => {
   it("returns every row of the style with a summary, narrowed by color and size", async () => {
     const co = await newCompany();
-    secrets.push(await connectSupplierA(co.companyId, fakeA));
+    secrets.push(await connectSupplierA(co.companyId, fakes.a));
 
     const all = await fetchProduct(co, "supplier_a", { style: "pc54" });
     expect(all.status).toBe(200);
@@ -38,13 +29,13 @@ describe("GET /products/supplier_a", () => {
     expect(narrowed.body.products).toHaveLength(1);
     expect(narrowed.body.products[0]).toMatchObject({ color: "Navy", size: "2XL", piece_price: "6.48" });
     expect(narrowed.body.summary).toEqual({ colors: ["Navy"], sizes: ["2XL"], piece_price: { min: "6.48", max: "6.48" } });
-    const body = fakeA.requests.at(-1)!.body;
+    const body = fakes.a.requests.at(-1)!.body;
     expect(body).toContain("<arg0><color>Navy</color><size>2XL</size><style>PC54</style></arg0>");
   });
 
   it("answers an unknown style with no products", async () => {
     const co = await newCompany();
-    secrets.push(await connectSupplierA(co.companyId, fakeA));
+    secrets.push(await connectSupplierA(co.companyId, fakes.a));
     const res = await fetchProduct(co, "supplier_a", { style: "ZZ999" });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ style: "ZZ999", products: [], count: 0 });
@@ -64,11 +55,11 @@ describe("GET /products/supplier_a", () => {
     const missing = expectError(await fetchProduct(co, "supplier_a", { style: "PC54" }), 409, "integration_unavailable");
     expect(missing.details).toEqual({ source: "supplier_a", reason: "integration_missing" });
 
-    secrets.push(await connectSupplierA(co.companyId, fakeA, "ok", { enabled: false }));
-    const before = fakeA.requests.length;
+    secrets.push(await connectSupplierA(co.companyId, fakes.a, "ok", { enabled: false }));
+    const before = fakes.a.requests.length;
     const disabled = expectError(await fetchProduct(co, "supplier_a", { style: "PC54" }), 409, "integration_unavailable");
     expect(disabled.details).toEqual({ source: "supplier_a", reason: "integration_disabled" });
-    expect(fakeA.requests.length).toBe(before);
+    expect(fakes.a.requests.length).toBe(before);
   });
 
   it.each([
@@ -78,7 +69,7 @@ describe("GET /products/supplier_a", () => {
     ["unauthorized", "auth_failed"],
   ])("answers 502 upstream_error when the supplier fails (%s)", async (scenario, reason) => {
     const co = await newCompany();
-    secrets.push(await connectSupplierA(co.companyId, fakeA, scenario));
+    secrets.push(await connectSupplierA(co.companyId, fakes.a, scenario));
     const err = expectError(await fetchProduct(co, "supplier_a", { style: "PC54" }), 502, "upstream_error");
     expect(err.details).toEqual({ source: "supplier_a", reason });
   });
@@ -87,7 +78,7 @@ describe("GET /products/supplier_a", () => {
 describe("GET /products/supplier_b", () => {
   it("groups a style's SKU rows by color, sizes in the supplier's size order, prices exact", async () => {
     const co = await newCompany();
-    secrets.push(await connectSupplierB(co.companyId, fakeB));
+    secrets.push(await connectSupplierB(co.companyId, fakes.b));
     for (const params of [{ styleId: "39" }, { styleid: "39" }, { style: "39" }] as Record<string, string>[]) {
       const res = await fetchProduct(co, "supplier_b", params);
       expect(res.status).toBe(200);
@@ -110,19 +101,19 @@ describe("GET /products/supplier_b", () => {
         { warehouse: "NV", qty: 120 },
       ]);
     }
-    expect(fakeB.requests.at(-1)!.path).toBe("/v2/products/?styleid=39");
+    expect(fakes.b.requests.at(-1)!.path).toBe("/v2/products/?styleid=39");
   });
 
   it("fetches one SKU (sku wins over styleId); an unknown SKU has no products", async () => {
     const co = await newCompany();
-    secrets.push(await connectSupplierB(co.companyId, fakeB));
+    secrets.push(await connectSupplierB(co.companyId, fakes.b));
     const sku = PRODUCTS[0].sku;
     const res = await fetchProduct(co, "supplier_b", { sku, styleId: "5075" });
     expect(res.status).toBe(200);
     expect(res.body.query).toEqual({ sku, style_id: null });
     expect(res.body.products).toHaveLength(1);
     expect(res.body.products[0].sizes.map((s: any) => s.sku)).toEqual([sku]);
-    expect(fakeB.requests.at(-1)!.path).toBe(`/v2/products/${sku}`);
+    expect(fakes.b.requests.at(-1)!.path).toBe(`/v2/products/${sku}`);
 
     const unknown = await fetchProduct(co, "supplier_b", { sku: "B99999999" });
     expect(unknown.status).toBe(200);
@@ -142,11 +133,11 @@ describe("GET /products/supplier_b", () => {
     expect(expectError(await fetchProduct(co, "supplier_b", { styleId: "39" }), 409, "integration_unavailable").details.reason).toBe(
       "integration_missing",
     );
-    secrets.push(await connectSupplierB(co.companyId, fakeB, "ok", { enabled: false }));
+    secrets.push(await connectSupplierB(co.companyId, fakes.b, "ok", { enabled: false }));
     expect(expectError(await fetchProduct(co, "supplier_b", { styleId: "39" }), 409, "integration_unavailable").details.reason).toBe(
       "integration_disabled",
     );
-    secrets.push(await connectSupplierB(co.companyId, fakeB, "ok", { valid: false }));
+    secrets.push(await connectSupplierB(co.companyId, fakes.b, "ok", { valid: false }));
     expect(expectError(await fetchProduct(co, "supplier_b", { styleId: "39" }), 502, "upstream_error").details).toEqual({
       source: "supplier_b",
       reason: "auth_failed",
@@ -218,7 +209,7 @@ describe("GET /products/{source}", () => {
     const a = await newCompany();
     const b = await newCompany();
     const fresh = await newCompany();
-    secrets.push(await connectSupplierA(a.companyId, fakeA), await connectSupplierB(a.companyId, fakeB));
+    secrets.push(await connectSupplierA(a.companyId, fakes.a), await connectSupplierB(a.companyId, fakes.b));
     expect((await fetchProduct(a, "supplier_a", { style: "PC54" })).status).toBe(200);
     for (const [source, params] of [
       ["supplier_a", { style: "PC54" }],

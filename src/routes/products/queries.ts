@@ -12,12 +12,12 @@ const liveCatalog = (companyId: number) => and(eq(catalogItems.companyId, compan
 
 /** Title substring match (trigram index); titles starting with q first, then by title. */
 export function searchCatalog(db: Db, companyId: number, q: string) {
-  const prefix = `${likeContains(q).slice(1)}`;
+  const startsWith = likeContains(q).slice(1); // "%q%" → "q%"
   return db
     .select()
     .from(catalogItems)
     .where(and(liveCatalog(companyId), ilike(catalogItems.title, likeContains(q))))
-    .orderBy(sql`${catalogItems.title} ilike ${prefix} desc`, asc(catalogItems.title), asc(catalogItems.id))
+    .orderBy(sql`${catalogItems.title} ilike ${startsWith} desc`, asc(catalogItems.title), asc(catalogItems.id))
     .limit(MAX_RESULTS);
 }
 

@@ -186,7 +186,7 @@ export const SearchResponseSchema = z
     invoice_lines: z.array(InvoiceLineSchema),
     skipped: z.array(SkippedSchema).openapi({
       description:
-        "Included sources that contributed nothing because they were not asked or failed, each with a reason: " +
+        "Included sources that were not searched or whose lookup failed (their groups are empty), each with a reason: " +
         "`blank_query` (q blank: only the local sample runs), `no_style_token` (supplier_a: q holds no style token), " +
         "`integration_missing` / `integration_disabled` / `credentials_incomplete`, `timeout`, `unreachable`, " +
         "`upstream_status` (unexpected HTTP status), `auth_failed`, `bad_response` (malformed or unexpected body), " +

@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectError, newCompany, sql, workerLogLines, type TestCompany } from "../../../test/support/api";
 import { overlapped } from "../../../test/fakes/server";
-import { SERVICE_PATH, startFakeSupplierA, type FakeSupplierA } from "../../../test/fakes/supplier-a";
-import { startFakeSupplierB, type FakeSupplierB } from "../../../test/fakes/supplier-b";
-import { addOrder, connectSupplierA, connectSupplierB, leaked } from "../../../test/support/products";
+import { SERVICE_PATH } from "../../../test/fakes/supplier-a";
+import { addOrder, connectSupplierA, connectSupplierB, leaked, useFakeSuppliers } from "../../../test/support/products";
 
-let fakeA: FakeSupplierA;
-let fakeB: FakeSupplierB;
+const fakes = useFakeSuppliers();
 /** Every credential any test here stored: none may show up in a response or a log line. */
 const secrets: object[] = [];
 const responses: unknown[] = [];
-
-beforeAll(async () => {
-  [fakeA, fakeB] = await Promise.all([startFakeSupplierA(), startFakeSupplierB()]);
-});
-afterAll(async () => {
-  await Promise.all([fakeA?.close(), fakeB?.close()]);
-});
 
 async function search(co: TestCompany, params: Record<string, string>) {
   const res = await co.get(`/products/search?${new URLSearchParams(params)}`);
@@ -25,7 +16,7 @@ async function search(co: TestCompany, params: Record<string, string>) {
 }
 
 async function connectBoth(co: TestCompany, scenarioA = "ok", scenarioB = "ok") {
-  secrets.push(await connectSupplierA(co.companyId, fakeA, scenarioA), await connectSupplierB(co.companyId, fakeB, scenarioB));
+  secrets.push(await connectSupplierA(co.companyId, fakes.a, scenarioA), await connectSupplierB(co.companyId, fakes.b, scenarioB));
 }
 
 const CATALOG = [
@@ -69,7 +60,7 @@ describe("GET /products/search — local catalog", () => {
     await connectBoth(co);
     await co.load({ catalog_items: Array.from({ length: 12 }, (_, i) => ({ title: `Item ${i + 1}` })) });
     await addOrder(co.companyId, [{ title: "Item line" }]);
-    const before = fakeA.requests.length + fakeB.requests.length;
+    const before = fakes.a.requests.length + fakes.b.requests.length;
 
     for (const params of [{}, { q: "   " }, { q: "" }] as Record<string, string>[]) {
       const res = await search(co, params);
@@ -85,7 +76,7 @@ describe("GET /products/search — local catalog", () => {
         ["lines", "blank_query"],
       ]);
     }
-    expect(fakeA.requests.length + fakeB.requests.length).toBe(before);
+    expect(fakes.a.requests.length + fakes.b.requests.length).toBe(before);
   });
 });
 
@@ -95,8 +86,8 @@ describe("GET /products/search — include", () => {
     await connectBoth(co);
     await co.load({ catalog_items: [{ title: "PC54 tee, screen printed" }] });
     await addOrder(co.companyId, [{ title: "PC54 navy tees" }]);
-    const countA = fakeA.requests.length;
-    const countB = fakeB.requests.length;
+    const countA = fakes.a.requests.length;
+    const countB = fakes.b.requests.length;
 
     const res = await search(co, { q: "pc54", include: " lines , local,," });
     expect(res.status).toBe(200);
@@ -105,8 +96,8 @@ describe("GET /products/search — include", () => {
     expect(res.body.supplier_b_styles).toEqual([]);
     expect(res.body.supplier_a.products).toEqual([]);
     expect(res.body.skipped).toEqual([]);
-    expect(fakeA.requests.length).toBe(countA);
-    expect(fakeB.requests.length).toBe(countB);
+    expect(fakes.a.requests.length).toBe(countA);
+    expect(fakes.b.requests.length).toBe(countB);
 
     const blank = await search(co, { q: "pc54", include: "" });
     expect(blank.body.supplier_a.count).toBe(15);
@@ -151,7 +142,7 @@ describe("GET /products/search — invoice lines", () => {
 describe("GET /products/search — supplier_b (S&S REST)", () => {
   it("returns the supplier's styles, calling it with HTTP Basic auth", async () => {
     const co = await newCompany();
-    const creds = await connectSupplierB(co.companyId, fakeB);
+    const creds = await connectSupplierB(co.companyId, fakes.b);
     secrets.push(creds);
     const res = await search(co, { q: "gildan", include: "supplier_b" });
     expect(res.status).toBe(200);
@@ -168,7 +159,7 @@ describe("GET /products/search — supplier_b (S&S REST)", () => {
       },
     ]);
     expect(res.body.skipped).toEqual([]);
-    const request = fakeB.requests.at(-1)!;
+    const request = fakes.b.requests.at(-1)!;
     expect(request.path).toBe("/v2/styles?search=gildan");
     expect(request.headers.authorization).toBe(`Basic ${Buffer.from(`${creds.account_number}:${creds.api_key}`).toString("base64")}`);
 
@@ -181,7 +172,7 @@ describe("GET /products/search — supplier_b (S&S REST)", () => {
 describe("GET /products/search — supplier_a (SanMar SOAP)", () => {
   it("extracts the style token and returns every row of the style with a summary", async () => {
     const co = await newCompany();
-    const creds = await connectSupplierA(co.companyId, fakeA);
+    const creds = await connectSupplierA(co.companyId, fakes.a);
     secrets.push(creds);
     const res = await search(co, { q: "navy pc54 tees", include: "supplier_a" });
     expect(res.status).toBe(200);
@@ -211,7 +202,7 @@ describe("GET /products/search — supplier_a (SanMar SOAP)", () => {
     });
 
     // The request as SOAP 1.1 defines it (the fake also rejects anything else with a Client fault).
-    const request = fakeA.requests.at(-1)!;
+    const request = fakes.a.requests.at(-1)!;
     expect(request.method).toBe("POST");
     expect(request.path).toBe(SERVICE_PATH);
     expect(request.headers["content-type"]).toMatch(/^text\/xml/);
@@ -224,7 +215,7 @@ describe("GET /products/search — supplier_a (SanMar SOAP)", () => {
 
   it("answers an unknown style (\"Invalid style\") with an empty group, not a skip", async () => {
     const co = await newCompany();
-    secrets.push(await connectSupplierA(co.companyId, fakeA));
+    secrets.push(await connectSupplierA(co.companyId, fakes.a));
     const res = await search(co, { q: "G500", include: "supplier_a" });
     expect(res.status).toBe(200);
     expect(res.body.supplier_a).toEqual({ style: "G500", products: [], count: 0, summary: { colors: [], sizes: [], piece_price: null } });
@@ -233,12 +224,12 @@ describe("GET /products/search — supplier_a (SanMar SOAP)", () => {
 
   it("skips supplier_a without calling it when q holds no style token", async () => {
     const co = await newCompany();
-    secrets.push(await connectSupplierA(co.companyId, fakeA));
-    const before = fakeA.requests.length;
+    secrets.push(await connectSupplierA(co.companyId, fakes.a));
+    const before = fakes.a.requests.length;
     const res = await search(co, { q: "navy tees", include: "supplier_a,local" });
     expect(res.status).toBe(200);
     expect(res.body.skipped).toEqual([{ source: "supplier_a", reason: "no_style_token", message: expect.any(String) }]);
-    expect(fakeA.requests.length).toBe(before);
+    expect(fakes.a.requests.length).toBe(before);
   });
 });
 
@@ -249,8 +240,8 @@ describe("GET /products/search — all sources together", () => {
     await connectBoth(co, "delay-300", "delay-300");
     await co.load({ catalog_items: [{ title: "ST350 performance tee, full color" }] });
     await addOrder(co.companyId, [{ title: "ST350 royal tees" }]);
-    const sinceA = fakeA.requests.length;
-    const sinceB = fakeB.requests.length;
+    const sinceA = fakes.a.requests.length;
+    const sinceB = fakes.b.requests.length;
 
     const res = await search(co, { q: "st350" });
     expect(res.status).toBe(200);
@@ -261,8 +252,8 @@ describe("GET /products/search — all sources together", () => {
     expect(res.body.supplier_b_styles).toEqual([]); // the S&S fake has no ST350
     expect(res.body.skipped).toEqual([]);
 
-    const a = fakeA.requests.slice(sinceA);
-    const b = fakeB.requests.slice(sinceB);
+    const a = fakes.a.requests.slice(sinceA);
+    const b = fakes.b.requests.slice(sinceB);
     expect(a).toHaveLength(1);
     expect(b).toHaveLength(1);
     expect(overlapped(a[0], b[0])).toBe(true);
@@ -288,8 +279,8 @@ describe("GET /products/search — failing sources", () => {
     const co = await newCompany();
     const failing = source === "supplier_a" ? connectSupplierA : connectSupplierB;
     const working = source === "supplier_a" ? connectSupplierB : connectSupplierA;
-    secrets.push(await failing(co.companyId, source === "supplier_a" ? (fakeA as any) : (fakeB as any), scenario, { valid }));
-    secrets.push(await working(co.companyId, source === "supplier_a" ? (fakeB as any) : (fakeA as any)));
+    secrets.push(await failing(co.companyId, source === "supplier_a" ? (fakes.a as any) : (fakes.b as any), scenario, { valid }));
+    secrets.push(await working(co.companyId, source === "supplier_a" ? (fakes.b as any) : (fakes.a as any)));
     await co.load({ catalog_items: [{ title: "Gildan 2000 tee" }] });
     await addOrder(co.companyId, [{ title: "Gildan 2000 order line" }]);
 
@@ -310,9 +301,9 @@ describe("GET /products/search — failing sources", () => {
 
   it("skips suppliers whose integration is missing or disabled, still answering 200", async () => {
     const co = await newCompany();
-    secrets.push(await connectSupplierB(co.companyId, fakeB, "ok", { enabled: false }));
+    secrets.push(await connectSupplierB(co.companyId, fakes.b, "ok", { enabled: false }));
     await co.load({ catalog_items: [{ title: "PC54 gildan tee" }] });
-    const before = fakeA.requests.length + fakeB.requests.length;
+    const before = fakes.a.requests.length + fakes.b.requests.length;
     const res = await search(co, { q: "pc54 gildan" });
     expect(res.status).toBe(200);
     expect(res.body.local_items).toHaveLength(1);
@@ -320,14 +311,14 @@ describe("GET /products/search — failing sources", () => {
       ["supplier_b", "integration_disabled"],
       ["supplier_a", "integration_missing"],
     ]);
-    expect(fakeA.requests.length + fakeB.requests.length).toBe(before);
+    expect(fakes.a.requests.length + fakes.b.requests.length).toBe(before);
   });
 
   it("skips an integration whose stored credentials are incomplete", async () => {
     const co = await newCompany();
     await sql(
       "insert into supplier_integrations (company_id, provider, enabled, credentials, base_url) values ($1, 'supplier_a', true, $2, $3)",
-      [co.companyId, JSON.stringify({ username: "only-a-user" }), fakeA.url()],
+      [co.companyId, JSON.stringify({ username: "only-a-user" }), fakes.a.url()],
     );
     const res = await search(co, { q: "pc54", include: "supplier_a" });
     expect(res.status).toBe(200);
@@ -350,14 +341,14 @@ describe("GET /products/search — tenancy", () => {
     expect(seenByA.body.supplier_a.count).toBe(6);
     expect(seenByA.body.supplier_b_styles).toHaveLength(1);
 
-    const before = fakeA.requests.length + fakeB.requests.length;
+    const before = fakes.a.requests.length + fakes.b.requests.length;
     const seenByB = await search(b, { q: "2000" });
     expect(seenByB.status).toBe(200);
     expect(seenByB.body).toEqual((await search(fresh, { q: "2000" })).body);
     expect(seenByB.body.local_items).toEqual([]);
     expect(seenByB.body.invoice_lines).toEqual([]);
     expect(seenByB.body.skipped.map((s: any) => s.reason)).toEqual(["integration_missing", "integration_missing"]);
-    expect(fakeA.requests.length + fakeB.requests.length).toBe(before);
+    expect(fakes.a.requests.length + fakes.b.requests.length).toBe(before);
     expect((await search(b, {})).body.local_items).toEqual([]);
 
     expect(await sql("select title from catalog_items where company_id = $1 and deleted_at is null", [a.companyId])).toEqual([{ title: "Gildan 2000 house tee" }]);

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { expectError, newCompany, workerLogLines } from "../../../test/support/api";
-import { startFakeSupplierA, type FakeSupplierA } from "../../../test/fakes/supplier-a";
-import { startFakeSupplierB, type FakeSupplierB } from "../../../test/fakes/supplier-b";
-import { connectSupplierA, connectSupplierB, leaked } from "../../../test/support/products";
+import { connectSupplierA, connectSupplierB, leaked, useFakeSuppliers } from "../../../test/support/products";
 import { startWorker, type RunningWorker } from "../../../test/support/worker";
 
 /**
@@ -10,23 +8,18 @@ import { startWorker, type RunningWorker } from "../../../test/support/worker";
  * never answer ("slow" fakes hold the request for 30 s) are cut off without slowing the suite.
  */
 let worker: RunningWorker;
-let fakeA: FakeSupplierA;
-let fakeB: FakeSupplierB;
+const fakes = useFakeSuppliers();
 const secrets: object[] = [];
 
 beforeAll(async () => {
-  [fakeA, fakeB, worker] = await Promise.all([
-    startFakeSupplierA(),
-    startFakeSupplierB(),
-    startWorker({
-      script: inject("workerScript"),
-      bindings: { ...inject("workerBindings"), PRODUCT_SOURCE_TIMEOUT_MS: "800" },
-      logFile: inject("logFile"),
-    }),
-  ]);
+  worker = await startWorker({
+    script: inject("workerScript"),
+    bindings: { ...inject("workerBindings"), PRODUCT_SOURCE_TIMEOUT_MS: "800" },
+    logFile: inject("logFile"),
+  });
 });
 afterAll(async () => {
-  await Promise.all([fakeA?.close(), fakeB?.close(), worker?.dispose()]);
+  await worker?.dispose();
 });
 
 const baseUrl = () => `${worker.url}/api/v1`;
@@ -34,7 +27,7 @@ const baseUrl = () => `${worker.url}/api/v1`;
 describe("per-source timeout", () => {
   it("search: a supplier that does not answer in time is skipped with timeout; the others answer", async () => {
     const co = await newCompany();
-    secrets.push(await connectSupplierA(co.companyId, fakeA, "slow"), await connectSupplierB(co.companyId, fakeB));
+    secrets.push(await connectSupplierA(co.companyId, fakes.a, "slow"), await connectSupplierB(co.companyId, fakes.b));
     await co.load({ catalog_items: [{ title: "Gildan 2000 tee" }] });
 
     const res = await co.get("/products/search?q=2000", { baseUrl: baseUrl() });
@@ -43,12 +36,12 @@ describe("per-source timeout", () => {
     expect(res.body.supplier_a).toMatchObject({ style: "2000", products: [], count: 0 });
     expect(res.body.supplier_b_styles.map((s: any) => s.style_id)).toEqual([39]);
     expect(res.body.local_items).toHaveLength(1);
-    expect(fakeA.requests.some((r) => r.scenario === "slow")).toBe(true);
+    expect(fakes.a.requests.some((r) => r.scenario === "slow")).toBe(true);
   });
 
   it("search: both suppliers timing out still answers 200 with both skipped", async () => {
     const co = await newCompany();
-    secrets.push(await connectSupplierA(co.companyId, fakeA, "slow"), await connectSupplierB(co.companyId, fakeB, "slow"));
+    secrets.push(await connectSupplierA(co.companyId, fakes.a, "slow"), await connectSupplierB(co.companyId, fakes.b, "slow"));
     const res = await co.get("/products/search?q=pc54", { baseUrl: baseUrl() });
     expect(res.status).toBe(200);
     expect(res.body.skipped.map((s: any) => [s.source, s.reason])).toEqual([
@@ -59,7 +52,7 @@ describe("per-source timeout", () => {
 
   it.each(["supplier_a", "supplier_b"] as const)("GET /products/%s: 504 upstream_error when the supplier does not answer in time", async (source) => {
     const co = await newCompany();
-    secrets.push(source === "supplier_a" ? await connectSupplierA(co.companyId, fakeA, "slow") : await connectSupplierB(co.companyId, fakeB, "slow"));
+    secrets.push(source === "supplier_a" ? await connectSupplierA(co.companyId, fakes.a, "slow") : await connectSupplierB(co.companyId, fakes.b, "slow"));
     const res = await co.get(`/products/${source}?${source === "supplier_a" ? "style=PC54" : "styleId=39"}`, { baseUrl: baseUrl() });
     expect(expectError(res, 504, "upstream_error").details).toEqual({ source, reason: "timeout" });
   });
