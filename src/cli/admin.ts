@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { AnyDb } from "../lib/db";
 import { ensureDemoCompany } from "../local/seed";
+import { setIntegration } from "../suppliers/admin";
 import { createCompany, createToken, importFile, listTokens, revokeToken } from "./commands";
 import { openDatabase } from "./config";
 import { CommandError } from "./errors";
@@ -24,6 +25,20 @@ function str(v: Values, name: string): string {
   const raw = v[name];
   if (typeof raw !== "string" || !raw.trim()) throw new CommandError(`--${name} is required`);
   return raw;
+}
+function bool(v: Values, name: string): boolean {
+  if (v[name] === "true") return true;
+  if (v[name] === "false") return false;
+  throw new CommandError(`--${name} must be true or false`);
+}
+/** Never echoes the text: it holds secrets (JSON.parse's message quotes the input). */
+function secretJson(raw: string | boolean | undefined, name: string): unknown {
+  if (raw === undefined) return undefined;
+  try {
+    return JSON.parse(String(raw));
+  } catch {
+    throw new CommandError(`--${name} must be valid JSON`);
+  }
 }
 function readJsonFile(file: string): unknown {
   try {
@@ -64,6 +79,25 @@ export const commands: Record<string, Command> = {
       const companyId = await ensureDemoCompany(db);
       return { company_id: companyId, ...(await createToken(db, { companyId })) };
     },
+  },
+  "integration set": {
+    usage:
+      "integration set --company ID --provider supplier_a|supplier_b --enabled true|false [--base-url URL|default] [--credentials JSON]",
+    options: {
+      company: { type: "string" },
+      provider: { type: "string" },
+      enabled: { type: "string" },
+      "base-url": { type: "string" },
+      credentials: { type: "string" },
+    },
+    run: (db, v) =>
+      setIntegration(db, {
+        companyId: int(v, "company"),
+        provider: str(v, "provider"),
+        enabled: bool(v, "enabled"),
+        baseUrl: v["base-url"] === undefined ? undefined : v["base-url"] === "default" ? null : String(v["base-url"]),
+        credentials: secretJson(v.credentials, "credentials"),
+      }),
   },
   import: {
     usage: "import --company ID --file FILE.json",

@@ -2,11 +2,13 @@ import { ImportError, type ImportContext, type SectionImporter } from "./import-
 import type { AnyDb } from "../lib/db";
 import { importClients } from "../routes/clients/import";
 import { importMailThreadContexts } from "../routes/mail/import";
+import { importCatalogItems } from "../routes/products/import";
 
 /** Sections in dependency order (clients before the orders that reference them). */
 export const importSections: [string, SectionImporter][] = [
   ["clients", importClients],
   ["mail_thread_contexts", importMailThreadContexts],
+  ["catalog_items", importCatalogItems],
 ];
 
 /** Imports a whole file in one transaction: all records land, or none. */

@@ -9,6 +9,8 @@ export interface Bindings {
   UPSTASH_REDIS_REST_TOKEN?: string;
   /** "memory" for a per-isolate limiter when no Redis exists (local dev only). */
   RATE_LIMIT_BACKEND?: string;
+  /** Per-source time budget in ms for product lookups (suppliers and storage); default 4000. */
+  PRODUCT_SOURCE_TIMEOUT_MS?: string;
 }
 
 export interface Auth {

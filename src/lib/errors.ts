@@ -10,7 +10,9 @@ export type ErrorCode =
   | "invalid_request"
   | "not_found"
   | "conflict"
+  | "integration_unavailable"
   | "rate_limited"
+  | "upstream_error"
   | "internal_error";
 
 /** Typed API error: every failure the API reports is one of these. */
@@ -47,11 +49,13 @@ const descriptions: Record<number, string> = {
   401: "unauthenticated: missing, malformed, unknown or revoked bearer token",
   403: "forbidden",
   404: "not_found: no such resource for the caller's company (another company's rows answer the same)",
-  409: "conflict: the resource is in a state that does not allow this request",
+  409: "conflict: the resource is in a state that does not allow this request; integration_unavailable: the supplier integration this request needs is missing or disabled",
   413: "invalid_request: the request body is larger than this route accepts",
   415: "invalid_request: a request body must be sent as application/json",
   429: "rate_limited: more than 300 requests in 60 s for this API key; see Retry-After",
   500: "internal_error: unexpected failure (no internals are exposed)",
+  502: "upstream_error: a third-party service (e.g. a supplier) failed or answered unusably; `details.reason` says how",
+  504: "upstream_error: a third-party service (e.g. a supplier) did not answer within its timeout",
 };
 
 /** OpenAPI `responses` entries for the given error statuses, all with the error envelope. */

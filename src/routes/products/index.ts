@@ -1,0 +1,8 @@
+import { createRouter } from "../../lib/openapi";
+import { registerGetProduct } from "./get";
+import { registerSearchProducts } from "./search";
+
+export const productsApi = createRouter();
+// /products/search first: it would otherwise match /products/{source}.
+registerSearchProducts(productsApi);
+registerGetProduct(productsApi);

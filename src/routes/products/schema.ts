@@ -1,0 +1,204 @@
+import { z } from "@hono/zod-openapi";
+import type { catalogItems, invoiceItems } from "../../db/schema";
+import { iso, timestamp } from "../../lib/openapi";
+
+export const SEARCH_SOURCES = ["local", "supplier_b", "supplier_a", "lines"] as const;
+export type SearchSource = (typeof SEARCH_SOURCES)[number];
+
+/** Money on the wire: exact decimal string with two decimals. */
+const money = (description = "Exact decimal string with two decimals") =>
+  z.string().nullable().openapi({ description, example: "12.50" });
+const text = () => z.string().nullable();
+
+export const CatalogItemSchema = z
+  .object({
+    id: z.number().int().openapi({ example: 7 }),
+    title: z.string().openapi({ example: "Gildan 5000 Heavy Cotton Tee — screen print, 1 color" }),
+    sku: text().openapi({ example: "TEE-G5000-1C" }),
+    description: text(),
+    unit_price: money(),
+    category: text().openapi({ example: "T-Shirts" }),
+    image_url: text(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
+  })
+  .openapi("CatalogItem");
+
+export function serializeCatalogItem(row: typeof catalogItems.$inferSelect): z.infer<typeof CatalogItemSchema> {
+  return {
+    id: row.id,
+    title: row.title,
+    sku: row.sku,
+    description: row.description,
+    unit_price: row.unitPrice,
+    category: row.category,
+    image_url: row.imageUrl,
+    created_at: iso(row.createdAt)!,
+    updated_at: iso(row.updatedAt)!,
+  };
+}
+
+export const InvoiceLineSchema = z
+  .object({
+    id: z.number().int().openapi({ example: 311 }),
+    invoice_id: z.number().int(),
+    order_id: z.number().int().openapi({ description: "The order (project) the invoice belongs to" }),
+    title: z.string().openapi({ example: "PC54 tee, navy, front 2-color print" }),
+    description: text(),
+    quantity: z.string().openapi({ description: "Exact decimal string with two decimals", example: "24.00" }),
+    unit_price: z.string().openapi({ description: "Exact decimal string with two decimals", example: "9.75" }),
+    sizes: z.record(z.string(), z.number()).nullable().openapi({ description: "Size breakdown, e.g. {\"S\": 4, \"M\": 10}" }),
+    position: z.number().int(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
+  })
+  .openapi("InvoiceLine");
+
+export function serializeInvoiceLine(row: typeof invoiceItems.$inferSelect & { orderId: number }): z.infer<typeof InvoiceLineSchema> {
+  return {
+    id: row.id,
+    invoice_id: row.invoiceId,
+    order_id: row.orderId,
+    title: row.title,
+    description: row.description,
+    quantity: row.quantity,
+    unit_price: row.unitPrice,
+    sizes: row.sizes,
+    position: row.position,
+    created_at: iso(row.createdAt)!,
+    updated_at: iso(row.updatedAt)!,
+  };
+}
+
+export const SupplierBStyleSchema = z
+  .object({
+    style_id: z.number().int().openapi({ description: "The supplier's style id (use as `styleId` on GET /products/supplier_b)", example: 39 }),
+    part_number: text().openapi({ example: "00760" }),
+    brand_name: text().openapi({ example: "Gildan" }),
+    style_name: text().openapi({ example: "2000" }),
+    title: text().openapi({ example: "Ultra Cotton T-Shirt" }),
+    base_category: text().openapi({ example: "T-Shirts" }),
+    image_url: text(),
+    new_style: z.boolean(),
+  })
+  .openapi("SupplierBStyle");
+
+export const SupplierBColorSchema = z
+  .object({
+    style_id: z.number().int(),
+    brand_name: text(),
+    style_name: text(),
+    color_name: text().openapi({ example: "Navy" }),
+    color_code: text().openapi({ example: "32" }),
+    color_swatch_image_url: text(),
+    color_front_image_url: text(),
+    color_back_image_url: text(),
+    sizes: z.array(
+      z.object({
+        sku: z.string().openapi({ example: "B00760033" }),
+        size_name: text().openapi({ example: "M" }),
+        size_order: text(),
+        piece_price: money(),
+        dozen_price: money(),
+        case_price: money(),
+        customer_price: money("The account's own price; exact decimal string with two decimals"),
+        qty: z.number().nullable().openapi({ description: "Units in stock over all warehouses" }),
+        warehouses: z.array(z.object({ warehouse: text().openapi({ example: "IL" }), qty: z.number().nullable() })),
+      }),
+    ),
+  })
+  .openapi("SupplierBColor");
+
+export const SupplierAProductSchema = z
+  .object({
+    style: z.string().openapi({ example: "PC54" }),
+    title: text(),
+    description: text(),
+    brand_name: text().openapi({ example: "Port & Company" }),
+    category: text(),
+    color: text().openapi({ example: "Navy" }),
+    catalog_color: text().openapi({ description: "The supplier's color name for ordering", example: "Navy" }),
+    size: text().openapi({ example: "M" }),
+    size_index: z.number().int().nullable(),
+    unique_key: text(),
+    inventory_key: text(),
+    status: text().openapi({ example: "Active" }),
+    case_size: z.number().int().nullable(),
+    piece_price: money(),
+    dozen_price: money(),
+    case_price: money(),
+    sale_piece_price: money(),
+    sale_case_price: money(),
+    sale_start_date: text(),
+    sale_end_date: text(),
+    image_url: text(),
+    color_image_url: text(),
+    swatch_image_url: text(),
+    front_model_image_url: text(),
+    back_model_image_url: text(),
+  })
+  .openapi("SupplierAProduct");
+
+export const SupplierAGroupSchema = z
+  .object({
+    style: z.string().nullable().openapi({ description: "The style token taken from q (null when q holds none)", example: "PC54" }),
+    products: z.array(SupplierAProductSchema).openapi({ description: "Every catalog row (color × size) of the style" }),
+    count: z.number().int(),
+    summary: z.object({
+      colors: z.array(z.string()).openapi({ description: "Distinct colors in the supplier's order" }),
+      sizes: z.array(z.string()).openapi({ description: "Distinct sizes ordered by the supplier's size index" }),
+      piece_price: z.object({ min: z.string(), max: z.string() }).nullable().openapi({ description: "Piece-price range (exact decimal strings)" }),
+    }),
+  })
+  .openapi("SupplierAGroup");
+
+export const SKIP_REASONS = [
+  "blank_query",
+  "no_style_token",
+  "integration_missing",
+  "integration_disabled",
+  "credentials_incomplete",
+  "timeout",
+  "unreachable",
+  "upstream_status",
+  "auth_failed",
+  "bad_response",
+  "upstream_fault",
+  "upstream_error",
+  "source_error",
+] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
+
+export const SkippedSchema = z
+  .object({
+    source: z.enum(SEARCH_SOURCES),
+    reason: z.enum(SKIP_REASONS),
+    message: z.string().openapi({ example: "The supplier did not answer within the time limit" }),
+  })
+  .openapi("SkippedSource");
+
+export const SearchResponseSchema = z
+  .object({
+    query: z.string().openapi({ description: "The search text used (q, trimmed)", example: "pc54 navy" }),
+    local_items: z.array(CatalogItemSchema),
+    supplier_b_styles: z.array(SupplierBStyleSchema),
+    supplier_a: SupplierAGroupSchema,
+    invoice_lines: z.array(InvoiceLineSchema),
+    skipped: z.array(SkippedSchema).openapi({
+      description:
+        "Included sources that were not searched or whose lookup failed (their groups are empty), each with a reason: " +
+        "`blank_query` (q blank: only the local sample runs), `no_style_token` (supplier_a: q holds no style token), " +
+        "`integration_missing` / `integration_disabled` / `credentials_incomplete`, `timeout`, `unreachable`, " +
+        "`upstream_status` (unexpected HTTP status), `auth_failed`, `bad_response` (malformed or unexpected body), " +
+        "`upstream_fault` (SOAP fault), `upstream_error` (error reported inside the answer), `source_error` (our storage failed). " +
+        "A source that answered with no matches is not listed.",
+    }),
+  })
+  .openapi("ProductSearch");
+
+export const emptySupplierA = (style: string | null = null): z.infer<typeof SupplierAGroupSchema> => ({
+  style,
+  products: [],
+  count: 0,
+  summary: { colors: [], sizes: [], piece_price: null },
+});

@@ -1,0 +1,84 @@
+import { and, eq, sql } from "drizzle-orm";
+import { companies, supplierIntegrations } from "../db/schema";
+import type { AnyDb } from "../lib/db";
+import { CommandError } from "../cli/errors";
+import { credentialSchemas, PRODUCTION_BASE_URLS, PROVIDERS, type Provider } from "./integrations";
+
+export interface SetIntegrationInput {
+  companyId: number;
+  provider: string;
+  enabled: boolean;
+  /** undefined: keep; null: back to the production endpoint; string: http(s) URL. */
+  baseUrl?: string | null;
+  /** undefined: keep the stored credentials; otherwise replaces them whole. */
+  credentials?: unknown;
+}
+
+function checkBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new CommandError("--base-url must be an absolute http(s) URL");
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new CommandError("--base-url must be an absolute http(s) URL");
+  if (url.username || url.password) throw new CommandError("--base-url must not carry credentials; use --credentials");
+  return url.toString().replace(/\/+$/, "");
+}
+
+/** Names the offending fields only: the operator's values (secrets) are never echoed. */
+function checkCredentials(provider: Provider, value: unknown) {
+  const parsed = credentialSchemas[provider].safeParse(value);
+  if (parsed.success) return parsed.data;
+  const expected = Object.keys(credentialSchemas[provider].shape).join(", ");
+  const fields = [...new Set(parsed.error.issues.flatMap((i) => (i.code === "unrecognized_keys" ? i.keys : [i.path.join(".") || "(credentials)"])))];
+  throw new CommandError(`--credentials for ${provider} must be a JSON object with non-empty strings ${expected}; problem with: ${fields.join(", ")}`);
+}
+
+/**
+ * Creates or updates a company's supplier integration. Enabling requires complete credentials
+ * (given now or already stored). Returns the integration without credentials.
+ */
+export async function setIntegration(db: AnyDb, input: SetIntegrationInput) {
+  if (!(PROVIDERS as readonly string[]).includes(input.provider)) throw new CommandError(`--provider must be one of ${PROVIDERS.join(", ")}`);
+  const provider = input.provider as Provider;
+  const baseUrl = typeof input.baseUrl === "string" ? checkBaseUrl(input.baseUrl) : input.baseUrl;
+  const credentials = input.credentials === undefined ? undefined : checkCredentials(provider, input.credentials);
+
+  const row = await db.transaction(async (tx) => {
+    const [company] = await tx.select({ id: companies.id }).from(companies).where(eq(companies.id, input.companyId));
+    if (!company) throw new CommandError(`company ${input.companyId} does not exist`);
+    const [existing] = await tx
+      .select()
+      .from(supplierIntegrations)
+      .where(and(eq(supplierIntegrations.companyId, input.companyId), eq(supplierIntegrations.provider, provider)))
+      .for("update");
+    if (input.enabled && credentials === undefined && !credentialSchemas[provider].safeParse(existing?.credentials).success) {
+      throw new CommandError(`enabling ${provider} needs complete credentials: pass --credentials`);
+    }
+    const changes = {
+      enabled: input.enabled,
+      ...(credentials !== undefined ? { credentials } : {}),
+      ...(baseUrl !== undefined ? { baseUrl } : {}),
+    };
+    const [saved] = await tx
+      .insert(supplierIntegrations)
+      .values({ companyId: input.companyId, provider, ...changes })
+      .onConflictDoUpdate({ target: [supplierIntegrations.companyId, supplierIntegrations.provider], set: { ...changes, updatedAt: sql`now()` } })
+      .returning();
+    return saved;
+  });
+
+  return {
+    integration: {
+      company_id: row.companyId,
+      provider: row.provider,
+      enabled: row.enabled,
+      base_url: row.baseUrl,
+      effective_base_url: row.baseUrl ?? PRODUCTION_BASE_URLS[provider],
+      credential_fields: Object.keys(row.credentials).sort(),
+      created_at: row.createdAt.toISOString(),
+      updated_at: row.updatedAt.toISOString(),
+    },
+  };
+}

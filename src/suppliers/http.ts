@@ -1,0 +1,113 @@
+/**
+ * The one outbound-HTTP path for supplier adapters: a deadline (AbortSignal), a response-size cap,
+ * and failures classified into a small set of reasons that are safe to show callers and to log
+ * (never a URL with credentials, never a header, never the supplier's own error text).
+ */
+
+export type SupplierFailure =
+  | "timeout" // no complete answer before the deadline
+  | "unreachable" // DNS / connect / TLS failure
+  | "upstream_status" // an HTTP status the protocol does not define as an answer
+  | "auth_failed" // the supplier rejected the stored credentials
+  | "bad_response" // the body is not what the protocol defines (malformed, wrong shape, too large)
+  | "upstream_fault" // SOAP Fault
+  | "upstream_error"; // the supplier reported an error inside a well-formed answer
+
+const MESSAGES: Record<SupplierFailure, string> = {
+  timeout: "The supplier did not answer within the time limit",
+  unreachable: "The supplier could not be reached",
+  upstream_status: "The supplier answered with an error status",
+  auth_failed: "The supplier rejected the integration's credentials",
+  bad_response: "The supplier's answer could not be read",
+  upstream_fault: "The supplier answered with a SOAP fault",
+  upstream_error: "The supplier reported an error",
+};
+
+export class SupplierError extends Error {
+  constructor(
+    readonly reason: SupplierFailure,
+    /** Upstream HTTP status, when there was one. */
+    readonly status?: number,
+  ) {
+    super(status ? `${MESSAGES[reason]} (HTTP ${status})` : MESSAGES[reason]);
+  }
+}
+
+/** Suppliers' full-style answers are at most a few MB; anything far larger is not a catalog answer. */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+export interface UpstreamResponse {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+const isAbort = (e: unknown) => e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError");
+
+/** Sends the request and reads the whole body under `signal`; throws SupplierError only. */
+export async function fetchText(url: string, init: RequestInit, signal: AbortSignal): Promise<UpstreamResponse> {
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, signal, redirect: "manual" });
+  } catch (e) {
+    throw new SupplierError(signal.aborted || isAbort(e) ? "timeout" : "unreachable");
+  }
+  try {
+    return { status: res.status, contentType: res.headers.get("content-type") ?? "", text: await readCapped(res) };
+  } catch (e) {
+    if (e instanceof SupplierError) throw e;
+    throw new SupplierError(signal.aborted || isAbort(e) ? "timeout" : "bad_response", res.status);
+  }
+}
+
+async function readCapped(res: Response): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_RESPONSE_BYTES) {
+      await reader.cancel();
+      throw new SupplierError("bad_response", res.status);
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    all.set(c, offset);
+    offset += c.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/**
+ * Runs `task` with a deadline: the signal aborts outbound fetches, and the race makes work that
+ * cannot be cancelled (a database query) stop counting once the time is up.
+ */
+export async function withDeadline<T>(timeoutMs: number, task: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new SupplierError("timeout"));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([task(controller.signal), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const DEFAULT_SOURCE_TIMEOUT_MS = 4000;
+
+/** The per-source time budget: PRODUCT_SOURCE_TIMEOUT_MS when set to 100–30000, else 4000 ms. */
+export function sourceTimeoutMs(env: { PRODUCT_SOURCE_TIMEOUT_MS?: string }): number {
+  const n = Number(env.PRODUCT_SOURCE_TIMEOUT_MS);
+  return Number.isInteger(n) && n >= 100 && n <= 30_000 ? n : DEFAULT_SOURCE_TIMEOUT_MS;
+}

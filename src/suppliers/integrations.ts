@@ -1,0 +1,68 @@
+import { z } from "@hono/zod-openapi";
+import { and, eq, inArray } from "drizzle-orm";
+import { supplierIntegrations } from "../db/schema";
+import type { AnyDb } from "../lib/db";
+
+/** Neutral names on the wire; README says which supplier protocol each adapter speaks. */
+export const PROVIDERS = ["supplier_a", "supplier_b"] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+/**
+ * Production endpoints, used when an integration's base_url is null.
+ * supplier_a: SanMar's SOAP product-info service port (the full endpoint URL; test system:
+ * https://test-ws.sanmar.com:8080/SanMarWebService/SanMarProductInfoServicePort).
+ * supplier_b: S&S Activewear's REST API origin; the adapter appends /v2/... (Canada: https://api-ca.ssactivewear.com).
+ */
+export const PRODUCTION_BASE_URLS: Record<Provider, string> = {
+  supplier_a: "https://ws.sanmar.com:8080/SanMarWebService/SanMarProductInfoServicePort",
+  supplier_b: "https://api.ssactivewear.com",
+};
+
+const secret = z.string().trim().min(1).max(500);
+
+/** What each supplier's protocol needs; stored as the integration's credentials jsonb. */
+export const credentialSchemas = {
+  supplier_a: z.strictObject({ customer_number: secret, username: secret, password: secret }),
+  supplier_b: z.strictObject({ account_number: secret, api_key: secret }),
+} satisfies Record<Provider, z.ZodType>;
+
+export type Credentials<P extends Provider> = z.infer<(typeof credentialSchemas)[P]>;
+
+export interface SupplierConfig<P extends Provider = Provider> {
+  provider: P;
+  baseUrl: string;
+  credentials: Credentials<P>;
+}
+
+export type Unavailable = "integration_missing" | "integration_disabled" | "credentials_incomplete";
+export type IntegrationState<P extends Provider = Provider> = { ok: true; config: SupplierConfig<P> } | { ok: false; reason: Unavailable };
+
+/** The company's integrations for the given providers, in one query; credentials stay in memory only. */
+export async function loadIntegrations(db: AnyDb, companyId: number, providers: Provider[]) {
+  const rows = providers.length
+    ? await db
+        .select()
+        .from(supplierIntegrations)
+        .where(and(eq(supplierIntegrations.companyId, companyId), inArray(supplierIntegrations.provider, providers)))
+    : [];
+  const states = {} as { [P in Provider]: IntegrationState<P> };
+  for (const provider of providers) {
+    const row = rows.find((r) => r.provider === provider);
+    (states as Record<Provider, IntegrationState>)[provider] = integrationState(provider, row);
+  }
+  return states;
+}
+
+function integrationState(provider: Provider, row: typeof supplierIntegrations.$inferSelect | undefined): IntegrationState {
+  if (!row) return { ok: false, reason: "integration_missing" };
+  if (!row.enabled) return { ok: false, reason: "integration_disabled" };
+  const credentials = credentialSchemas[provider].safeParse(row.credentials);
+  if (!credentials.success) return { ok: false, reason: "credentials_incomplete" };
+  return { ok: true, config: { provider, baseUrl: row.baseUrl ?? PRODUCTION_BASE_URLS[provider], credentials: credentials.data } };
+}
+
+export const UNAVAILABLE_MESSAGES: Record<Unavailable, string> = {
+  integration_missing: "No integration with this supplier is set up for the company",
+  integration_disabled: "The company's integration with this supplier is disabled",
+  credentials_incomplete: "The company's integration with this supplier has incomplete credentials",
+};

@@ -1,0 +1,219 @@
+/**
+ * supplier_a adapter: SanMar's SOAP 1.1 product-information web service, operation
+ * `getProductInfoByStyleColorSize` (document/literal, JAX-WS). Request: `arg0` { color?, size?, style }
+ * and `arg1` { sanMarCustomerNumber, sanMarUserName, sanMarUserPassword } in the operation's namespace
+ * http://impl.webservice.integration.sanmar.com/ (child elements unqualified), SOAPAction "" as the
+ * WSDL declares. Answer: `return` { errorOccured, message, listResponse* } where each listResponse
+ * carries productBasicInfo, productImageInfo and productPriceInfo for one style/color/size.
+ * `errorOccured=true` with "Invalid style" means the style does not exist: an empty result, not a failure.
+ */
+import { z } from "@hono/zod-openapi";
+import XMLBuilder from "fast-xml-builder";
+import { XMLParser } from "fast-xml-parser";
+import { SyntaxValidator } from "fast-xml-validator";
+import { fetchText, SupplierError, type UpstreamResponse } from "./http";
+import type { SupplierConfig } from "./integrations";
+import { money, priceRange } from "./money";
+
+export const SOAP_ENVELOPE_NS = "http://schemas.xmlsoap.org/soap/envelope/";
+export const SANMAR_IMPL_NS = "http://impl.webservice.integration.sanmar.com/";
+export const OPERATION = "getProductInfoByStyleColorSize";
+
+/**
+ * Style-token rule: the first whitespace-separated token of q that, after trimming leading and
+ * trailing punctuation, matches /^[A-Z]{0,4}\d{2,5}[A-Z]{0,3}$/i (up to 4 letters, 2–5 digits, up
+ * to 3 letters), uppercased. "pc54 navy" → PC54, "gildan g500" → G500, "5000" → 5000,
+ * "st350, black" → ST350; "black hoodie" → none.
+ */
+export const STYLE_TOKEN = /^[A-Z]{0,4}\d{2,5}[A-Z]{0,3}$/i;
+
+export function extractStyleToken(q: string): string | null {
+  for (const raw of q.split(/\s+/)) {
+    const token = raw.replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "");
+    if (STYLE_TOKEN.test(token)) return token.toUpperCase();
+  }
+  return null;
+}
+
+export interface SupplierAQuery {
+  style: string;
+  color?: string;
+  size?: string;
+}
+
+const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@_", suppressEmptyNode: true });
+
+/** The SOAP 1.1 request envelope; the builder escapes every value. Absent filters are omitted (minOccurs=0). */
+export function buildEnvelope(query: SupplierAQuery, config: SupplierConfig<"supplier_a">): string {
+  const { customer_number, username, password } = config.credentials;
+  return builder.build({
+    "?xml": { "@_version": "1.0", "@_encoding": "UTF-8" },
+    "soapenv:Envelope": {
+      "@_xmlns:soapenv": SOAP_ENVELOPE_NS,
+      "@_xmlns:impl": SANMAR_IMPL_NS,
+      "soapenv:Header": "",
+      "soapenv:Body": {
+        [`impl:${OPERATION}`]: {
+          arg0: { ...(query.color ? { color: query.color } : {}), ...(query.size ? { size: query.size } : {}), style: query.style },
+          arg1: { sanMarCustomerNumber: customer_number, sanMarUserName: username, sanMarUserPassword: password },
+        },
+      },
+    },
+  });
+}
+
+const parser = new XMLParser({
+  removeNSPrefix: true,
+  ignoreAttributes: true,
+  parseTagValue: false,
+  trimValues: true,
+  isArray: (name) => name === "listResponse",
+});
+
+/** Well-formed XML without a DTD (SOAP 1.1 forbids one), or undefined; the parser alone accepts truncated input. */
+function parseXml(text: string): any {
+  if (!text.trim() || text.includes("<!DOCTYPE")) return undefined;
+  try {
+    SyntaxValidator.validate(text);
+    return parser.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const leaf = z.string().optional();
+/** An element with children; an empty element (<x/>) parses as "" and means no children. */
+const element = <T extends z.ZodRawShape>(shape: T) => z.preprocess((v) => (v === "" ? {} : v), z.looseObject(shape));
+
+const EntrySchema = z.looseObject({
+  productBasicInfo: element({
+    style: z.string().min(1),
+    productTitle: leaf,
+    productDescription: leaf,
+    brandName: leaf,
+    category: leaf,
+    color: leaf,
+    catalogColor: leaf,
+    size: leaf,
+    sizeIndex: leaf,
+    uniqueKey: leaf,
+    inventoryKey: leaf,
+    productStatus: leaf,
+    caseSize: leaf,
+    availableSizes: leaf,
+  }),
+  productImageInfo: element({
+    productImage: leaf,
+    colorProductImage: leaf,
+    colorSquareImage: leaf,
+    colorSwatchImage: leaf,
+    frontModel: leaf,
+    backModel: leaf,
+  }).optional(),
+  productPriceInfo: element({
+    piecePrice: leaf,
+    dozenPrice: leaf,
+    casePrice: leaf,
+    pieceSalePrice: leaf,
+    caseSalePrice: leaf,
+    saleStartDate: leaf,
+    saleEndDate: leaf,
+  }).optional(),
+});
+
+const ReturnSchema = z.looseObject({
+  errorOccured: z.enum(["true", "false"]),
+  message: leaf,
+  listResponse: z.array(EntrySchema).optional(),
+});
+
+const str = (v: string | undefined) => (v && v.trim() ? v.trim() : null);
+const int = (v: string | undefined) => (v && /^\d{1,9}$/.test(v.trim()) ? Number(v.trim()) : null);
+
+function toProduct(entry: z.infer<typeof EntrySchema>) {
+  const b = entry.productBasicInfo;
+  const i = entry.productImageInfo ?? {};
+  const p = entry.productPriceInfo ?? {};
+  return {
+    style: b.style.trim(),
+    title: str(b.productTitle),
+    description: str(b.productDescription),
+    brand_name: str(b.brandName),
+    category: str(b.category),
+    color: str(b.color),
+    catalog_color: str(b.catalogColor),
+    size: str(b.size),
+    size_index: int(b.sizeIndex),
+    unique_key: str(b.uniqueKey),
+    inventory_key: str(b.inventoryKey),
+    status: str(b.productStatus),
+    case_size: int(b.caseSize),
+    piece_price: money(p.piecePrice),
+    dozen_price: money(p.dozenPrice),
+    case_price: money(p.casePrice),
+    sale_piece_price: money(p.pieceSalePrice),
+    sale_case_price: money(p.caseSalePrice),
+    sale_start_date: str(p.saleStartDate),
+    sale_end_date: str(p.saleEndDate),
+    image_url: str(i.productImage),
+    color_image_url: str(i.colorProductImage),
+    swatch_image_url: str(i.colorSquareImage) ?? str(i.colorSwatchImage),
+    front_model_image_url: str(i.frontModel),
+    back_model_image_url: str(i.backModel),
+  };
+}
+
+export type SupplierAProduct = ReturnType<typeof toProduct>;
+
+const AUTH_MESSAGE = /authenticat|password|user ?name|not authori[sz]ed|customer number/i;
+
+/** Reads the SOAP answer; throws SupplierError for anything but a product list or "Invalid style". */
+export function parseProductInfoResponse(res: UpstreamResponse): SupplierAProduct[] {
+  if (res.status === 401 || res.status === 403) throw new SupplierError("auth_failed", res.status);
+  // SOAP 1.1 sends faults with HTTP 500; any other non-200 status is not a protocol answer.
+  if (res.status !== 200 && res.status !== 500) throw new SupplierError("upstream_status", res.status);
+  const body = parseXml(res.text)?.Envelope?.Body;
+  if (body && typeof body === "object" && "Fault" in body) throw new SupplierError("upstream_fault", res.status);
+  if (res.status === 500) throw new SupplierError("upstream_status", 500);
+  const parsed = ReturnSchema.safeParse(body?.[`${OPERATION}Response`]?.return);
+  if (!parsed.success) throw new SupplierError("bad_response", res.status);
+  const ret = parsed.data;
+  if (ret.errorOccured === "true") {
+    const message = ret.message ?? "";
+    if (/invalid style/i.test(message)) return [];
+    throw new SupplierError(AUTH_MESSAGE.test(message) ? "auth_failed" : "upstream_error");
+  }
+  return (ret.listResponse ?? []).map(toProduct);
+}
+
+/** Every catalog row for the style (optionally one color and/or size). */
+export async function getProductInfo(config: SupplierConfig<"supplier_a">, query: SupplierAQuery, signal: AbortSignal) {
+  const res = await fetchText(
+    config.baseUrl,
+    {
+      method: "POST",
+      headers: { "content-type": "text/xml; charset=utf-8", soapaction: '""', accept: "text/xml" },
+      body: buildEnvelope(query, config),
+    },
+    signal,
+  );
+  return parseProductInfoResponse(res);
+}
+
+/** The `supplier_a` search group: the style's rows plus colors, sizes (by size index) and the piece-price range. */
+export function styleResult(style: string | null, products: SupplierAProduct[]) {
+  const colors = [...new Set(products.map((p) => p.color).filter((c): c is string => c !== null))];
+  const bySize = new Map<string, number>();
+  for (const p of products) {
+    if (p.size === null) continue;
+    const index = p.size_index ?? Number.MAX_SAFE_INTEGER;
+    bySize.set(p.size, Math.min(bySize.get(p.size) ?? index, index));
+  }
+  const sizes = [...bySize.entries()].sort((a, b) => a[1] - b[1]).map(([size]) => size);
+  return {
+    style,
+    products,
+    count: products.length,
+    summary: { colors, sizes, piece_price: priceRange(products.map((p) => p.piece_price)) },
+  };
+}
