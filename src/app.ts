@@ -7,12 +7,13 @@ import { jsonBody } from "./lib/json-body";
 import { createRouter } from "./lib/openapi";
 import { requestContext } from "./lib/request-context";
 import { clientsApi } from "./routes/clients";
+import { ordersApi } from "./routes/orders";
 
 export const API_PREFIX = "/api/v1";
 const PUBLIC_PATHS = new Set(["/openapi.json", "/docs"]);
 
 /** Resource routers. Add a resource here and nowhere else. */
-const resources = [clientsApi];
+const resources = [clientsApi, ordersApi];
 
 /** The v1 API: paths in its OpenAPI document are relative to the server base `<origin>/api/v1`. */
 function createApi() {

@@ -1,9 +1,15 @@
 import { ImportError, type ImportContext, type SectionImporter } from "./import-kit";
 import type { AnyDb } from "../lib/db";
 import { importClients } from "../routes/clients/import";
+import { importOrders, importOrderStatuses, importTaxes } from "../routes/orders/import";
 
-/** Sections in dependency order (clients before the orders that reference them). */
-export const importSections: [string, SectionImporter][] = [["clients", importClients]];
+/** Sections in dependency order (clients, statuses and taxes before the orders that reference them). */
+export const importSections: [string, SectionImporter][] = [
+  ["clients", importClients],
+  ["order_statuses", importOrderStatuses],
+  ["taxes", importTaxes],
+  ["orders", importOrders],
+];
 
 /** Imports a whole file in one transaction: all records land, or none. */
 export async function importData(db: AnyDb, companyId: number, data: unknown) {
