@@ -156,17 +156,17 @@ async function checkReferences(ctx: ImportContext, resolved: { clientId: number;
   const distinct = (pick: (r: (typeof resolved)[number]) => number | null) => [...new Set(resolved.map(pick).filter((id): id is number => id !== null))];
   const [clientIds, statusIds, taxIds] = [distinct((r) => r.clientId), distinct((r) => r.statusId), distinct((r) => r.taxId)];
   const { tx, companyId } = ctx;
-  const none = Promise.resolve([] as { id: number }[]);
-  const [clientRows, statusRows, taxRows] = await Promise.all([
-    tx
-      .select({ id: clients.id, taxExempt: clients.taxExempt, taxExemptReason: clients.taxExemptReason })
-      .from(clients)
-      .where(and(liveClients(companyId), inArray(clients.id, clientIds))),
-    statusIds.length
-      ? tx.select({ id: orderStatuses.id }).from(orderStatuses).where(and(eq(orderStatuses.companyId, companyId), inArray(orderStatuses.id, statusIds)))
-      : none,
-    taxIds.length ? tx.select({ id: taxes.id }).from(taxes).where(and(eq(taxes.companyId, companyId), inArray(taxes.id, taxIds))) : none,
-  ]);
+  // Sequential: a transaction is one connection.
+  const clientRows = await tx
+    .select({ id: clients.id, taxExempt: clients.taxExempt, taxExemptReason: clients.taxExemptReason })
+    .from(clients)
+    .where(and(liveClients(companyId), inArray(clients.id, clientIds)));
+  const statusRows = statusIds.length
+    ? await tx.select({ id: orderStatuses.id }).from(orderStatuses).where(and(eq(orderStatuses.companyId, companyId), inArray(orderStatuses.id, statusIds)))
+    : [];
+  const taxRows = taxIds.length
+    ? await tx.select({ id: taxes.id }).from(taxes).where(and(eq(taxes.companyId, companyId), inArray(taxes.id, taxIds)))
+    : [];
   const has = (rows: { id: number }[]) => {
     const ids = new Set(rows.map((r) => r.id));
     return (id: number | null) => id === null || ids.has(id);

@@ -45,11 +45,10 @@ export const registerPatchOrder = (api: Router) =>
     const result = await c.var.db.transaction(async (tx) => {
       const order = await lockOrder(tx, companyId, id);
       if (!order) throw notFound("Order");
-      const [client, status, tax] = await Promise.all([
-        body.client_id !== undefined ? findLiveClient(tx, companyId, body.client_id) : undefined,
-        body.status_id ? findStatus(tx, companyId, body.status_id) : undefined,
-        body.tax_id ? findTax(tx, companyId, body.tax_id) : undefined,
-      ]);
+      // One connection in a transaction: statements run one after another.
+      const client = body.client_id !== undefined ? await findLiveClient(tx, companyId, body.client_id) : undefined;
+      const status = body.status_id ? await findStatus(tx, companyId, body.status_id) : undefined;
+      const tax = body.tax_id ? await findTax(tx, companyId, body.tax_id) : undefined;
       const details = [
         ...(body.client_id !== undefined && !client ? [unknownReference("client_id", "client")] : []),
         ...(body.status_id && !status ? [unknownReference("status_id", "order status")] : []),
@@ -64,14 +63,12 @@ export const registerPatchOrder = (api: Router) =>
 
       const projectChanges = projectColumns(body);
       const invoiceChanges = invoiceColumns(body);
-      const [project, invoice] = await Promise.all([
-        Object.keys(projectChanges).length
-          ? tx.update(projects).set({ ...projectChanges, updatedAt: sql`now()` }).where(eq(projects.id, id)).returning().then((r) => r[0])
-          : order.project,
-        Object.keys(invoiceChanges).length
-          ? tx.update(invoices).set({ ...invoiceChanges, updatedAt: sql`now()` }).where(eq(invoices.id, order.invoice.id)).returning().then((r) => r[0])
-          : order.invoice,
-      ]);
+      const project = Object.keys(projectChanges).length
+        ? (await tx.update(projects).set({ ...projectChanges, updatedAt: sql`now()` }).where(eq(projects.id, id)).returning())[0]
+        : order.project;
+      const invoice = Object.keys(invoiceChanges).length
+        ? (await tx.update(invoices).set({ ...invoiceChanges, updatedAt: sql`now()` }).where(eq(invoices.id, order.invoice.id)).returning())[0]
+        : order.invoice;
       const { totals, taxRate } = await totalsOf(tx, invoice);
       const changes = syncApplies(body.quickbooks_enabled, order.companySync) ? accountingUpdate(body, invoice, taxRate) : undefined;
       const outboxIds = changes

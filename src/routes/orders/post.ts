@@ -32,11 +32,9 @@ export const registerCreateOrder = (api: Router) =>
     const body = c.req.valid("json");
     const { companyId } = c.var.auth;
     const { project, invoice, outboxIds } = await c.var.db.transaction(async (tx) => {
-      const [client, companySync] = await Promise.all([
-        findLiveClient(tx, companyId, body.client_id),
-        body.quickbooks_enabled === undefined ? companySyncFlag(tx, companyId) : false,
-      ]);
+      const client = await findLiveClient(tx, companyId, body.client_id);
       if (!client) throw invalid("Invalid request body", [unknownReference("client_id", "client")]);
+      const companySync = body.quickbooks_enabled === undefined && (await companySyncFlag(tx, companyId));
       const [project] = await tx
         .insert(projects)
         .values({ companyId, clientId: client.id, title: body.title, description: body.description ?? null })
