@@ -25,7 +25,7 @@ export async function orderRows(projectId: number) {
 
 export async function outboxRows(projectId: number) {
   return sql<{ id: number; operation: string; payload: any; invoice_id: number; company_id: number; status: string }>(
-    "select id, operation, payload, invoice_id, company_id, status from accounting_outbox where project_id = $1 order by id",
+    "select id::int id, operation, payload, invoice_id, company_id, status from accounting_outbox where project_id = $1 order by id",
     [projectId],
   );
 }
