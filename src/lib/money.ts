@@ -24,7 +24,6 @@ export function decimalInput(opts: { scale: number; min?: number; max: string; e
       return n.toFixed(opts.scale);
     })
     .openapi({
-      type: "string",
       example: opts.example,
       description: `${opts.description ?? "Decimal"}: a JSON number or decimal string with at most ${opts.scale} decimals`,
     });

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, inject, it, vi } from "vitest";
 import { main } from "../../cli/admin";
 import { createOrderStatus, createTax, importFile } from "../../cli/commands";
@@ -93,7 +94,7 @@ describe("import: order_statuses, taxes, orders (nested items, payments, artwork
 describe("demo seed", () => {
   it("imports and every seeded order reads back with consistent totals", async () => {
     const co = await newCompany();
-    const seed = JSON.parse(readFileSync(new URL("../../local/demo-seed.json", import.meta.url), "utf8"));
+    const seed = JSON.parse(readFileSync(path.join(import.meta.dirname, "../../local/demo-seed.json"), "utf8"));
     const ids = await co.load(seed);
     const list = await co.get("/orders");
     expect(list.body.pagination.total).toBe(seed.orders.length);

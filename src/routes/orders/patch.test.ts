@@ -61,7 +61,7 @@ describe("PATCH /orders/{id}", () => {
     const after = await orderRows(ids.o);
     expect(after.invoices).toEqual(before.invoices);
     expect(after.project).toMatchObject({ ...before.project, status_id: ids.s, updated_at: expect.any(Date) });
-    expect(after.project.updated_at.getTime()).toBeGreaterThan(before.project.updated_at.getTime());
+    expect((after.project.updated_at as Date).getTime()).toBeGreaterThan((before.project.updated_at as Date).getTime());
   });
 
   it("accepts the aliases fixed and amount and stores fixed_amount", async () => {
