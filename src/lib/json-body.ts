@@ -1,51 +1,92 @@
+import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./env";
 import { ApiError, invalid } from "./errors";
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024; // 1 MiB
 
+/**
+ * Deepest JSON nesting a body may have (the body itself is level 1). PostgreSQL's jsonb parser
+ * fails with an internal error on very deep nesting; real payloads nest a handful of levels.
+ */
+export const MAX_JSON_DEPTH = 64;
+
 const JSON_TYPE = /^application\/([\w.+-]*\+)?json\s*(;|$)/i;
 const COMPANY_KEYS = ["company_id", "companyId"];
 
 /**
- * Guards every request body before validation: size limit (413), JSON content type (415),
- * well-formed JSON (400), and no company identifier (the company comes from the token).
- * The parsed body is cached on the request, so validators do not parse it again.
- * The first guard that runs for a request wins, so a route can set a larger limit ahead of the default.
+ * Guards every request body before validation: size limit (413, Hono's bodyLimit), JSON content
+ * type (415), a body present and well-formed (400), no company identifier (the company comes
+ * from the token), and nothing PostgreSQL cannot store (400 naming the field), so such input never
+ * turns into a 500. The parsed body is cached on the request, so validators do not parse it again.
+ * The first guard that runs for a request wins, so a route can set its own limit ahead of the default.
  */
-export const jsonBody = (maxBytes = DEFAULT_BODY_LIMIT) =>
-  createMiddleware<AppEnv>(async (c, next) => {
+export const jsonBody = (maxBytes = DEFAULT_BODY_LIMIT) => {
+  const limit = bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw new ApiError(413, "invalid_request", `Request body exceeds the limit of ${maxBytes} bytes`, { max_bytes: maxBytes });
+    },
+  });
+  return createMiddleware<AppEnv>(async (c, next) => {
     const method = c.req.method;
     if ((method !== "POST" && method !== "PUT" && method !== "PATCH") || c.var.bodyGuarded) return next();
     c.set("bodyGuarded", true);
-    const tooLarge = () =>
-      new ApiError(413, "invalid_request", `Request body exceeds the limit of ${maxBytes} bytes`, { max_bytes: maxBytes });
-    const declared = Number(c.req.header("content-length") ?? "NaN");
-    if (declared > maxBytes) throw tooLarge();
-
-    const buffer = await c.req.arrayBuffer();
-    if (buffer.byteLength > maxBytes) throw tooLarge();
-    if (buffer.byteLength === 0) throw invalid("Request body is required: send a JSON object");
-    if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) {
-      throw new ApiError(415, "invalid_request", "Request body must be sent with Content-Type: application/json", {
-        content_type: c.req.header("content-type") ?? null,
-      });
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(new TextDecoder().decode(buffer));
-    } catch {
-      throw invalid("Request body is not valid JSON");
-    }
-    if (body && typeof body === "object" && !Array.isArray(body)) {
-      const found = COMPANY_KEYS.filter((k) => k in body);
-      if (found.length) {
-        throw invalid(
-          "The body must not carry a company identifier; the company comes from the API token",
-          found.map((field) => ({ field, message: "Company identifiers are not accepted" })),
-        );
+    return limit(c, async () => {
+      const text = await c.req.text();
+      if (text.length === 0) throw invalid("Request body is required: send a JSON object");
+      if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) {
+        throw new ApiError(415, "invalid_request", "Request body must be sent with Content-Type: application/json", {
+          content_type: c.req.header("content-type") ?? null,
+        });
       }
-    }
-    c.req.bodyCache.json = Promise.resolve(body);
-    await next();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw invalid("Request body is not valid JSON");
+      }
+      if (body && typeof body === "object" && !Array.isArray(body)) {
+        const found = COMPANY_KEYS.filter((k) => k in body);
+        if (found.length) {
+          throw invalid(
+            "The body must not carry a company identifier; the company comes from the API token",
+            found.map((field) => ({ field, message: "Company identifiers are not accepted" })),
+          );
+        }
+      }
+      const unstorable = unstorableJson(body);
+      if (unstorable) {
+        throw invalid("Request body holds a value that cannot be stored", [
+          { field: unstorable.path.join(".") || "(body)", message: unstorable.message },
+        ]);
+      }
+      c.req.bodyCache.json = Promise.resolve(body);
+      await next();
+    });
   });
+};
+
+/**
+ * Finds what PostgreSQL cannot store: U+0000 in any string or key (text and jsonb reject it) and
+ * nesting deeper than MAX_JSON_DEPTH. Iterative, so a hostile body cannot overflow the JS stack.
+ * Returns the path of the first offender and why, or undefined.
+ */
+export function unstorableJson(root: unknown): { path: (string | number)[]; message: string } | undefined {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: [] }];
+  while (stack.length) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === "string") {
+      if (value.includes("\0")) return { path, message: "Strings cannot contain the NUL character (U+0000)" };
+      continue;
+    }
+    if (!value || typeof value !== "object") continue;
+    if (path.length >= MAX_JSON_DEPTH) return { path, message: `JSON nests deeper than ${MAX_JSON_DEPTH} levels` };
+    const isArray = Array.isArray(value);
+    for (const [key, child] of Object.entries(value)) {
+      if (!isArray && key.includes("\0")) return { path, message: "Keys cannot contain the NUL character (U+0000)" };
+      stack.push({ value: child, path: [...path, isArray ? Number(key) : key] });
+    }
+  }
+  return undefined;
+}

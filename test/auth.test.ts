@@ -1,0 +1,102 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { createToken, revokeToken } from "../src/cli/commands";
+import { call, db, expectError, newCompany, sql, workerLogLines } from "./support/api";
+
+const until = async (check: () => Promise<boolean>, tries = 40) => {
+  for (let i = 0; i < tries; i++) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+};
+
+describe("authentication", () => {
+  it.each([
+    ["no header", undefined],
+    ["wrong scheme", "Basic dXNlcjpwYXNz"],
+    ["bearer without token", "Bearer "],
+    ["63 hex chars", `Bearer ${"a".repeat(63)}`],
+    ["65 hex chars", `Bearer ${"a".repeat(65)}`],
+    ["non-hex", `Bearer ${"g".repeat(64)}`],
+    ["unknown token", `Bearer ${"0".repeat(64)}`],
+  ])("401 unauthenticated for %s", async (_name, header) => {
+    const res = await call("GET", "/clients", { headers: header ? { authorization: header } : {} });
+    expectError(res, 401, "unauthenticated");
+    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+  });
+
+  it("401 for a revoked token, while the company's other token still works", async () => {
+    const a = await newCompany();
+    const other = await createToken(db(), { companyId: a.companyId });
+    expect((await a.get("/clients")).status).toBe(200);
+    await revokeToken(db(), { tokenId: a.tokenId });
+    expectError(await a.get("/clients"), 401, "unauthenticated");
+    expect((await call("GET", "/clients", { token: other.token })).status).toBe(200);
+  });
+
+  it("stores only the SHA-256 digest of the token", async () => {
+    const a = await newCompany();
+    const [row] = await sql<{ token_hash: string }>("select token_hash from api_tokens where id = $1", [a.tokenId]);
+    expect(row.token_hash).toBe(createHash("sha256").update(a.token).digest("hex"));
+    const raw = await sql("select 1 from api_tokens t where t::text like $1", [`%${a.token}%`]);
+    expect(raw).toEqual([]);
+  });
+
+  it("writes last_used_at after use, at most about once a minute", async () => {
+    const a = await newCompany();
+    const lastUsed = async () =>
+      (await sql<{ t: Date | null }>("select last_used_at as t from api_tokens where id = $1", [a.tokenId]))[0].t;
+    expect(await lastUsed()).toBeNull();
+    await a.get("/clients");
+    expect(await until(async () => (await lastUsed()) !== null)).toBe(true);
+    const first = (await lastUsed())!.getTime();
+    await a.get("/clients");
+    await a.get("/clients");
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await lastUsed())!.getTime()).toBe(first);
+
+    await sql("update api_tokens set last_used_at = now() - interval '2 minutes' where id = $1", [a.tokenId]);
+    const stale = (await lastUsed())!.getTime();
+    await a.get("/clients");
+    expect(await until(async () => (await lastUsed())!.getTime() > stale)).toBe(true);
+  });
+
+  it("uses the company of the token for every read and write", async () => {
+    const a = await newCompany();
+    const res = await a.post("/clients", { company_name: "Scoped" });
+    const [row] = await sql("select company_id from clients where id = $1", [res.body.client.id]);
+    expect(row.company_id).toBe(a.companyId);
+  });
+});
+
+describe("request ids and logs", () => {
+  it("puts X-Request-Id on every response, echoing a sane incoming id", async () => {
+    const a = await newCompany();
+    for (const res of [
+      await a.get("/clients"),
+      await call("GET", "/clients"),
+      await a.get("/nope"),
+      await call("GET", "/openapi.json"),
+    ]) {
+      expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    const echoed = await a.get("/clients", { headers: { "x-request-id": "trace-abc.123" } });
+    expect(echoed.headers.get("x-request-id")).toBe("trace-abc.123");
+    const replaced = await a.get("/clients", { headers: { "x-request-id": "bad id with spaces" } });
+    expect(replaced.headers.get("x-request-id")).not.toBe("bad id with spaces");
+  });
+
+  it("logs structured JSON lines carrying the request id, never the token", async () => {
+    const a = await newCompany();
+    const res = await a.get("/clients?q=logcheck");
+    const id = res.headers.get("x-request-id")!;
+    let lines: Record<string, unknown>[] = [];
+    await until(async () => {
+      lines = workerLogLines().filter((l) => l.includes(id)).map((l) => JSON.parse(l.slice(l.indexOf("{"))));
+      return lines.length > 0;
+    });
+    expect(lines[0]).toMatchObject({ level: "info", msg: "request", request_id: id, status: 200, method: "GET", company_id: a.companyId });
+    expect(workerLogLines().some((l) => l.includes(a.token))).toBe(false);
+  });
+});
