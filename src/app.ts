@@ -8,13 +8,14 @@ import { createRouter } from "./lib/openapi";
 import { requestContext } from "./lib/request-context";
 import { clientsApi } from "./routes/clients";
 import { mailApi, mailBodyLimit } from "./routes/mail";
+import { ordersApi } from "./routes/orders";
 import { productsApi } from "./routes/products";
 
 export const API_PREFIX = "/api/v1";
 const PUBLIC_PATHS = new Set(["/openapi.json", "/docs"]);
 
 /** Resource routers. Add a resource here and nowhere else. */
-const resources = [clientsApi, productsApi, mailApi];
+const resources = [clientsApi, ordersApi, productsApi, mailApi];
 
 /** The v1 API: paths in its OpenAPI document are relative to the server base `<origin>/api/v1`. */
 function createApi() {

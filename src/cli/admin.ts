@@ -3,7 +3,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { AnyDb } from "../lib/db";
 import { ensureDemoCompany } from "../local/seed";
 import { setIntegration } from "../suppliers/admin";
-import { createCompany, createToken, importFile, listTokens, revokeToken } from "./commands";
+import { createCompany, createOrderStatus, createTax, createToken, importFile, listTokens, revokeToken } from "./commands";
 import { openDatabase } from "./config";
 import { CommandError } from "./errors";
 
@@ -98,6 +98,17 @@ export const commands: Record<string, Command> = {
         baseUrl: v["base-url"] === undefined ? undefined : v["base-url"] === "default" ? null : String(v["base-url"]),
         credentials: secretJson(v.credentials, "credentials"),
       }),
+  },
+  "status create": {
+    usage: "status create --company ID --name NAME [--position N]",
+    options: { company: { type: "string" }, name: { type: "string" }, position: { type: "string" } },
+    run: (db, v) =>
+      createOrderStatus(db, { companyId: int(v, "company"), name: str(v, "name"), position: v.position === undefined ? undefined : int(v, "position") }),
+  },
+  "tax create": {
+    usage: "tax create --company ID --name NAME --rate PERCENT",
+    options: { company: { type: "string" }, name: { type: "string" }, rate: { type: "string" } },
+    run: (db, v) => createTax(db, { companyId: int(v, "company"), name: str(v, "name"), rate: str(v, "rate") }),
   },
   import: {
     usage: "import --company ID --file FILE.json",

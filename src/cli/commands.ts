@@ -5,6 +5,9 @@ import type { AnyDb } from "../lib/db";
 import { sha256Hex } from "../lib/auth";
 import { CommandError } from "./errors";
 import { importData } from "./import";
+import { parseRecord } from "./import-kit";
+import { StatusCreateSchema, TaxCreateSchema } from "../routes/orders/schema";
+import { insertStatuses, insertTaxes } from "../routes/orders/settings";
 
 /** Operator commands; the admin CLI, the demo seed and the tests all call these. */
 export async function createCompany(db: AnyDb, opts: { name: string; accountingSync?: boolean }) {
@@ -73,4 +76,20 @@ export async function tokenIsLive(db: AnyDb, token: string) {
     .from(apiTokens)
     .where(and(eq(apiTokens.tokenHash, await sha256Hex(token)), isNull(apiTokens.revokedAt)));
   return Boolean(row);
+}
+
+/** An order status for the company; without a position it goes after the last one. */
+export async function createOrderStatus(db: AnyDb, opts: { companyId: number; name: string; position?: number }) {
+  await requireCompany(db, opts.companyId);
+  const record = parseRecord(StatusCreateSchema, { name: opts.name, position: opts.position }, "status");
+  const [id] = await insertStatuses(db, opts.companyId, [record]);
+  return { status_id: id };
+}
+
+/** A tax row for the company; `rate` is a percent (0–100, up to 4 decimals), e.g. "8.875". */
+export async function createTax(db: AnyDb, opts: { companyId: number; name: string; rate: string }) {
+  await requireCompany(db, opts.companyId);
+  const record = parseRecord(TaxCreateSchema, { name: opts.name, rate: opts.rate }, "tax");
+  const [id] = await insertTaxes(db, opts.companyId, [record]);
+  return { tax_id: id };
 }

@@ -3,10 +3,14 @@ import type { AnyDb } from "../lib/db";
 import { importClients } from "../routes/clients/import";
 import { importMailThreadContexts } from "../routes/mail/import";
 import { importCatalogItems } from "../routes/products/import";
+import { importOrders, importOrderStatuses, importTaxes } from "../routes/orders/import";
 
-/** Sections in dependency order (clients before the orders that reference them). */
+/** Sections in dependency order (clients, statuses and taxes before the orders that reference them). */
 export const importSections: [string, SectionImporter][] = [
   ["clients", importClients],
+  ["order_statuses", importOrderStatuses],
+  ["taxes", importTaxes],
+  ["orders", importOrders],
   ["mail_thread_contexts", importMailThreadContexts],
   ["catalog_items", importCatalogItems],
 ];

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { and, asc, count, eq, ilike, isNull, like, or, sql, type SQL } from "drizzle-orm";
 import { clients } from "../../db/schema";
 import { authErrors, errorResponses } from "../../lib/errors";
+import { pageTotal } from "../../lib/pagination";
 import { bearerSecurity, likeContains, PaginationSchema, paginationQuery, type Router } from "../../lib/openapi";
 import { ClientSchema, serializeClient } from "./schema";
 
@@ -63,12 +64,7 @@ export const registerListClients = (api: Router) =>
       .orderBy(asc(clients.id))
       .limit(per_page)
       .offset((page - 1) * per_page);
-    // Past the last page there is no row to carry the total: count separately.
-    const total = rows.length
-      ? rows[0].total
-      : page > 1
-        ? (await c.var.db.select({ n: count() }).from(clients).where(where))[0].n
-        : 0;
+    const total = await pageTotal(rows, page, async () => (await c.var.db.select({ n: count() }).from(clients).where(where))[0].n);
 
     return c.json({ data: rows.map((r) => serializeClient(r.client)), pagination: { page, per_page, total } }, 200);
   });

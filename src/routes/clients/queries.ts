@@ -1,17 +1,17 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { clients } from "../../db/schema";
-import type { Db } from "../../lib/db";
+import type { AnyDb } from "../../lib/db";
 
 const live = (companyId: number) => and(eq(clients.companyId, companyId), isNull(clients.deletedAt));
 
-/** A live client of the company, or undefined (another company's client looks the same as none). */
-export async function findLiveClient(db: Db, companyId: number, id: number) {
+/** A live client of the company, or undefined (another company's client looks the same as none). Works inside a transaction too. */
+export async function findLiveClient(db: AnyDb, companyId: number, id: number) {
   const [row] = await db.select().from(clients).where(and(live(companyId), eq(clients.id, id))).limit(1);
   return row;
 }
 
 /** Case-insensitive exact email match; when several live clients share it, the oldest (lowest id) wins. */
-export async function findLiveClientByEmail(db: Db, companyId: number, email: string) {
+export async function findLiveClientByEmail(db: AnyDb, companyId: number, email: string) {
   const [row] = await db
     .select()
     .from(clients)

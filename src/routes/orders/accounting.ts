@@ -1,0 +1,34 @@
+import type { AccountingChange } from "../../accounting/outbox";
+import type { invoices } from "../../db/schema";
+import { plainDecimal } from "../../lib/money";
+import type { OrderPatch } from "./schema";
+
+type UpdateChanges = Extract<AccountingChange, { operation: "update" }>["payload"]["changes"];
+
+/**
+ * A PATCH in accounting terms (the outbox `update` payload): only the fields this request sent that the
+ * accounting system knows about; discount and tax carry their full state after the change.
+ * Returns undefined when nothing accounting-relevant was sent (e.g. only `title` or `status_id`): no row then.
+ */
+export function accountingUpdate(
+  body: OrderPatch,
+  invoice: typeof invoices.$inferSelect,
+  taxRate: string | null,
+): UpdateChanges | undefined {
+  const changes: UpdateChanges = {};
+  if (body.description !== undefined) changes.private_note = body.description;
+  if (body.deadline !== undefined) changes.due_date = body.deadline;
+  if (body.client_id !== undefined) changes.client_id = body.client_id;
+  if (body.client_notes !== undefined) changes.customer_memo = body.client_notes;
+  if (body.discount_amount !== undefined || body.discount_amount_type !== undefined || body.discount_type !== undefined) {
+    changes.discount = {
+      amount: invoice.discountAmount,
+      amount_type: invoice.discountAmountType as "percentage" | "fixed_amount",
+      discount_type: invoice.discountType as "before_tax" | "after_tax",
+    };
+  }
+  if (body.tax_id !== undefined || body.tax_exempt !== undefined) {
+    changes.tax = { tax_id: invoice.taxId, rate: taxRate === null ? null : plainDecimal(taxRate), tax_exempt: invoice.taxExempt };
+  }
+  return Object.keys(changes).length ? changes : undefined;
+}

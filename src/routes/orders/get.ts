@@ -1,0 +1,59 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { ClientSchema, serializeClient } from "../clients/schema";
+import { authErrors, errorResponses, notFound } from "../../lib/errors";
+import { bearerSecurity, idParam, type Router } from "../../lib/openapi";
+import { loadOrderDetail } from "./queries";
+import {
+  ArtworkSchema, InvoiceItemSchema, InvoiceSchema, OrderStatusSchema, PaymentSchema, ProjectSchema, TaxSchema,
+  serializeArtwork, serializeInvoice, serializeItem, serializePayment, serializeProject, serializeStatus, serializeTax,
+} from "./schema";
+
+const OrderDetailSchema = z
+  .object({
+    project: ProjectSchema,
+    invoice: InvoiceSchema,
+    invoice_items: z.array(InvoiceItemSchema).openapi({ description: "Live items, by position" }),
+    payments: z.array(PaymentSchema).openapi({ description: "Live payments, by paid date" }),
+    client: ClientSchema.openapi({ description: "The order's client (shown even if it was soft-deleted since)" }),
+    tax: TaxSchema.nullable().openapi({ description: "The invoice's tax row; null without tax" }),
+    status: OrderStatusSchema.nullable().openapi({ description: "The project's order status; null when none is set" }),
+    artworks: z.array(ArtworkSchema),
+  })
+  .openapi("OrderDetail");
+
+const route = createRoute({
+  method: "get",
+  path: "/orders/{id}",
+  tags: ["Orders"],
+  summary: "Get an order in full",
+  description:
+    "The project, its default invoice with computed totals, live invoice items, payments, the client, the tax row, the status and artworks. " +
+    "A deleted order, or another company's, is 404.",
+  security: bearerSecurity,
+  request: { params: idParam("Order (project) id") },
+  responses: {
+    200: { description: "The order", content: { "application/json": { schema: OrderDetailSchema } } },
+    ...errorResponses(400, 404),
+    ...authErrors,
+  },
+});
+
+export const registerGetOrder = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const { id } = c.req.valid("param");
+    const order = await loadOrderDetail(c.var.db, c.var.auth.companyId, id);
+    if (!order) throw notFound("Order");
+    return c.json(
+      {
+        project: serializeProject(order.project),
+        invoice: serializeInvoice(order.invoice, order.totals),
+        invoice_items: order.items.map(serializeItem),
+        payments: order.payments.map(serializePayment),
+        client: serializeClient(order.client),
+        tax: order.tax ? serializeTax(order.tax) : null,
+        status: order.status ? serializeStatus(order.status) : null,
+        artworks: order.artworks.map(serializeArtwork),
+      },
+      200,
+    );
+  });

@@ -1,0 +1,343 @@
+import { z } from "@hono/zod-openapi";
+import type { artworks, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
+import { decimalInput, MAX_MONEY, moneyString, plainDecimal } from "../../lib/money";
+import { iso, timestamp } from "../../lib/openapi";
+import { lineAmount, type InvoiceTotals } from "./totals";
+
+const text = (max: number) => z.string().trim().max(max);
+const nullableText = (max: number, example?: string) => text(max).nullable().optional().openapi({ example });
+const dbId = () => z.number().int().positive().max(2_147_483_647);
+const isoDate = (description: string, example = "2026-12-01") => z.iso.date().openapi({ description: `${description} (YYYY-MM-DD)`, example });
+
+export const DISCOUNT_AMOUNT_TYPES = ["percentage", "fixed_amount"] as const;
+export const DISCOUNT_TYPES = ["before_tax", "after_tax"] as const;
+type DiscountAmountType = (typeof DISCOUNT_AMOUNT_TYPES)[number];
+
+/** `fixed` and `amount` are accepted aliases of `fixed_amount`; what is stored and returned is always `fixed_amount`. */
+const discountAmountType = z
+  .enum(["percentage", "fixed_amount", "fixed", "amount"])
+  .transform((v): DiscountAmountType => (v === "percentage" ? "percentage" : "fixed_amount"))
+  .openapi({ description: "`percentage` or `fixed_amount` (aliases `fixed`, `amount` store `fixed_amount`)", example: "percentage" });
+
+export const quickbooksEnabled = z
+  .boolean()
+  .optional()
+  .openapi({ description: "Accounting sync for this request; when omitted the company-level setting applies" });
+
+/** Invoice fields of the default invoice, shared by PATCH /orders/{id} and the import's `invoice` object. */
+const invoiceFields = {
+  client_notes: nullableText(5000, "Thanks for your order!").openapi({ description: "Customer-facing note on the invoice" }),
+  tax_exempt: z.boolean().optional(),
+  tax_exempt_reason: nullableText(1000),
+  discount_amount: decimalInput({ scale: 2, min: 0, max: MAX_MONEY, example: "10.00", description: "Discount: a percent (0–100) or an amount (≥ 0), per discount_amount_type" }).optional(),
+  discount_amount_type: discountAmountType.optional(),
+  discount_type: z.enum(DISCOUNT_TYPES).optional().openapi({ description: "`before_tax` (default) or `after_tax`" }),
+};
+
+const PERCENT_MAX = 100;
+/** A percentage discount stays within 0–100 (checked here when both fields arrive together, else against the stored type). */
+export const percentOutOfRange = (amount: string | undefined, type: string | undefined) =>
+  amount !== undefined && type === "percentage" && Number(amount) > PERCENT_MAX;
+const discountInRange = (b: { discount_amount?: string; discount_amount_type?: string }) =>
+  !percentOutOfRange(b.discount_amount, b.discount_amount_type);
+export const PERCENT_MESSAGE = "A percentage discount must be between 0 and 100";
+
+const startDate = text(100).nullable().optional().openapi({ description: "Passed through unchanged (ISO date recommended)", example: "2026-11-20" });
+
+export const OrderCreateSchema = z
+  .strictObject({
+    title: text(500).min(1, "title must not be blank").openapi({ example: "Spring league jerseys" }),
+    client_id: dbId().openapi({ description: "A live client of your company", example: 42 }),
+    description: nullableText(10_000, "Two-color front print, names on back"),
+    quickbooks_enabled: quickbooksEnabled,
+  })
+  .openapi("OrderCreate");
+
+export const OrderPatchSchema = z
+  .strictObject({
+    title: text(500).min(1, "title must not be blank").optional(),
+    description: nullableText(10_000).openapi({ description: "Project description; synced as the accounting private note" }),
+    start_date: startDate,
+    deadline: isoDate("Project deadline; also copied to the invoice due date. null clears both").nullable().optional(),
+    client_id: dbId().optional().openapi({ description: "A live client of your company; updates project and invoice" }),
+    status_id: dbId().nullable().optional().openapi({ description: "One of your company's order statuses; null clears it" }),
+    tax_id: z.number().int().min(0).max(2_147_483_647).nullable().optional().openapi({ description: "One of your company's tax rows; 0 or null means no tax" }),
+    ...invoiceFields,
+    quickbooks_enabled: quickbooksEnabled,
+  })
+  .refine((b) => Object.keys(b).some((k) => k !== "quickbooks_enabled"), { message: "Send at least one field to change" })
+  .refine(discountInRange, { message: PERCENT_MESSAGE, path: ["discount_amount"] })
+  .openapi("OrderPatch");
+export type OrderPatch = z.infer<typeof OrderPatchSchema>;
+
+/** Wire → columns for the fields present; `deadline` and `client_id` belong to both records. */
+export function projectColumns(b: OrderPatch) {
+  const out: Partial<typeof projects.$inferInsert> = {};
+  if (b.title !== undefined) out.title = b.title;
+  if (b.description !== undefined) out.description = b.description;
+  if (b.start_date !== undefined) out.startDate = b.start_date;
+  if (b.deadline !== undefined) out.deadline = b.deadline;
+  if (b.client_id !== undefined) out.clientId = b.client_id;
+  if (b.status_id !== undefined) out.statusId = b.status_id;
+  return out;
+}
+export function invoiceColumns(b: Partial<OrderPatch> & { due_date?: string | null }) {
+  const out: Partial<typeof invoices.$inferInsert> = {};
+  if (b.deadline !== undefined) out.dueDate = b.deadline;
+  if (b.due_date !== undefined) out.dueDate = b.due_date;
+  if (b.client_id !== undefined) out.clientId = b.client_id;
+  if (b.client_notes !== undefined) out.clientNotes = b.client_notes;
+  if (b.tax_id !== undefined) out.taxId = b.tax_id || null;
+  if (b.tax_exempt !== undefined) out.taxExempt = b.tax_exempt;
+  if (b.tax_exempt_reason !== undefined) out.taxExemptReason = b.tax_exempt_reason;
+  if (b.discount_amount !== undefined) out.discountAmount = b.discount_amount;
+  if (b.discount_amount_type !== undefined) out.discountAmountType = b.discount_amount_type;
+  if (b.discount_type !== undefined) out.discountType = b.discount_type;
+  return out;
+}
+
+// ---- Import (admin CLI): same field rules as the API, plus refs and nested records ----
+
+export const StatusCreateSchema = z.strictObject({
+  name: text(100).min(1, "name must not be blank"),
+  position: z.number().int().min(0).max(1_000_000).optional(),
+});
+export const TaxCreateSchema = z.strictObject({
+  name: text(100).min(1, "name must not be blank"),
+  rate: decimalInput({ scale: 4, min: 0, max: "100", description: "Tax rate in percent" }),
+});
+
+const refOrId = { ref: z.string().min(1).max(100).optional(), id: dbId().optional() };
+const ItemImportSchema = z.strictObject({
+  ref: z.string().min(1).max(100),
+  title: text(500).min(1),
+  description: nullableText(10_000),
+  quantity: decimalInput({ scale: 2, min: 0, max: "9999999999.99", description: "Quantity" }).optional(),
+  unit_price: decimalInput({ scale: 2, min: 0, max: MAX_MONEY, description: "Unit price" }),
+  sizes: z.record(z.string().min(1).max(20), z.number().int().min(0)).nullable().optional(),
+});
+const PaymentImportSchema = z.strictObject({
+  ref: z.string().min(1).max(100),
+  amount: decimalInput({ scale: 2, min: 0, max: MAX_MONEY, description: "Amount" }),
+  paid_date: z.iso.date().nullable().optional(),
+  method: nullableText(100),
+  reference: nullableText(255),
+});
+const ArtworkImportSchema = z.strictObject({
+  ref: z.string().min(1).max(100),
+  print_method: nullableText(100),
+  placements: z.array(text(100)).max(50).optional(),
+  colors: z.array(text(100)).max(50).optional(),
+  preview_url: z.url().max(2048).nullable().optional(),
+  status: nullableText(100),
+});
+export const OrderImportSchema = z
+  .strictObject({
+    ref: z.string().min(1).max(100),
+    client_ref: refOrId.ref,
+    client_id: refOrId.id,
+    title: OrderCreateSchema.shape.title,
+    description: OrderCreateSchema.shape.description,
+    start_date: startDate,
+    deadline: z.iso.date().nullable().optional(),
+    status_ref: refOrId.ref,
+    status_id: refOrId.id,
+    created_at: z.iso.datetime({ offset: true }).optional(),
+    invoice: z
+      .strictObject({ ...invoiceFields, due_date: z.iso.date().nullable().optional(), tax_ref: refOrId.ref, tax_id: refOrId.id })
+      .refine(discountInRange, { message: PERCENT_MESSAGE, path: ["discount_amount"] })
+      .optional(),
+    items: z.array(ItemImportSchema).max(1000).optional(),
+    payments: z.array(PaymentImportSchema).max(1000).optional(),
+    artworks: z.array(ArtworkImportSchema).max(1000).optional(),
+  })
+  .refine((o) => (o.client_ref === undefined) !== (o.client_id === undefined), { message: "Give exactly one of client_ref and client_id", path: ["client_ref"] })
+  .refine((o) => o.status_ref === undefined || o.status_id === undefined, { message: "Give at most one of status_ref and status_id", path: ["status_ref"] })
+  .refine((o) => o.invoice?.tax_ref === undefined || o.invoice?.tax_id === undefined, { message: "Give at most one of tax_ref and tax_id", path: ["invoice", "tax_ref"] });
+export type OrderImport = z.infer<typeof OrderImportSchema>;
+
+// ---- Responses ----
+
+const dateOrNull = () => z.string().nullable().openapi({ format: "date", example: "2026-12-01" });
+
+export const ProjectSchema = z
+  .object({
+    id: z.number().int().openapi({ example: 7 }),
+    title: z.string(),
+    description: z.string().nullable(),
+    start_date: z.string().nullable().openapi({ description: "As sent (passed through unchanged)" }),
+    deadline: dateOrNull(),
+    status_id: z.number().int().nullable(),
+    client_id: z.number().int(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
+  })
+  .openapi("Project");
+
+export const InvoiceTotalsSchema = z
+  .object({
+    subtotal: moneyString("Σ line amounts; a line amount is quantity × unit_price rounded half-up to cents"),
+    discount: moneyString("Discount applied; never more than the base it applies to"),
+    tax: moneyString("Tax; 0 when tax-exempt or without a tax row"),
+    total: moneyString("subtotal − discount + tax"),
+    amount_paid: moneyString("Σ payments"),
+    balance_due: moneyString("total − amount_paid; negative when overpaid"),
+  })
+  .openapi("InvoiceTotals", {
+    description:
+      "Computed, never stored. Amounts round half-up to cents at each step (line amount, percentage discount, tax). " +
+      "before_tax: discount on the subtotal, tax on (subtotal − discount). after_tax: tax on the subtotal, discount on (subtotal + tax).",
+  });
+
+export const InvoiceSchema = z
+  .object({
+    id: z.number().int(),
+    project_id: z.number().int(),
+    client_id: z.number().int(),
+    due_date: dateOrNull(),
+    client_notes: z.string().nullable(),
+    tax_id: z.number().int().nullable(),
+    tax_exempt: z.boolean(),
+    tax_exempt_reason: z.string().nullable(),
+    discount_amount: moneyString("Percent or amount, per discount_amount_type"),
+    discount_amount_type: z.enum(DISCOUNT_AMOUNT_TYPES),
+    discount_type: z.enum(DISCOUNT_TYPES),
+    totals: InvoiceTotalsSchema,
+    created_at: timestamp(),
+    updated_at: timestamp(),
+  })
+  .openapi("Invoice");
+
+export const InvoiceItemSchema = z
+  .object({
+    id: z.number().int(),
+    title: z.string(),
+    description: z.string().nullable(),
+    quantity: z.string().openapi({ description: "Decimal string", example: "24" }),
+    unit_price: moneyString(),
+    amount: moneyString("quantity × unit_price, rounded half-up to cents"),
+    sizes: z.record(z.string(), z.number()).nullable().openapi({ example: { S: 4, M: 12, L: 8 } }),
+    position: z.number().int(),
+  })
+  .openapi("InvoiceItem");
+
+export const PaymentSchema = z
+  .object({
+    id: z.number().int(),
+    amount: moneyString(),
+    paid_date: dateOrNull(),
+    method: z.string().nullable(),
+    reference: z.string().nullable(),
+    created_at: timestamp(),
+  })
+  .openapi("Payment");
+
+export const ArtworkSchema = z
+  .object({
+    id: z.number().int(),
+    print_method: z.string().nullable().openapi({ example: "screen_print" }),
+    placements: z.array(z.string()).openapi({ example: ["front", "back"] }),
+    colors: z.array(z.string()).openapi({ example: ["PMS 186 C", "White"] }),
+    preview_url: z.string().nullable(),
+    status: z.string().nullable().openapi({ example: "approved" }),
+    created_at: timestamp(),
+    updated_at: timestamp(),
+  })
+  .openapi("Artwork");
+
+export const TaxSchema = z
+  .object({ id: z.number().int(), name: z.string(), rate: z.string().openapi({ description: "Percent, decimal string", example: "8.875" }) })
+  .openapi("Tax");
+export const OrderStatusSchema = z
+  .object({ id: z.number().int(), name: z.string(), position: z.number().int() })
+  .openapi("OrderStatus");
+
+export const OrderEnvelopeSchema = z.object({ project: ProjectSchema, invoice: InvoiceSchema }).openapi("OrderEnvelope");
+
+type Row<T extends { $inferSelect: unknown }> = T["$inferSelect"];
+
+export function serializeProject(row: Row<typeof projects>): z.infer<typeof ProjectSchema> {
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    start_date: row.startDate,
+    deadline: row.deadline,
+    status_id: row.statusId,
+    client_id: row.clientId,
+    created_at: iso(row.createdAt)!,
+    updated_at: iso(row.updatedAt)!,
+  };
+}
+
+export function serializeInvoice(row: Row<typeof invoices>, totals: InvoiceTotals): z.infer<typeof InvoiceSchema> {
+  return {
+    id: row.id,
+    project_id: row.projectId,
+    client_id: row.clientId,
+    due_date: row.dueDate,
+    client_notes: row.clientNotes,
+    tax_id: row.taxId,
+    tax_exempt: row.taxExempt,
+    tax_exempt_reason: row.taxExemptReason,
+    discount_amount: row.discountAmount,
+    discount_amount_type: row.discountAmountType as DiscountAmountType,
+    discount_type: row.discountType as (typeof DISCOUNT_TYPES)[number],
+    totals,
+    created_at: iso(row.createdAt)!,
+    updated_at: iso(row.updatedAt)!,
+  };
+}
+
+export function serializeItem(row: Row<typeof invoiceItems>): z.infer<typeof InvoiceItemSchema> {
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    quantity: plainDecimal(row.quantity),
+    unit_price: row.unitPrice,
+    amount: lineAmount({ quantity: row.quantity, unit_price: row.unitPrice }).toFixed(2),
+    sizes: row.sizes ?? null,
+    position: row.position,
+  };
+}
+
+export function serializePayment(row: Row<typeof payments>): z.infer<typeof PaymentSchema> {
+  return {
+    id: row.id,
+    amount: row.amount,
+    paid_date: row.paidDate,
+    method: row.method,
+    reference: row.reference,
+    created_at: iso(row.createdAt)!,
+  };
+}
+
+export function serializeArtwork(row: Row<typeof artworks>): z.infer<typeof ArtworkSchema> {
+  return {
+    id: row.id,
+    print_method: row.printMethod,
+    placements: row.placements,
+    colors: row.colors,
+    preview_url: row.previewUrl,
+    status: row.status,
+    created_at: iso(row.createdAt)!,
+    updated_at: iso(row.updatedAt)!,
+  };
+}
+
+export const serializeTax = (row: Row<typeof taxes>): z.infer<typeof TaxSchema> => ({ id: row.id, name: row.name, rate: plainDecimal(row.rate) });
+export const serializeStatus = (row: Row<typeof orderStatuses>): z.infer<typeof OrderStatusSchema> => ({
+  id: row.id,
+  name: row.name,
+  position: row.position,
+});
+
+/** The invoice's inputs to `invoiceTotals`, from its row and its tax row's rate. */
+export const invoiceTerms = (row: Row<typeof invoices>, taxRate: string | null) => ({
+  discountAmount: row.discountAmount,
+  discountAmountType: row.discountAmountType,
+  discountType: row.discountType,
+  taxExempt: row.taxExempt,
+  taxRate,
+});
