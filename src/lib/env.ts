@@ -9,6 +9,12 @@ export interface Bindings {
   UPSTASH_REDIS_REST_TOKEN?: string;
   /** "memory" for a per-isolate limiter when no Redis exists (local dev only). */
   RATE_LIMIT_BACKEND?: string;
+  /** Queue producer for accounting delivery (wrangler.toml `[[queues.producers]]`). */
+  ACCOUNTING_QUEUE?: Queue<import("../accounting/outbox").OutboxMessage>;
+  /** Attempts before an outbox row is dead (default 8). */
+  ACCOUNTING_MAX_ATTEMPTS?: string;
+  /** First retry delay in seconds, doubled per attempt up to an hour (default 30). */
+  ACCOUNTING_RETRY_BASE_SECONDS?: string;
 }
 
 export interface Auth {
