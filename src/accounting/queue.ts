@@ -43,7 +43,7 @@ export function handleQueue(batch: MessageBatch<OutboxMessage>, env: Bindings): 
       if (isDeadLetterQueue(batch.queue)) return markDeadLettered(db, [...ids.values()], batch.messages, logger);
 
       const config = deliveryConfig(env);
-      const delivery = new Delivery(db, config, logger);
+      const ctx: BatchContext = { db, env, delivery: new Delivery(db, config, logger), retryBaseSeconds: config.retryBaseSeconds, logger };
       // One invoice's messages run one after another (they share its lock); invoices run side by side.
       const rows = ids.size
         ? await db
@@ -65,7 +65,7 @@ export function handleQueue(batch: MessageBatch<OutboxMessage>, env: Bindings): 
       await Promise.all(
         [...groups.values()].map((messages) =>
           limit(async () => {
-            for (const message of messages) await handleMessage(db, message, ids.get(message)!, delivery, env, config.retryBaseSeconds, logger);
+            for (const message of messages) await handleMessage(ctx, message, ids.get(message)!);
           }),
         ),
       );
@@ -74,31 +74,32 @@ export function handleQueue(batch: MessageBatch<OutboxMessage>, env: Bindings): 
   );
 }
 
-async function handleMessage(
-  db: AnyDb,
-  message: Message<OutboxMessage>,
-  outboxId: number,
-  delivery: Delivery,
-  env: Bindings,
-  retryBaseSeconds: number,
-  logger: Logger,
-) {
+interface BatchContext {
+  db: AnyDb;
+  env: Bindings;
+  delivery: Delivery;
+  retryBaseSeconds: number;
+  logger: Logger;
+}
+
+async function handleMessage(ctx: BatchContext, message: Message<OutboxMessage>, outboxId: number) {
   try {
-    const outcome = await delivery.deliver(outboxId);
+    const outcome = await ctx.delivery.deliver(outboxId);
     if (outcome.action === "retry") return message.retry({ delaySeconds: outcome.delaySeconds });
-    if (outcome.resend && env.ACCOUNTING_QUEUE) {
-      await enqueueOutbox(env.ACCOUNTING_QUEUE, [outcome.resend.outboxId], outcome.resend.delaySeconds);
+    if (outcome.resend && ctx.env.ACCOUNTING_QUEUE) {
+      await enqueueOutbox(ctx.env.ACCOUNTING_QUEUE, [outcome.resend.outboxId], outcome.resend.delaySeconds);
     }
     message.ack();
   } catch (e) {
     // Unexpected (database down, a bug): the queue retries and, past max_retries, dead-letters it.
-    logger.error("accounting delivery crashed", { outbox_id: outboxId, attempt: message.attempts, error: String((e as Error)?.stack ?? e) });
-    await db
+    const error = e as Error;
+    ctx.logger.error("accounting delivery crashed", { outbox_id: outboxId, attempt: message.attempts, error: String(error?.stack ?? e) });
+    await ctx.db
       .update(accountingOutbox)
-      .set({ lastError: `delivery crashed: ${String((e as Error)?.message ?? e).slice(0, 500)}`, updatedAt: sql`now()` })
+      .set({ lastError: `delivery crashed: ${String(error?.message ?? e).slice(0, 500)}`, updatedAt: sql`now()` })
       .where(eq(accountingOutbox.id, outboxId))
       .catch(() => {}); // the database may be what failed; the log line has it
-    message.retry({ delaySeconds: backoffSeconds(message.attempts, retryBaseSeconds) });
+    message.retry({ delaySeconds: backoffSeconds(message.attempts, ctx.retryBaseSeconds) });
   }
 }
 
