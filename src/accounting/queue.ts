@@ -92,15 +92,25 @@ async function handleMessage(ctx: BatchContext, message: Message<OutboxMessage>,
     message.ack();
   } catch (e) {
     // Unexpected (database down, a bug): the queue retries and, past max_retries, dead-letters it.
-    const error = e as Error;
-    ctx.logger.error("accounting delivery crashed", { outbox_id: outboxId, attempt: message.attempts, error: String(error?.stack ?? e) });
+    const error = crashText(e);
+    ctx.logger.error("accounting delivery crashed", { outbox_id: outboxId, attempt: message.attempts, error });
     await ctx.db
       .update(accountingOutbox)
-      .set({ lastError: `delivery crashed: ${String(error?.message ?? e).slice(0, 500)}`, updatedAt: sql`now()` })
+      .set({ lastError: `delivery crashed: ${error.slice(0, 500)}`, updatedAt: sql`now()` })
       .where(eq(accountingOutbox.id, outboxId))
       .catch(() => {}); // the database may be what failed; the log line has it
     message.retry({ delaySeconds: backoffSeconds(message.attempts, ctx.retryBaseSeconds) });
   }
+}
+
+/**
+ * The text of an unexpected error, without query parameters: drizzle's query errors quote them, and
+ * they may hold tokens (the connection row) or customer data.
+ */
+function crashText(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  if ("params" in e && e.cause instanceof Error) return `database error: ${e.cause.message}`;
+  return e.message;
 }
 
 /** Messages the queue gave up on: their rows are dead, keeping the last error seen. */
