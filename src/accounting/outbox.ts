@@ -54,10 +54,26 @@ export async function recordAccountingChange(
   return inserted.id;
 }
 
+/** The queue message for one outbox row: only its id; the consumer reads the row itself. */
+export type OutboxMessage = { outbox_id: number };
+export const outboxMessage = (id: number): MessageSendRequest<OutboxMessage> => ({ body: { outbox_id: id }, contentType: "json" });
+
+/** Queues accept at most 100 messages per sendBatch. */
+const SEND_BATCH_MAX = 100;
+
+/** Hands outbox rows to the queue; used after commit and by the cron re-enqueue pass. */
+export async function enqueueOutbox(queue: Queue<OutboxMessage>, outboxIds: number[], delaySeconds?: number): Promise<void> {
+  for (let i = 0; i < outboxIds.length; i += SEND_BATCH_MAX) {
+    await queue.sendBatch(outboxIds.slice(i, i + SEND_BATCH_MAX).map(outboxMessage), delaySeconds ? { delaySeconds } : undefined);
+  }
+}
+
 /**
  * Called after the transaction that wrote outbox rows has committed, with their ids, to hand them
- * to delivery without delaying the response (the Queue producer; a cron pass re-sends stragglers).
+ * to delivery without delaying the response (the Queue producer). A failed or skipped send loses
+ * nothing: the cron pass re-sends rows still pending after a few minutes.
  */
-export function notifyOutbox(_env: Bindings, _outboxIds: number[], _defer: (p: Promise<unknown>) => void): void {
-  // Delivery (queue producer) is added by the accounting-delivery work; rows stay pending until then.
+export function notifyOutbox(env: Bindings, outboxIds: number[], defer: (p: Promise<unknown>) => void): void {
+  if (!outboxIds.length || !env.ACCOUNTING_QUEUE) return;
+  defer(enqueueOutbox(env.ACCOUNTING_QUEUE, outboxIds));
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { accountingStatus, connectAccounting } from "../accounting/admin";
 import type { AnyDb } from "../lib/db";
 import { ensureDemoCompany } from "../local/seed";
 import { setIntegration } from "../suppliers/admin";
@@ -39,6 +40,9 @@ function secretJson(raw: string | boolean | undefined, name: string): unknown {
   } catch {
     throw new CommandError(`--${name} must be valid JSON`);
   }
+}
+function optStr(v: Values, name: string): string | undefined {
+  return v[name] === undefined ? undefined : str(v, name);
 }
 function readJsonFile(file: string): unknown {
   try {
@@ -114,6 +118,34 @@ export const commands: Record<string, Command> = {
     usage: "import --company ID --file FILE.json",
     options: { company: { type: "string" }, file: { type: "string" } },
     run: (db, v) => importFile(db, { companyId: int(v, "company"), data: readJsonFile(str(v, "file")) }),
+  },
+  "accounting connect": {
+    usage:
+      "accounting connect --company ID --realm REALM --client-id X --client-secret Y --refresh-token Z [--base-url URL] [--token-url URL]",
+    options: {
+      company: { type: "string" },
+      realm: { type: "string" },
+      "client-id": { type: "string" },
+      "client-secret": { type: "string" },
+      "refresh-token": { type: "string" },
+      "base-url": { type: "string" },
+      "token-url": { type: "string" },
+    },
+    run: (db, v) =>
+      connectAccounting(db, {
+        companyId: int(v, "company"),
+        realmId: str(v, "realm"),
+        clientId: str(v, "client-id"),
+        clientSecret: str(v, "client-secret"),
+        refreshToken: str(v, "refresh-token"),
+        baseUrl: optStr(v, "base-url"),
+        tokenUrl: optStr(v, "token-url"),
+      }),
+  },
+  "accounting status": {
+    usage: "accounting status --company ID",
+    options: { company: { type: "string" } },
+    run: (db, v) => accountingStatus(db, { companyId: int(v, "company") }),
   },
 };
 

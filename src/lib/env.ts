@@ -11,6 +11,12 @@ export interface Bindings {
   RATE_LIMIT_BACKEND?: string;
   /** Per-source time budget in ms for product lookups (suppliers and storage); default 4000. */
   PRODUCT_SOURCE_TIMEOUT_MS?: string;
+  /** Queue producer for accounting delivery (wrangler.toml `[[queues.producers]]`). */
+  ACCOUNTING_QUEUE?: Queue<import("../accounting/outbox").OutboxMessage>;
+  /** Attempts before an outbox row is dead (default 8). */
+  ACCOUNTING_MAX_ATTEMPTS?: string;
+  /** First retry delay in seconds, doubled per attempt up to an hour (default 30). */
+  ACCOUNTING_RETRY_BASE_SECONDS?: string;
 }
 
 export interface Auth {

@@ -1,0 +1,161 @@
+import { eq, inArray, sql } from "drizzle-orm";
+import pLimit from "p-limit";
+import { accountingOutbox } from "../db/schema";
+import { type AnyDb, createDb } from "../lib/db";
+import type { Bindings } from "../lib/env";
+import { createLogger, type Logger } from "../lib/logger";
+import { backoffSeconds, Delivery, deliveryConfig } from "./deliver";
+import { enqueueOutbox, type OutboxMessage } from "./outbox";
+
+/** Invoices delivered at once per batch; each may hold up to three pooled connections (chain, customer, token). */
+const CONCURRENT_INVOICES = 2;
+/** Rows still pending this long after their last hand-off are sent again by the cron pass. */
+export const STALE_MINUTES = 5;
+const REENQUEUE_LIMIT = 1000;
+
+/** The dead-letter queue is named after the main queue with a `-dlq` suffix (wrangler.toml). */
+export const isDeadLetterQueue = (queue: string) => queue.endsWith("-dlq");
+
+const withDb = async <T>(env: Bindings, run: (db: AnyDb, logger: Logger) => Promise<T>, logFields: Record<string, unknown>) => {
+  const logger = createLogger({ request_id: crypto.randomUUID(), ...logFields });
+  const { db, pool } = createDb(env);
+  try {
+    return await run(db as unknown as AnyDb, logger);
+  } finally {
+    await pool.end();
+  }
+};
+
+/** The Worker's `queue` handler: the accounting queue and its dead-letter queue. */
+export function handleQueue(batch: MessageBatch<OutboxMessage>, env: Bindings): Promise<void> {
+  return withDb(
+    env,
+    async (db, logger) => {
+      const ids = new Map<Message<OutboxMessage>, number>();
+      for (const message of batch.messages) {
+        const id = message.body?.outbox_id;
+        if (Number.isSafeInteger(id) && id > 0) ids.set(message, id);
+        else {
+          logger.warn("accounting message without an outbox id dropped", { message_id: message.id });
+          message.ack();
+        }
+      }
+      if (isDeadLetterQueue(batch.queue)) return markDeadLettered(db, [...ids.values()], batch.messages, logger);
+
+      const config = deliveryConfig(env);
+      const ctx: BatchContext = { db, env, delivery: new Delivery(db, config, logger), retryBaseSeconds: config.retryBaseSeconds, logger };
+      // One invoice's messages run one after another (they share its lock); invoices run side by side.
+      const rows = ids.size
+        ? await db
+            .select({ id: accountingOutbox.id, invoiceId: accountingOutbox.invoiceId })
+            .from(accountingOutbox)
+            .where(inArray(accountingOutbox.id, [...ids.values()]))
+        : [];
+      const invoiceOf = new Map(rows.map((r) => [r.id, r.invoiceId]));
+      const groups = new Map<number, Message<OutboxMessage>[]>();
+      for (const [message, id] of ids) {
+        const invoiceId = invoiceOf.get(id);
+        if (invoiceId === undefined) {
+          message.ack(); // no such row
+          continue;
+        }
+        groups.set(invoiceId, [...(groups.get(invoiceId) ?? []), message]);
+      }
+      const limit = pLimit(CONCURRENT_INVOICES);
+      await Promise.all(
+        [...groups.values()].map((messages) =>
+          limit(async () => {
+            for (const message of messages) await handleMessage(ctx, message, ids.get(message)!);
+          }),
+        ),
+      );
+    },
+    { queue: batch.queue, messages: batch.messages.length },
+  );
+}
+
+interface BatchContext {
+  db: AnyDb;
+  env: Bindings;
+  delivery: Delivery;
+  retryBaseSeconds: number;
+  logger: Logger;
+}
+
+async function handleMessage(ctx: BatchContext, message: Message<OutboxMessage>, outboxId: number) {
+  try {
+    const outcome = await ctx.delivery.deliver(outboxId);
+    if (outcome.action === "retry") return message.retry({ delaySeconds: outcome.delaySeconds });
+    if (outcome.resend && ctx.env.ACCOUNTING_QUEUE) {
+      await enqueueOutbox(ctx.env.ACCOUNTING_QUEUE, [outcome.resend.outboxId], outcome.resend.delaySeconds);
+    }
+    message.ack();
+  } catch (e) {
+    // Unexpected (database down, a bug): the queue retries and, past max_retries, dead-letters it.
+    const error = crashText(e);
+    ctx.logger.error("accounting delivery crashed", { outbox_id: outboxId, attempt: message.attempts, error });
+    await ctx.db
+      .update(accountingOutbox)
+      .set({ lastError: `delivery crashed: ${error.slice(0, 500)}`, updatedAt: sql`now()` })
+      .where(eq(accountingOutbox.id, outboxId))
+      .catch(() => {}); // the database may be what failed; the log line has it
+    message.retry({ delaySeconds: backoffSeconds(message.attempts, ctx.retryBaseSeconds) });
+  }
+}
+
+/**
+ * The text of an unexpected error, without query parameters: drizzle's query errors quote them, and
+ * they may hold tokens (the connection row) or customer data.
+ */
+function crashText(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  if ("params" in e && e.cause instanceof Error) return `database error: ${e.cause.message}`;
+  return e.message;
+}
+
+/** Messages the queue gave up on: their rows are dead, keeping the last error seen. */
+async function markDeadLettered(db: AnyDb, outboxIds: number[], messages: readonly Message<OutboxMessage>[], logger: Logger) {
+  if (outboxIds.length) {
+    const dead = await db
+      .update(accountingOutbox)
+      .set({
+        status: "dead",
+        lastError: sql`coalesce(${accountingOutbox.lastError} || ' — ', '') || 'gave up: the queue moved the message to the dead-letter queue'`,
+        processedAt: sql`now()`,
+        updatedAt: sql`now()`,
+      })
+      .where(sql`${inArray(accountingOutbox.id, outboxIds)} and ${accountingOutbox.status} in ('pending', 'failed')`)
+      .returning({ id: accountingOutbox.id });
+    if (dead.length) logger.error("accounting rows dead-lettered", { outbox_ids: dead.map((r) => r.id) });
+  }
+  for (const message of messages) message.ack();
+}
+
+/**
+ * The cron pass: rows of connected companies still pending or failed with no hand-off for a few
+ * minutes (a crash between commit and send, a lost message) go to the queue again. Claiming them
+ * (enqueued_at = now) in one statement keeps overlapping passes from sending a row twice.
+ */
+export function handleScheduled(env: Bindings): Promise<void> {
+  return withDb(
+    env,
+    async (db, logger) => {
+      if (!env.ACCOUNTING_QUEUE) return logger.warn("accounting cron pass skipped: no ACCOUNTING_QUEUE binding");
+      const { rows } = (await db.execute(sql`
+        update accounting_outbox o set enqueued_at = now(), updated_at = now()
+        where o.id in (
+          select s.id from accounting_outbox s
+          join accounting_connections c on c.company_id = s.company_id
+          where s.status in ('pending', 'failed')
+            and coalesce(s.enqueued_at, s.created_at) < now() - make_interval(mins => ${STALE_MINUTES})
+          order by s.id
+          limit ${REENQUEUE_LIMIT}
+          for update of s skip locked)
+        returning o.id`)) as unknown as { rows: { id: string | number }[] };
+      const ids = rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+      await enqueueOutbox(env.ACCOUNTING_QUEUE, ids);
+      logger.info("accounting cron pass", { reenqueued: ids.length });
+    },
+    { job: "accounting-cron" },
+  );
+}
