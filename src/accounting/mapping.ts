@@ -1,9 +1,10 @@
 import Big from "big.js";
+import { invoiceTotals, lineAmount } from "../routes/orders/totals";
 import type { AccountingChange, DiscountState, TaxState } from "./outbox";
 
 /**
  * Local orders → QuickBooks Online v3 invoice and customer bodies. Pure functions; amounts are
- * computed with exact decimals (big.js) and sent as JSON numbers rounded to cents.
+ * computed by the orders' totals (exact decimals) and sent as JSON numbers of cents.
  */
 
 export interface InvoiceSnapshot {
@@ -31,7 +32,6 @@ export interface ClientSnapshot {
 }
 
 type Line = Record<string, unknown>;
-const cents = (v: Big) => Number(v.round(2, Big.roundHalfUp).toFixed(2));
 const limit = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);
 
 const taxable = (tax: TaxState) => tax.tax_id !== null && tax.rate !== null && !tax.tax_exempt;
@@ -43,39 +43,45 @@ function lineDescription(item: InvoiceSnapshot["items"][number]) {
 
 /**
  * The invoice's lines: one sales line per item (taxable unless no tax applies), the discount line,
- * and the tax total. An invoice without items gets a description-only line (the service requires
- * at least one line), so an order syncs before its items are in.
+ * and the tax total. Amounts come from the orders' own totals (`invoiceTotals`), so the accounting
+ * system receives exactly the subtotal, discount and tax that GET /orders/{id} shows. An invoice
+ * without items gets a description-only line (the service requires at least one line).
  */
 export function invoiceAmounts(s: Pick<InvoiceSnapshot, "title" | "items" | "discount" | "tax">) {
   const taxCode = { value: taxable(s.tax) ? "TAX" : "NON" };
-  let subtotal = new Big(0);
-  const lines: Line[] = s.items.map((item) => {
-    const amount = new Big(item.quantity).times(item.unitPrice).round(2, Big.roundHalfUp);
-    subtotal = subtotal.plus(amount);
-    return {
-      DetailType: "SalesItemLineDetail",
-      Amount: cents(amount),
-      Description: lineDescription(item),
-      SalesItemLineDetail: { Qty: Number(item.quantity), UnitPrice: Number(item.unitPrice), TaxCodeRef: taxCode },
-    };
-  });
+  const amounts = s.items.map((item) => ({ quantity: item.quantity, unit_price: item.unitPrice }));
+  const totals = invoiceTotals(
+    {
+      discountAmount: s.discount.amount,
+      discountAmountType: s.discount.amount_type,
+      discountType: s.discount.discount_type,
+      taxExempt: s.tax.tax_exempt,
+      taxRate: taxable(s.tax) ? s.tax.rate : null,
+    },
+    amounts,
+    [],
+  );
+  const lines: Line[] = s.items.map((item, i) => ({
+    DetailType: "SalesItemLineDetail",
+    Amount: Number(lineAmount(amounts[i]).toFixed(2)),
+    Description: lineDescription(item),
+    SalesItemLineDetail: { Qty: Number(item.quantity), UnitPrice: Number(item.unitPrice), TaxCodeRef: taxCode },
+  }));
   if (!lines.length) lines.push({ DetailType: "DescriptionOnly", Description: limit(s.title, 4000), DescriptionLineDetail: {} });
 
-  const percent = s.discount.amount_type === "percentage";
-  // A fixed discount never exceeds what it applies to.
-  const requested = percent ? subtotal.times(s.discount.amount).div(100).round(2, Big.roundHalfUp) : new Big(s.discount.amount);
-  const discount = requested.gt(subtotal) ? subtotal : requested;
-  if (discount.gt(0)) {
+  if (new Big(totals.discount).gt(0)) {
+    const percent = s.discount.amount_type === "percentage";
     lines.push({
       DetailType: "DiscountLineDetail",
-      Amount: cents(discount),
+      Amount: Number(totals.discount),
       DiscountLineDetail: percent ? { PercentBased: true, DiscountPercent: Number(s.discount.amount) } : { PercentBased: false },
     });
   }
-  const beforeTax = s.discount.discount_type === "before_tax";
-  const taxBase = beforeTax ? subtotal.minus(discount) : subtotal;
-  const totalTax = taxable(s.tax) ? taxBase.times(s.tax.rate!).div(100) : new Big(0);
-  return { Line: lines, ApplyTaxAfterDiscount: beforeTax, TxnTaxDetail: { TotalTax: cents(totalTax) } };
+  return {
+    Line: lines,
+    ApplyTaxAfterDiscount: s.discount.discount_type === "before_tax",
+    TxnTaxDetail: { TotalTax: Number(totals.tax) },
+  };
 }
 
 export function invoiceCreateBody(s: InvoiceSnapshot, customerId: string) {

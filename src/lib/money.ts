@@ -38,3 +38,26 @@ export const MAX_MONEY = "999999999999.99";
 
 /** Canonical decimal text without trailing zeros ("8.8750" → "8.875"), for rates and quantities. */
 export const plainDecimal = (value: string) => new Big(value).toString();
+
+/** Cents, rounded half up (away from zero): the API's one rounding rule for money. */
+export const toCents = (value: Big.BigSource) => new Big(value).round(2, Big.roundHalfUp);
+
+const PRICE = /^\d{1,12}(\.\d+)?$/;
+
+/**
+ * Untrusted price from a third party (a JSON number or decimal text) → the API's money string, or
+ * null when it is not a non-negative price. A JSON number is taken by its shortest decimal text
+ * (4.605 → "4.605" → "4.61"), so binary floating point never decides a cent.
+ */
+export function priceFrom(value: unknown): string | null {
+  const text = typeof value === "number" && Number.isFinite(value) ? String(value) : typeof value === "string" ? value.trim() : "";
+  return PRICE.test(text) ? toCents(text).toFixed(2) : null;
+}
+
+/** { min, max } of money strings (nulls ignored), or null when there is no price at all. */
+export function priceRange(prices: (string | null)[]): { min: string; max: string } | null {
+  const known = prices.filter((p): p is string => p !== null).map((p) => new Big(p));
+  if (!known.length) return null;
+  const sorted = known.sort((a, b) => a.cmp(b));
+  return { min: sorted[0].toFixed(2), max: sorted[sorted.length - 1].toFixed(2) };
+}

@@ -13,7 +13,7 @@ import { XMLParser } from "fast-xml-parser";
 import { SyntaxValidator } from "fast-xml-validator";
 import { fetchText, SupplierError, type UpstreamResponse } from "./http";
 import type { SupplierConfig } from "./integrations";
-import { money, priceRange } from "./money";
+import { priceFrom as money, priceRange } from "../lib/money";
 
 export const SOAP_ENVELOPE_NS = "http://schemas.xmlsoap.org/soap/envelope/";
 export const SANMAR_IMPL_NS = "http://impl.webservice.integration.sanmar.com/";

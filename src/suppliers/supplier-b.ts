@@ -8,7 +8,7 @@
 import { z } from "@hono/zod-openapi";
 import { fetchText, SupplierError } from "./http";
 import type { SupplierConfig } from "./integrations";
-import { money } from "./money";
+import { priceFrom as money } from "../lib/money";
 
 /** S&S returns image paths relative to its web site. */
 export const IMAGE_ORIGIN = "https://www.ssactivewear.com/";

@@ -50,8 +50,8 @@ describe("GET /orders/{id}", () => {
       totals: { subtotal: "501.00", discount: "5.00", tax: "31.31", total: "527.31", amount_paid: "200.00", balance_due: "327.31" },
     });
     expect(b.invoice_items).toEqual([
-      { id: ids.i2, title: "Independent SS4500 hoodie", description: null, quantity: "12", unit_price: "38.00", amount: "456.00", sizes: { M: 6, L: 6 }, position: 0 },
-      { id: ids.i1, title: "Embroidery digitizing", description: null, quantity: "1", unit_price: "45.00", amount: "45.00", sizes: null, position: 1 },
+      { id: ids.i2, invoice_id: b.invoice.id, title: "Independent SS4500 hoodie", description: null, quantity: "12", unit_price: "38.00", amount: "456.00", sizes: { M: 6, L: 6 }, position: 0, created_at: expect.any(String), updated_at: expect.any(String) },
+      { id: ids.i1, invoice_id: b.invoice.id, title: "Embroidery digitizing", description: null, quantity: "1", unit_price: "45.00", amount: "45.00", sizes: null, position: 1, created_at: expect.any(String), updated_at: expect.any(String) },
     ]);
     expect(b.payments).toEqual([{ id: ids.p, amount: "200.00", paid_date: "2026-11-02", method: "ach", reference: "INV-88", created_at: expect.any(String) }]);
     expect(b.client).toMatchObject({ id: ids.c, company_name: "Copper Kettle Brewhouse", email: "priya@copperkettle.example" });

@@ -208,9 +208,11 @@ export const InvoiceSchema = z
   })
   .openapi("Invoice");
 
+/** One invoice item shape for the whole API (orders and the products `lines` / `invoice_item` sources). */
 export const InvoiceItemSchema = z
   .object({
     id: z.number().int(),
+    invoice_id: z.number().int(),
     title: z.string(),
     description: z.string().nullable(),
     quantity: z.string().openapi({ description: "Decimal string", example: "24" }),
@@ -218,6 +220,8 @@ export const InvoiceItemSchema = z
     amount: moneyString("quantity × unit_price, rounded half-up to cents"),
     sizes: z.record(z.string(), z.number()).nullable().openapi({ example: { S: 4, M: 12, L: 8 } }),
     position: z.number().int(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
   })
   .openapi("InvoiceItem");
 
@@ -292,6 +296,7 @@ export function serializeInvoice(row: Row<typeof invoices>, totals: InvoiceTotal
 export function serializeItem(row: Row<typeof invoiceItems>): z.infer<typeof InvoiceItemSchema> {
   return {
     id: row.id,
+    invoice_id: row.invoiceId,
     title: row.title,
     description: row.description,
     quantity: plainDecimal(row.quantity),
@@ -299,6 +304,8 @@ export function serializeItem(row: Row<typeof invoiceItems>): z.infer<typeof Inv
     amount: lineAmount({ quantity: row.quantity, unit_price: row.unitPrice }).toFixed(2),
     sizes: row.sizes ?? null,
     position: row.position,
+    created_at: iso(row.createdAt)!,
+    updated_at: iso(row.updatedAt)!,
   };
 }
 

@@ -1,13 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import type { catalogItems, invoiceItems } from "../../db/schema";
+import { moneyString } from "../../lib/money";
 import { iso, timestamp } from "../../lib/openapi";
+import { InvoiceItemSchema, serializeItem } from "../orders/schema";
 
 export const SEARCH_SOURCES = ["local", "supplier_b", "supplier_a", "lines"] as const;
 export type SearchSource = (typeof SEARCH_SOURCES)[number];
 
-/** Money on the wire: exact decimal string with two decimals. */
-const money = (description = "Exact decimal string with two decimals") =>
-  z.string().nullable().openapi({ description, example: "12.50" });
+const money = (description?: string) => moneyString(description).nullable();
 const text = () => z.string().nullable();
 
 export const CatalogItemSchema = z
@@ -38,36 +38,13 @@ export function serializeCatalogItem(row: typeof catalogItems.$inferSelect): z.i
   };
 }
 
-export const InvoiceLineSchema = z
-  .object({
-    id: z.number().int().openapi({ example: 311 }),
-    invoice_id: z.number().int(),
-    order_id: z.number().int().openapi({ description: "The order (project) the invoice belongs to" }),
-    title: z.string().openapi({ example: "PC54 tee, navy, front 2-color print" }),
-    description: text(),
-    quantity: z.string().openapi({ description: "Exact decimal string with two decimals", example: "24.00" }),
-    unit_price: z.string().openapi({ description: "Exact decimal string with two decimals", example: "9.75" }),
-    sizes: z.record(z.string(), z.number()).nullable().openapi({ description: "Size breakdown, e.g. {\"S\": 4, \"M\": 10}" }),
-    position: z.number().int(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-  })
-  .openapi("InvoiceLine");
+/** An invoice item (the orders' shape) plus the order it belongs to. */
+export const InvoiceLineSchema = InvoiceItemSchema.extend({
+  order_id: z.number().int().openapi({ description: "The order (project) the invoice belongs to" }),
+}).openapi("InvoiceLine");
 
 export function serializeInvoiceLine(row: typeof invoiceItems.$inferSelect & { orderId: number }): z.infer<typeof InvoiceLineSchema> {
-  return {
-    id: row.id,
-    invoice_id: row.invoiceId,
-    order_id: row.orderId,
-    title: row.title,
-    description: row.description,
-    quantity: row.quantity,
-    unit_price: row.unitPrice,
-    sizes: row.sizes,
-    position: row.position,
-    created_at: iso(row.createdAt)!,
-    updated_at: iso(row.updatedAt)!,
-  };
+  return { ...serializeItem(row), order_id: row.orderId };
 }
 
 export const SupplierBStyleSchema = z

@@ -131,8 +131,9 @@ describe("GET /products/search — invoice lines", () => {
       id: live.items[0],
       invoice_id: live.invoiceId,
       order_id: live.projectId,
-      quantity: "24.00",
+      quantity: "24",
       unit_price: "9.75",
+      amount: "234.00",
       sizes: { M: 2 },
       position: 0,
     });

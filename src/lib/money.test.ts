@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { money, priceRange } from "./money";
+import { priceFrom as money, priceRange } from "../lib/money";
 
-describe("supplier money", () => {
+describe("money from third-party prices", () => {
   it.each([
     [4.605, "4.61"], // binary 4.60499…; the decimal text rounds half up
     [2.675, "2.68"],
