@@ -118,9 +118,9 @@ const del: AccountingChange = { operation: "delete", payload: {} };
 const update = (changes: Extract<AccountingChange, { operation: "update" }>["payload"]["changes"]): AccountingChange => ({ operation: "update", payload: { changes } });
 
 /** The real producer path: what the orders routes call after their transaction commits. */
-async function send(target: TestWorker, ids: number[]) {
+async function send(target: TestWorker, ids: number[], databaseUrl = inject("databaseUrl")) {
   const deferred: Promise<unknown>[] = [];
-  notifyOutbox({ ACCOUNTING_QUEUE: target.queue } as unknown as Bindings, ids, (p) => deferred.push(p));
+  notifyOutbox({ ACCOUNTING_QUEUE: target.queue, DATABASE_URL: databaseUrl } as unknown as Bindings, ids, (p) => deferred.push(p));
   await Promise.all(deferred);
 }
 
@@ -153,6 +153,22 @@ const link = async (companyId: number, entity: string, localId: number) =>
   (await sql<{ remote_id: string; sync_token: string }>("select * from accounting_links where company_id = $1 and entity = $2 and local_id = $3", [companyId, entity, localId]))[0];
 const requestIdsOf = (realm: string) => fake.apiRequests(realm).map((r) => `${r.op} ${r.entity} ${r.query.requestid ?? "-"} ${r.status}`);
 const scheduled = async (target: TestWorker) => (await target.worker.mf.getWorker()).scheduled({ cron: "*/5 * * * *" });
+
+describe("accounting delivery: one queue, several databases", () => {
+  it("ignores a message sent from another database (a pull-request preview version), leaving this database's row alone", async () => {
+    const { company, realm } = await connectedCompany();
+    const order = await arrangeOrder(company);
+    const id = await record(order, create);
+    await send(fast, [id], "postgres://user:secret@ep-preview-pr-7.example.neon.tech/crm");
+    await waitLog(fast, (l) => l.msg === "accounting message for another database ignored");
+    const [row] = await rows([id]);
+    expect(row).toMatchObject({ status: "pending", attempts: 0 });
+    expect(fake.apiRequests(realm)).toEqual([]);
+    // The same id sent from its own database is delivered.
+    await send(fast, [id]);
+    await waitStatus([id], "done");
+  });
+});
 
 describe("accounting delivery: bodies", () => {
   it("creates the customer and the invoice, then applies a sparse update and a delete, with the v3 bodies", async () => {

@@ -54,17 +54,38 @@ export async function recordAccountingChange(
   return inserted.id;
 }
 
-/** The queue message for one outbox row: only its id; the consumer reads the row itself. */
-export type OutboxMessage = { outbox_id: number };
-export const outboxMessage = (id: number): MessageSendRequest<OutboxMessage> => ({ body: { outbox_id: id }, contentType: "json" });
+/**
+ * The queue message for one outbox row: its id (the consumer reads the row itself) and the database
+ * it lives in. Pull-request preview versions share their Worker's queue, whose consumer runs on the
+ * base preview version against another database; an id is only meaningful in its own database.
+ */
+export type OutboxMessage = { outbox_id: number; database?: string };
+
+/** host/database of a connection string (no credentials): which database an outbox id belongs to. */
+export function databaseTag(databaseUrl: string): string {
+  try {
+    const url = new URL(databaseUrl);
+    return `${url.hostname}${url.pathname}`;
+  } catch {
+    return "";
+  }
+}
+
+const outboxMessage = (database: string) => (id: number): MessageSendRequest<OutboxMessage> => ({
+  body: { outbox_id: id, database },
+  contentType: "json",
+});
 
 /** Queues accept at most 100 messages per sendBatch. */
 const SEND_BATCH_MAX = 100;
 
 /** Hands outbox rows to the queue; used after commit and by the cron re-enqueue pass. */
-export async function enqueueOutbox(queue: Queue<OutboxMessage>, outboxIds: number[], delaySeconds?: number): Promise<void> {
+export async function enqueueOutbox(env: Bindings, outboxIds: number[], delaySeconds?: number): Promise<void> {
+  const queue = env.ACCOUNTING_QUEUE;
+  if (!queue || !outboxIds.length) return;
+  const message = outboxMessage(databaseTag(env.DATABASE_URL));
   for (let i = 0; i < outboxIds.length; i += SEND_BATCH_MAX) {
-    await queue.sendBatch(outboxIds.slice(i, i + SEND_BATCH_MAX).map(outboxMessage), delaySeconds ? { delaySeconds } : undefined);
+    await queue.sendBatch(outboxIds.slice(i, i + SEND_BATCH_MAX).map(message), delaySeconds ? { delaySeconds } : undefined);
   }
 }
 
@@ -74,6 +95,5 @@ export async function enqueueOutbox(queue: Queue<OutboxMessage>, outboxIds: numb
  * nothing: the cron pass re-sends rows still pending after a few minutes.
  */
 export function notifyOutbox(env: Bindings, outboxIds: number[], defer: (p: Promise<unknown>) => void): void {
-  if (!outboxIds.length || !env.ACCOUNTING_QUEUE) return;
-  defer(enqueueOutbox(env.ACCOUNTING_QUEUE, outboxIds));
+  if (outboxIds.length && env.ACCOUNTING_QUEUE) defer(enqueueOutbox(env, outboxIds));
 }

@@ -5,7 +5,7 @@ import { type AnyDb, createDb } from "../lib/db";
 import type { Bindings } from "../lib/env";
 import { createLogger, type Logger } from "../lib/logger";
 import { backoffSeconds, Delivery, deliveryConfig } from "./deliver";
-import { enqueueOutbox, type OutboxMessage } from "./outbox";
+import { databaseTag, enqueueOutbox, type OutboxMessage } from "./outbox";
 
 /** Invoices delivered at once per batch; each may hold up to three pooled connections (chain, customer, token). */
 const CONCURRENT_INVOICES = 2;
@@ -32,9 +32,14 @@ export function handleQueue(batch: MessageBatch<OutboxMessage>, env: Bindings): 
     env,
     async (db, logger) => {
       const ids = new Map<Message<OutboxMessage>, number>();
+      const ownDatabase = databaseTag(env.DATABASE_URL);
       for (const message of batch.messages) {
         const id = message.body?.outbox_id;
-        if (Number.isSafeInteger(id) && id > 0) ids.set(message, id);
+        if (message.body?.database !== undefined && message.body.database !== ownDatabase) {
+          // Sent by a preview version on another database: its id means nothing here.
+          logger.warn("accounting message for another database ignored", { message_id: message.id });
+          message.ack();
+        } else if (Number.isSafeInteger(id) && id > 0) ids.set(message, id);
         else {
           logger.warn("accounting message without an outbox id dropped", { message_id: message.id });
           message.ack();
@@ -86,9 +91,7 @@ async function handleMessage(ctx: BatchContext, message: Message<OutboxMessage>,
   try {
     const outcome = await ctx.delivery.deliver(outboxId);
     if (outcome.action === "retry") return message.retry({ delaySeconds: outcome.delaySeconds });
-    if (outcome.resend && ctx.env.ACCOUNTING_QUEUE) {
-      await enqueueOutbox(ctx.env.ACCOUNTING_QUEUE, [outcome.resend.outboxId], outcome.resend.delaySeconds);
-    }
+    if (outcome.resend) await enqueueOutbox(ctx.env, [outcome.resend.outboxId], outcome.resend.delaySeconds);
     message.ack();
   } catch (e) {
     // Unexpected (database down, a bug): the queue retries and, past max_retries, dead-letters it.
@@ -153,7 +156,7 @@ export function handleScheduled(env: Bindings): Promise<void> {
           for update of s skip locked)
         returning o.id`)) as unknown as { rows: { id: string | number }[] };
       const ids = rows.map((r) => Number(r.id)).sort((a, b) => a - b);
-      await enqueueOutbox(env.ACCOUNTING_QUEUE, ids);
+      await enqueueOutbox(env, ids);
       logger.info("accounting cron pass", { reenqueued: ids.length });
     },
     { job: "accounting-cron" },
