@@ -9,7 +9,6 @@ export type ErrorCode =
   | "forbidden"
   | "invalid_request"
   | "not_found"
-  | "conflict"
   | "integration_unavailable"
   | "rate_limited"
   | "upstream_error"
@@ -49,7 +48,7 @@ const descriptions: Record<number, string> = {
   401: "unauthenticated: missing, malformed, unknown or revoked bearer token",
   403: "forbidden",
   404: "not_found: no such resource for the caller's company (another company's rows answer the same)",
-  409: "conflict: the resource is in a state that does not allow this request; integration_unavailable: the supplier integration this request needs is missing or disabled",
+  409: "integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete",
   413: "invalid_request: the request body is larger than this route accepts",
   415: "invalid_request: a request body must be sent as application/json",
   429: "rate_limited: more than 300 requests in 60 s for this API key; see Retry-After",
