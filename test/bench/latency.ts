@@ -3,9 +3,10 @@
  * stack with a fixed delay on every database message (each way) and on every Redis answer, then
  * times each endpoint. The median minus the no-delay median, divided by the round-trip cost,
  * estimates the round trips a request makes: the number to keep small on the edge.
- *   BENCH_DB_DELAY_MS (default 10), BENCH_REDIS_DELAY_MS (default 10), BENCH_RUNS (default 15)
+ *   BENCH_DB_DELAY_MS (default 10), BENCH_REDIS_DELAY_MS (default 10), BENCH_RUNS (default 15),
+ *   BENCH_ONLY (substring of scenario names to run, e.g. "orders")
  */
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { drizzle } from "drizzle-orm/node-postgres";
@@ -39,9 +40,11 @@ async function measure(delays: { db: number; redis: number }) {
     const { company_id } = await createCompany(db, { name: "Bench Co" });
     const { token } = await createToken(db, { companyId: company_id });
     const load = async (data: unknown) => (await importFile(db, { companyId: company_id, data })).ids;
+    const ids = await load(JSON.parse(readFileSync(path.join(import.meta.dirname, "../../src/local/demo-seed.json"), "utf8")));
     const results: Record<string, number> = {};
-    for (const scenario of benchScenarios) {
-      const request = await scenario.prepare(load);
+    const only = process.env.BENCH_ONLY?.toLowerCase();
+    for (const scenario of benchScenarios.filter((s) => !only || s.name.toLowerCase().includes(only))) {
+      const request = await scenario.prepare({ ids, load });
       const times: number[] = [];
       for (let i = 0; i < runs + 2; i++) {
         const started = performance.now();
@@ -69,11 +72,11 @@ const base = await measure({ db: 0, redis: 0 });
 const slow = await measure({ db: dbDelay, redis: redisDelay });
 const rtt = 2 * dbDelay;
 console.log(`database round trip = ${rtt} ms (2 x ${dbDelay} ms), Redis answer = +${redisDelay} ms, ${runs} runs, medians`);
-console.log(["scenario".padEnd(34), "no delay", "delayed", "added", "≈ DB round trips"].join("  "));
+console.log(["scenario".padEnd(40), "no delay", "delayed", "added", "≈ DB round trips"].join("  "));
 for (const name of Object.keys(base)) {
   const added = slow[name] - base[name];
   console.log(
-    [name.padEnd(34), `${base[name].toFixed(1)} ms`.padStart(8), `${slow[name].toFixed(1)} ms`.padStart(7), `${added.toFixed(1)} ms`.padStart(6), (added / rtt).toFixed(1).padStart(8)].join("  "),
+    [name.padEnd(40), `${base[name].toFixed(1)} ms`.padStart(8), `${slow[name].toFixed(1)} ms`.padStart(7), `${added.toFixed(1)} ms`.padStart(6), (added / rtt).toFixed(1).padStart(8)].join("  "),
   );
 }
 process.exit(0);
