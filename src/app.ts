@@ -4,6 +4,7 @@ import { authenticate } from "./lib/auth";
 import type { AppEnv } from "./lib/env";
 import { errorBody, onError } from "./lib/errors";
 import { jsonBody, MAX_JSON_DEPTH } from "./lib/json-body";
+import { paramsGuard } from "./lib/params-guard";
 import { createRouter } from "./lib/openapi";
 import { requestContext } from "./lib/request-context";
 import { clientsApi } from "./routes/clients";
@@ -22,6 +23,7 @@ function createApi() {
   const api = createRouter();
   api.onError(onError);
   api.use("*", async (c, next) => (PUBLIC_PATHS.has(c.req.path.slice(API_PREFIX.length)) ? next() : authenticate(c, next)));
+  api.use("*", paramsGuard);
   // Route-specific body limits go before the generic guard: the first guard that runs wins.
   api.use(mailBodyLimit.path, jsonBody(mailBodyLimit.maxBytes));
   api.use("*", jsonBody());

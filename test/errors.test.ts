@@ -85,3 +85,39 @@ describe("error envelope", () => {
     }
   });
 });
+
+describe("routing comes before the body", () => {
+  it("answers 405 / 404 for a wrong method or an unknown route, whatever the body", async () => {
+    const a = await newCompany();
+    // No body, or a body that is not JSON: still the routing answer, not 400 / 415.
+    const noBody = await call("PUT", "/clients", { token: a.token });
+    expectError(noBody, 405, "invalid_request");
+    expect(noBody.headers.get("allow")).toBe("GET, POST");
+    expectError(await call("POST", "/clients/1", { token: a.token, rawBody: "hello", headers: { "content-type": "text/plain" } }), 405, "invalid_request");
+    expectError(await call("POST", "/no-such-route", { token: a.token }), 404, "not_found");
+    expectError(await call("POST", "/no-such-route", { token: a.token, rawBody: "{", headers: { "content-type": "application/json" } }), 404, "not_found");
+    expectError(await call("POST", "/openapi.json", { rawBody: "x" }), 405, "invalid_request");
+  });
+});
+
+describe("NUL characters in the URL", () => {
+  it.each([
+    ["/clients?q=%00", "q"],
+    ["/clients?q=a%00b&page=1", "q"],
+    ["/mail/threads/%00", "(path)"],
+    ["/mail/email-threads/ab%00?account_email=a@b.co", "(path)"],
+    ["/products/search?q=tee%00", "q"],
+    ["/orders?from=2026-01-01%00", "from"],
+  ])("GET %s → 400 naming %s", async (path, field) => {
+    const a = await newCompany();
+    const err = expectError(await a.get(path), 400, "invalid_request");
+    expect(err.details).toEqual([expect.objectContaining({ field })]);
+  });
+
+  it("PUT with a NUL in the path id → 400, nothing written", async () => {
+    const a = await newCompany();
+    const res = await a.put("/mail/email-threads/x%00y", { account_email: "a@b.co", messages: [] });
+    expectError(res, 400, "invalid_request");
+    expect(await sql("select 1 from email_threads where company_id = $1", [a.companyId])).toEqual([]);
+  });
+});

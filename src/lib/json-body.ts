@@ -1,5 +1,6 @@
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
+import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "./env";
 import { ApiError, invalid } from "./errors";
 
@@ -32,6 +33,8 @@ export const jsonBody = (maxBytes = DEFAULT_BODY_LIMIT) => {
   return createMiddleware<AppEnv>(async (c, next) => {
     const method = c.req.method;
     if ((method !== "POST" && method !== "PUT" && method !== "PATCH") || c.var.bodyGuarded) return next();
+    // No route for this method and path: leave the answer (404 / 405) to the router, whatever the body.
+    if (!matchedRoutes(c).some((route) => route.method !== "ALL")) return next();
     c.set("bodyGuarded", true);
     return limit(c, async () => {
       const text = await c.req.text();
