@@ -37,14 +37,20 @@ export interface SupplierConfig<P extends Provider = Provider> {
 export type Unavailable = "integration_missing" | "integration_disabled" | "credentials_incomplete";
 export type IntegrationState<P extends Provider = Provider> = { ok: true; config: SupplierConfig<P> } | { ok: false; reason: Unavailable };
 
+/** The company's integration rows for the given providers (a query to await or embed). */
+export const integrationRows = (db: AnyDb, companyId: number, providers: Provider[]) =>
+  db
+    .select()
+    .from(supplierIntegrations)
+    .where(and(eq(supplierIntegrations.companyId, companyId), inArray(supplierIntegrations.provider, providers)));
+
 /** The company's integrations for the given providers, in one query; credentials stay in memory only. */
 export async function loadIntegrations(db: AnyDb, companyId: number, providers: Provider[]) {
-  const rows = providers.length
-    ? await db
-        .select()
-        .from(supplierIntegrations)
-        .where(and(eq(supplierIntegrations.companyId, companyId), inArray(supplierIntegrations.provider, providers)))
-    : [];
+  return integrationStates(providers, providers.length ? await integrationRows(db, companyId, providers) : []);
+}
+
+/** What each provider's integration row (if any) allows. */
+export function integrationStates(providers: Provider[], rows: (typeof supplierIntegrations.$inferSelect)[]) {
   const states = {} as { [P in Provider]: IntegrationState<P> };
   for (const provider of providers) {
     const row = rows.find((r) => r.provider === provider);

@@ -35,16 +35,18 @@ async function measure(delays: { db: number; redis: number }) {
     return startWorker({ script, bindings: stack.vars, logFile: path.join(tmp, "worker.log") });
   })();
   const pool = new pg.Pool({ connectionString: stack.postgres!.url });
+  const disposers: (() => Promise<void>)[] = [];
   try {
     const db = drizzle(pool, { schema }) as unknown as AnyDb;
     const { company_id } = await createCompany(db, { name: "Bench Co" });
     const { token } = await createToken(db, { companyId: company_id });
     const load = async (data: unknown) => (await importFile(db, { companyId: company_id, data })).ids;
+    const ctx = { db, companyId: company_id, load, onDispose: (fn: () => Promise<void>) => void disposers.push(fn) };
     const ids = await load(JSON.parse(readFileSync(path.join(import.meta.dirname, "../../src/local/demo-seed.json"), "utf8")));
     const results: Record<string, number> = {};
     const only = process.env.BENCH_ONLY?.toLowerCase();
     for (const scenario of benchScenarios.filter((s) => !only || s.name.toLowerCase().includes(only))) {
-      const request = await scenario.prepare({ ids, load });
+      const request = await scenario.prepare({ ...ctx, ids });
       const times: number[] = [];
       for (let i = 0; i < runs + 2; i++) {
         const started = performance.now();
@@ -61,6 +63,7 @@ async function measure(delays: { db: number; redis: number }) {
     }
     return results;
   } finally {
+    for (const dispose of disposers) await dispose();
     await pool.end();
     await worker.dispose();
     await stack.stop();
@@ -72,11 +75,11 @@ const base = await measure({ db: 0, redis: 0 });
 const slow = await measure({ db: dbDelay, redis: redisDelay });
 const rtt = 2 * dbDelay;
 console.log(`database round trip = ${rtt} ms (2 x ${dbDelay} ms), Redis answer = +${redisDelay} ms, ${runs} runs, medians`);
-console.log(["scenario".padEnd(40), "no delay", "delayed", "added", "≈ DB round trips"].join("  "));
+console.log(["scenario".padEnd(46), "no delay", "delayed", "added", "≈ DB round trips"].join("  "));
 for (const name of Object.keys(base)) {
   const added = slow[name] - base[name];
   console.log(
-    [name.padEnd(40), `${base[name].toFixed(1)} ms`.padStart(8), `${slow[name].toFixed(1)} ms`.padStart(7), `${added.toFixed(1)} ms`.padStart(6), (added / rtt).toFixed(1).padStart(8)].join("  "),
+    [name.padEnd(46), `${base[name].toFixed(1)} ms`.padStart(8), `${slow[name].toFixed(1)} ms`.padStart(7), `${added.toFixed(1)} ms`.padStart(6), (added / rtt).toFixed(1).padStart(8)].join("  "),
   );
 }
 process.exit(0);

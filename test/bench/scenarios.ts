@@ -1,3 +1,8 @@
+import type { AnyDb } from "../../src/lib/db";
+import { setIntegration } from "../../src/suppliers/admin";
+import { startFakeSupplierA } from "../fakes/supplier-a";
+import { startFakeSupplierB } from "../fakes/supplier-b";
+
 /**
  * What the latency benchmark times. The company is loaded with the demo seed first (realistic
  * clients, orders with items and payments, catalog, a mail-thread context); `ids` maps its refs.
@@ -5,10 +10,37 @@
 export interface BenchContext {
   ids: Record<string, any>;
   load(data: unknown): Promise<Record<string, any>>;
+  db: AnyDb;
+  companyId: number;
+  /** Runs after this measurement (e.g. closes fake servers a scenario started). */
+  onDispose(fn: () => Promise<void>): void;
 }
 export interface BenchScenario {
   name: string;
   prepare(ctx: BenchContext): Promise<{ method?: string; path: string; body?: unknown }>;
+}
+
+/** Fake suppliers answering after this long: longer than the database work, like real ones. */
+const SUPPLIER_DELAY = "delay-100";
+const connected = new WeakMap<AnyDb, Promise<void>>();
+
+/** Both fake suppliers, started once per measurement, connected to the bench company. */
+function connectSuppliers(ctx: BenchContext) {
+  let done = connected.get(ctx.db);
+  if (!done) {
+    done = (async () => {
+      const [a, b] = await Promise.all([startFakeSupplierA(), startFakeSupplierB()]);
+      ctx.onDispose(async () => void (await Promise.all([a.close(), b.close()])));
+      const credsA = { customer_number: "bench", username: "bench", password: "bench" };
+      const credsB = { account_number: "bench", api_key: "bench" };
+      a.allow(credsA);
+      b.allow(credsB);
+      await setIntegration(ctx.db, { companyId: ctx.companyId, provider: "supplier_a", enabled: true, baseUrl: a.url(SUPPLIER_DELAY), credentials: credsA });
+      await setIntegration(ctx.db, { companyId: ctx.companyId, provider: "supplier_b", enabled: true, baseUrl: b.url(SUPPLIER_DELAY), credentials: credsB });
+    })();
+    connected.set(ctx.db, done);
+  }
+  return done;
 }
 
 const thread = (n: number) => ({
@@ -51,6 +83,22 @@ export const benchScenarios: BenchScenario[] = [
     }),
   },
   { name: "GET /products/search (local + lines)", prepare: async () => ({ path: "/products/search?q=tee&include=local,lines" }) },
+  { name: "GET /products/search (all, no integrations)", prepare: async () => ({ path: "/products/search?q=pc54" }) },
+  {
+    name: "GET /products/search (all, suppliers 100 ms)",
+    async prepare(ctx) {
+      await connectSuppliers(ctx);
+      return { path: "/products/search?q=pc54" };
+    },
+  },
+  {
+    name: "GET /products/supplier_b (100 ms)",
+    async prepare(ctx) {
+      await connectSuppliers(ctx);
+      return { path: "/products/supplier_b?styleId=39" };
+    },
+  },
+  { name: "GET /products/invoice_item", prepare: async ({ ids }) => ({ path: `/products/invoice_item?id=${ids["ord-northside-tees-i1"]}` }) },
   { name: "GET /mail/threads/{id} (context)", prepare: async () => ({ path: "/mail/threads/demo-18c2f1a9b7e4d305" }) },
   { name: "PUT /mail/email-threads/{id} (50 msgs)", prepare: async () => ({ method: "PUT", path: "/mail/email-threads/bench-thread-1", body: thread(50) }) },
 ];

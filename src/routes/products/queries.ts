@@ -1,7 +1,9 @@
 import { and, asc, desc, eq, getTableColumns, ilike, isNull, or, sql } from "drizzle-orm";
-import { catalogItems, invoiceItems, invoices, projects } from "../../db/schema";
-import type { Db } from "../../lib/db";
+import { catalogItems, companies, invoiceItems, invoices, projects, supplierIntegrations } from "../../db/schema";
+import type { AnyDb } from "../../lib/db";
+import { jsonRows } from "../../lib/json-rows";
 import { likeContains } from "../../lib/openapi";
+import { integrationRows, integrationStates, type Provider } from "../../suppliers/integrations";
 
 /** Most local matches / invoice lines returned per search. */
 export const MAX_RESULTS = 25;
@@ -11,7 +13,7 @@ export const SAMPLE_SIZE = 10;
 const liveCatalog = (companyId: number) => and(eq(catalogItems.companyId, companyId), isNull(catalogItems.deletedAt));
 
 /** Title substring match (trigram index); titles starting with q first, then by title. */
-export function searchCatalog(db: Db, companyId: number, q: string) {
+export function searchCatalog(db: AnyDb, companyId: number, q: string) {
   const startsWith = likeContains(q).slice(1); // "%q%" → "q%"
   return db
     .select()
@@ -22,7 +24,7 @@ export function searchCatalog(db: Db, companyId: number, q: string) {
 }
 
 /** The most recently added live catalog items. */
-export function recentCatalog(db: Db, companyId: number) {
+export function recentCatalog(db: AnyDb, companyId: number) {
   return db
     .select()
     .from(catalogItems)
@@ -31,13 +33,15 @@ export function recentCatalog(db: Db, companyId: number) {
     .limit(SAMPLE_SIZE);
 }
 
+const invoiceLineFields = { ...getTableColumns(invoiceItems), orderId: projects.id };
+
 /**
  * Invoice items of the company that are live and whose invoice and order (project) are live too;
  * the tenant check is on every joined row.
  */
-function liveInvoiceLines(db: Db, companyId: number) {
+function liveInvoiceLines(db: AnyDb, companyId: number) {
   return db
-    .select({ ...getTableColumns(invoiceItems), orderId: projects.id })
+    .select(invoiceLineFields)
     .from(invoiceItems)
     .innerJoin(invoices, and(eq(invoices.id, invoiceItems.invoiceId), eq(invoices.companyId, companyId), isNull(invoices.deletedAt)))
     .innerJoin(projects, and(eq(projects.id, invoices.projectId), eq(projects.companyId, companyId), isNull(projects.deletedAt)))
@@ -45,7 +49,7 @@ function liveInvoiceLines(db: Db, companyId: number) {
 }
 
 /** Lines whose title or description contains q (trigram indexes), most recent first. */
-export function searchInvoiceLines(db: Db, companyId: number, q: string) {
+export function searchInvoiceLines(db: AnyDb, companyId: number, q: string) {
   const pattern = likeContains(q);
   return liveInvoiceLines(db, companyId)
     .where(
@@ -59,9 +63,44 @@ export function searchInvoiceLines(db: Db, companyId: number, q: string) {
     .limit(MAX_RESULTS);
 }
 
-export async function findLiveInvoiceLine(db: Db, companyId: number, id: number) {
+export async function findLiveInvoiceLine(db: AnyDb, companyId: number, id: number) {
   const [row] = await liveInvoiceLines(db, companyId)
     .where(and(eq(invoiceItems.id, id), eq(invoiceItems.companyId, companyId), isNull(invoiceItems.deletedAt)))
     .limit(1);
   return row;
+}
+
+export interface SearchStorageParts {
+  local: boolean;
+  lines: boolean;
+  /** Providers whose integration the search needs. */
+  providers: Provider[];
+}
+
+/**
+ * Everything a search reads from the database as ONE statement, each part only when asked for:
+ * each extra concurrent query would open another connection of the request's pool (two round trips),
+ * while this costs one round trip on the connection authentication already opened.
+ * No part asked for: no statement.
+ */
+export async function searchStorage(db: AnyDb, companyId: number, q: string, parts: SearchStorageParts) {
+  const none = sql<null>`null`;
+  const [row] =
+    parts.local || parts.lines || parts.providers.length
+      ? await db
+          .select({
+            local: parts.local ? jsonRows(getTableColumns(catalogItems), searchCatalog(db, companyId, q)) : none,
+            lines: parts.lines ? jsonRows(invoiceLineFields, searchInvoiceLines(db, companyId, q)) : none,
+            integrations: parts.providers.length
+              ? jsonRows(getTableColumns(supplierIntegrations), integrationRows(db, companyId, parts.providers))
+              : none,
+          })
+          .from(companies)
+          .where(eq(companies.id, companyId))
+      : [];
+  return {
+    local: row?.local ?? [],
+    lines: row?.lines ?? [],
+    integrations: integrationStates(parts.providers, row?.integrations ?? []),
+  };
 }

@@ -2,10 +2,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { authErrors, errorResponses, invalid } from "../../lib/errors";
 import { bearerSecurity, type Router } from "../../lib/openapi";
 import { DEFAULT_SOURCE_TIMEOUT_MS, SupplierError, sourceTimeoutMs, withDeadline } from "../../suppliers/http";
-import { loadIntegrations, PROVIDERS, UNAVAILABLE_MESSAGES, type Unavailable } from "../../suppliers/integrations";
+import { PROVIDERS, UNAVAILABLE_MESSAGES, type Unavailable } from "../../suppliers/integrations";
 import { extractStyleToken, getProductInfo, styleResult } from "../../suppliers/supplier-a";
 import { MAX_STYLES, searchStyles } from "../../suppliers/supplier-b";
-import { MAX_RESULTS, recentCatalog, SAMPLE_SIZE, searchCatalog, searchInvoiceLines } from "./queries";
+import { MAX_RESULTS, recentCatalog, SAMPLE_SIZE, searchStorage } from "./queries";
 import {
   emptySupplierA,
   SEARCH_SOURCES,
@@ -123,17 +123,19 @@ export const registerSearchProducts = (api: Router) =>
       for (const source of sources) if (source !== "local") skipped.push({ source, reason: "blank_query", message: "q is blank" });
       await run("local", () => recentCatalog(db, auth.companyId), (rows) => (result.local_items = rows.map(serializeCatalogItem)));
     } else {
-      const providers = PROVIDERS.filter((p) => sources.has(p));
-      // One query for both integrations; each supplier source awaits it inside its own deadline.
-      const integrations = loadIntegrations(db, auth.companyId, providers);
-      integrations.catch(() => {}); // failures surface in the sources that await it
+      // supplier_a without a style token is skipped before it needs its integration.
+      const providers = PROVIDERS.filter((p) => sources.has(p) && (p !== "supplier_a" || style));
+      // One statement for all database parts; each source awaits it inside its own deadline, and the
+      // supplier calls start as soon as it returns.
+      const stored = searchStorage(db, auth.companyId, query, { local: sources.has("local"), lines: sources.has("lines"), providers });
+      stored.catch(() => {}); // failures surface in the sources that await it
       await Promise.all([
-        run("local", () => searchCatalog(db, auth.companyId, query), (rows) => (result.local_items = rows.map(serializeCatalogItem))),
-        run("lines", () => searchInvoiceLines(db, auth.companyId, query), (rows) => (result.invoice_lines = rows.map(serializeInvoiceLine))),
+        run("local", async () => (await stored).local, (rows) => (result.local_items = rows.map(serializeCatalogItem))),
+        run("lines", async () => (await stored).lines, (rows) => (result.invoice_lines = rows.map(serializeInvoiceLine))),
         run(
           "supplier_b",
           async (signal) => {
-            const state = (await integrations).supplier_b;
+            const state = (await stored).integrations.supplier_b;
             if (!state.ok) throw unavailable(state.reason);
             return searchStyles(state.config, query, signal);
           },
@@ -143,7 +145,7 @@ export const registerSearchProducts = (api: Router) =>
           "supplier_a",
           async (signal) => {
             if (!style) throw new Skip("no_style_token", "q holds no style token");
-            const state = (await integrations).supplier_a;
+            const state = (await stored).integrations.supplier_a;
             if (!state.ok) throw unavailable(state.reason);
             return getProductInfo(state.config, { style }, signal);
           },
