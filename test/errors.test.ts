@@ -121,3 +121,26 @@ describe("NUL characters in the URL", () => {
     expect(await sql("select 1 from email_threads where company_id = $1", [a.companyId])).toEqual([]);
   });
 });
+
+describe("dates outside what PostgreSQL stores", () => {
+  it("400 (not 500) for year 0000 or a timestamp pushed past 9999 by its offset", async () => {
+    const a = await newCompany();
+    expect(expectError(await a.get("/orders?from=0000-01-01"), 400, "invalid_request").details).toEqual([expect.objectContaining({ field: "from" })]);
+    expect(expectError(await a.get("/orders?to=0000-12-31"), 400, "invalid_request").details).toEqual([expect.objectContaining({ field: "to" })]);
+    const { id: clientId } = (await a.post("/clients", { company_name: "Dated" })).body.client;
+    const order = (await a.post("/orders", { title: "Dated order", client_id: clientId })).body;
+    const err = expectError(await a.patch(`/orders/${order.project.id}`, { deadline: "0000-01-01" }), 400, "invalid_request");
+    expect(err.details).toEqual([expect.objectContaining({ field: "deadline" })]);
+    for (const [field, value] of [
+      ["first_message_at", "0000-01-01T00:00:00Z"],
+      ["last_synced_at", "9999-12-31T23:59:59-14:00"],
+      ["last_message_at", "0001-01-01T00:00:00+14:00"],
+    ]) {
+      const res = await a.put("/mail/email-threads/dated", { account_email: "a@b.co", messages: [], [field]: value });
+      expect(expectError(res, 400, "invalid_request").details).toEqual([expect.objectContaining({ field })]);
+    }
+    // The edges themselves are fine.
+    expect((await a.get("/orders?from=0001-01-01&to=9999-12-31")).status).toBe(200);
+    expect((await a.put("/mail/email-threads/dated", { account_email: "a@b.co", messages: [], last_synced_at: "9999-12-31T23:59:59Z" })).status).toBe(200);
+  });
+});

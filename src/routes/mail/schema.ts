@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { isoDateTime } from "../../lib/dates";
 import type { emailThreads, mailThreadContexts } from "../../db/schema";
 import { iso, timestamp } from "../../lib/openapi";
 
@@ -22,7 +23,7 @@ export const accountEmail = () => z.email().max(320).toLowerCase().openapi({ exa
 
 /** ISO 8601 date-time with seconds and a `Z` or `±hh:mm` offset (real calendar dates only). */
 const isoInput = () =>
-  z.iso.datetime({ offset: true }).openapi({ format: "date-time", example: "2026-11-21T13:37:00Z" });
+  isoDateTime().openapi({ format: "date-time", example: "2026-11-21T13:37:00Z" });
 
 /** A validated ISO timestamp (or null / undefined, passed through) as a Date for a timestamptz column. */
 export const toDate = (s: string | null | undefined) => (s == null ? s : new Date(s));

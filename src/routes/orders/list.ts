@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { isoDate } from "../../lib/dates";
 import { and, count, desc, eq, gte, lt, sql } from "drizzle-orm";
 import { clients, invoices, orderStatuses, projects, taxes } from "../../db/schema";
 import { authErrors, errorResponses } from "../../lib/errors";
@@ -21,7 +22,7 @@ const OrderSummarySchema = ProjectSchema.extend({
 const idFilter = (name: string, description: string) =>
   z.coerce.number().int().positive().max(2_147_483_647).optional().openapi({ param: { name, in: "query" }, description, example: 3 });
 const dateFilter = (name: string, description: string) =>
-  z.iso.date().optional().openapi({ param: { name, in: "query" }, description: `${description} (YYYY-MM-DD, UTC, inclusive)`, example: "2026-11-01" });
+  isoDate().optional().openapi({ param: { name, in: "query" }, description: `${description} (YYYY-MM-DD, UTC, inclusive)`, example: "2026-11-01" });
 
 const route = createRoute({
   method: "get",

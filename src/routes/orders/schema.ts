@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { isoDate, isoDateTime } from "../../lib/dates";
 import type { artworks, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
 import { decimalInput, MAX_MONEY, moneyString, plainDecimal } from "../../lib/money";
 import { iso, timestamp } from "../../lib/openapi";
@@ -7,7 +8,7 @@ import { lineAmount, type InvoiceTotals } from "./totals";
 const text = (max: number) => z.string().trim().max(max);
 const nullableText = (max: number, example?: string) => text(max).nullable().optional().openapi({ example });
 const dbId = () => z.number().int().positive().max(2_147_483_647);
-const isoDate = (description: string, example = "2026-12-01") => z.iso.date().openapi({ description: `${description} (YYYY-MM-DD)`, example });
+const isoDateField = (description: string, example = "2026-12-01") => isoDate().openapi({ description: `${description} (YYYY-MM-DD)`, example });
 
 export const DISCOUNT_AMOUNT_TYPES = ["percentage", "fixed_amount"] as const;
 export const DISCOUNT_TYPES = ["before_tax", "after_tax"] as const;
@@ -58,7 +59,7 @@ export const OrderPatchSchema = z
     title: text(500).min(1, "title must not be blank").optional(),
     description: nullableText(10_000).openapi({ description: "Project description; synced as the accounting private note" }),
     start_date: startDate,
-    deadline: isoDate("Project deadline; also copied to the invoice due date. null clears both").nullable().optional(),
+    deadline: isoDateField("Project deadline; also copied to the invoice due date. null clears both").nullable().optional(),
     client_id: dbId().optional().openapi({ description: "A live client of your company; updates project and invoice" }),
     status_id: dbId().nullable().optional().openapi({ description: "One of your company's order statuses; null clears it" }),
     tax_id: z.number().int().min(0).max(2_147_483_647).nullable().optional().openapi({ description: "One of your company's tax rows; 0 or null means no tax" }),
@@ -119,7 +120,7 @@ const ItemImportSchema = z.strictObject({
 const PaymentImportSchema = z.strictObject({
   ref: z.string().min(1).max(100),
   amount: decimalInput({ scale: 2, min: 0, max: MAX_MONEY, description: "Amount" }),
-  paid_date: z.iso.date().nullable().optional(),
+  paid_date: isoDate().nullable().optional(),
   method: nullableText(100),
   reference: nullableText(255),
 });
@@ -139,12 +140,12 @@ export const OrderImportSchema = z
     title: OrderCreateSchema.shape.title,
     description: OrderCreateSchema.shape.description,
     start_date: startDate,
-    deadline: z.iso.date().nullable().optional(),
+    deadline: isoDate().nullable().optional(),
     status_ref: refOrId.ref,
     status_id: refOrId.id,
-    created_at: z.iso.datetime({ offset: true }).optional(),
+    created_at: isoDateTime().optional(),
     invoice: z
-      .strictObject({ ...invoiceFields, due_date: z.iso.date().nullable().optional(), tax_ref: refOrId.ref, tax_id: refOrId.id })
+      .strictObject({ ...invoiceFields, due_date: isoDate().nullable().optional(), tax_ref: refOrId.ref, tax_id: refOrId.id })
       .refine(discountInRange, { message: PERCENT_MESSAGE, path: ["discount_amount"] })
       .optional(),
     items: z.array(ItemImportSchema).max(1000).optional(),
