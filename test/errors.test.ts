@@ -144,3 +144,18 @@ describe("dates outside what PostgreSQL stores", () => {
     expect((await a.put("/mail/email-threads/dated", { account_email: "a@b.co", messages: [], last_synced_at: "9999-12-31T23:59:59Z" })).status).toBe(200);
   });
 });
+
+describe("numbers in paths and queries are plain digits", () => {
+  it.each(["0x1", "1e0", "%20%201", "1.0", "+1", "01x"])("PATCH /clients/%s is a 400, not client 1", async (id) => {
+    const a = await newCompany();
+    await a.post("/clients", { company_name: "Only one" });
+    expectError(await a.patch(`/clients/${id}`, { company_name: "Changed" }), 400, "invalid_request");
+    expectError(await a.get(`/orders/${id}`), 400, "invalid_request");
+    expect(await sql("select company_name from clients where company_id = $1", [a.companyId])).toEqual([{ company_name: "Only one" }]);
+  });
+
+  it.each(["page=0x10", "page=1e3", "per_page=2.0", "per_page=%2010"])("GET /clients?%s is a 400", async (q) => {
+    const a = await newCompany();
+    expectError(await a.get(`/clients?${q}`), 400, "invalid_request");
+  });
+});

@@ -11,19 +11,24 @@ export const bearerSecurity = [{ bearerAuth: [] }];
 export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;
 
+export const MAX_INT_ID = 2_147_483_647;
+
+/**
+ * A whole number written in plain decimal digits ("42") from a path or query string. "0x2a", "4.2e1",
+ * " 42" and "42.0" are 400, not quietly read as 42 (as `z.coerce.number()` would).
+ */
+export const digitsInt = (bounds: (n: z.ZodNumber) => z.ZodNumber = (n) => n) =>
+  z.preprocess(
+    (v) => (typeof v === "string" && /^\d{1,10}$/.test(v) ? Number(v) : v),
+    bounds(z.number({ error: "Must be a whole number written in digits" }).int()),
+  );
+
 /** Shared `page` / `per_page` query parameters; out-of-range values are 400, not clamped. */
 export const paginationQuery = {
-  page: z.coerce
-    .number()
-    .int()
-    .min(1)
+  page: digitsInt((n) => n.min(1).max(MAX_INT_ID))
     .default(1)
     .openapi({ param: { name: "page", in: "query" }, description: "Page number, from 1", example: 1 }),
-  per_page: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PER_PAGE)
+  per_page: digitsInt((n) => n.min(1).max(MAX_PER_PAGE))
     .default(DEFAULT_PER_PAGE)
     .openapi({ param: { name: "per_page", in: "query" }, description: `Page size, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE})`, example: 25 }),
 };
@@ -39,12 +44,7 @@ export const PaginationSchema = z
 /** Positive integer id in a path; anything else is a 400 naming the parameter. */
 export const idParam = (description: string) =>
   z.object({
-    id: z.coerce
-      .number()
-      .int()
-      .positive()
-      .max(2_147_483_647)
-      .openapi({ param: { name: "id", in: "path" }, description, example: 42 }),
+    id: digitsInt((n) => n.positive().max(MAX_INT_ID)).openapi({ param: { name: "id", in: "path" }, description, example: 42 }),
   });
 
 /** ISO 8601 UTC timestamp as sent on the wire. */

@@ -4,7 +4,7 @@ import { and, count, desc, eq, gte, lt, sql } from "drizzle-orm";
 import { clients, invoices, orderStatuses, projects, taxes } from "../../db/schema";
 import { authErrors, errorResponses } from "../../lib/errors";
 import { moneyString } from "../../lib/money";
-import { bearerSecurity, PaginationSchema, paginationQuery, type Router } from "../../lib/openapi";
+import { bearerSecurity, digitsInt, MAX_INT_ID, PaginationSchema, paginationQuery, type Router } from "../../lib/openapi";
 import { pageTotal } from "../../lib/pagination";
 import { defaultInvoiceOf, invoiceAmountsColumns, liveProjects } from "./queries";
 import { invoiceTerms, ProjectSchema, serializeProject } from "./schema";
@@ -20,7 +20,7 @@ const OrderSummarySchema = ProjectSchema.extend({
 }).openapi("OrderSummary");
 
 const idFilter = (name: string, description: string) =>
-  z.coerce.number().int().positive().max(2_147_483_647).optional().openapi({ param: { name, in: "query" }, description, example: 3 });
+  digitsInt((n) => n.positive().max(MAX_INT_ID)).optional().openapi({ param: { name, in: "query" }, description, example: 3 });
 const dateFilter = (name: string, description: string) =>
   isoDate().optional().openapi({ param: { name, in: "query" }, description: `${description} (YYYY-MM-DD, UTC, inclusive)`, example: "2026-11-01" });
 
