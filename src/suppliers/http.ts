@@ -111,3 +111,17 @@ export function sourceTimeoutMs(env: { PRODUCT_SOURCE_TIMEOUT_MS?: string }): nu
   const n = Number(env.PRODUCT_SOURCE_TIMEOUT_MS);
   return Number.isInteger(n) && n >= 100 && n <= 30_000 ? n : DEFAULT_SOURCE_TIMEOUT_MS;
 }
+
+/**
+ * A supplier's image link as an absolute http(s) URL (relative paths resolved against `base`), or
+ * null for anything else: supplier data is untrusted, and a broken link must not break the answer.
+ */
+export function imageUrl(raw: string | null | undefined, base?: string): string | null {
+  if (!raw) return null;
+  try {
+    const url = new URL(raw, base);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.toString() : null;
+  } catch {
+    return null;
+  }
+}

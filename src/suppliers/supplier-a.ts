@@ -11,7 +11,7 @@ import { z } from "@hono/zod-openapi";
 import XMLBuilder from "fast-xml-builder";
 import { XMLParser } from "fast-xml-parser";
 import { SyntaxValidator } from "fast-xml-validator";
-import { fetchText, SupplierError, type UpstreamResponse } from "./http";
+import { fetchText, imageUrl, SupplierError, type UpstreamResponse } from "./http";
 import type { SupplierConfig } from "./integrations";
 import { priceFrom as money, priceRange } from "../lib/money";
 
@@ -155,11 +155,11 @@ function toProduct(entry: z.infer<typeof EntrySchema>) {
     sale_case_price: money(p.caseSalePrice),
     sale_start_date: str(p.saleStartDate),
     sale_end_date: str(p.saleEndDate),
-    image_url: str(i.productImage),
-    color_image_url: str(i.colorProductImage),
-    swatch_image_url: str(i.colorSquareImage) ?? str(i.colorSwatchImage),
-    front_model_image_url: str(i.frontModel),
-    back_model_image_url: str(i.backModel),
+    image_url: imageUrl(str(i.productImage)),
+    color_image_url: imageUrl(str(i.colorProductImage)),
+    swatch_image_url: imageUrl(str(i.colorSquareImage) ?? str(i.colorSwatchImage)),
+    front_model_image_url: imageUrl(str(i.frontModel)),
+    back_model_image_url: imageUrl(str(i.backModel)),
   };
 }
 

@@ -6,7 +6,7 @@
  * S&S answers 404 when nothing matches: that is an empty result, not a failure.
  */
 import { z } from "@hono/zod-openapi";
-import { fetchText, SupplierError } from "./http";
+import { fetchText, imageUrl, SupplierError } from "./http";
 import type { SupplierConfig } from "./integrations";
 import { priceFrom as money } from "../lib/money";
 
@@ -52,7 +52,7 @@ const ProductSchema = z.looseObject({
   warehouses: z.array(WarehouseSchema).nullish(),
 });
 
-const image = (path: string | null) => (path === null ? null : /^https?:\/\//i.test(path) ? path : new URL(path, IMAGE_ORIGIN).toString());
+const image = (path: string | null) => imageUrl(path, IMAGE_ORIGIN);
 
 function authHeader(config: SupplierConfig<"supplier_b">): string {
   const { account_number, api_key } = config.credentials;

@@ -5,7 +5,7 @@ import { startFake, type FakeServer } from "./server";
  * 401 otherwise), `GET /v2/styles?search=`, `GET /v2/products/?styleid=`, `GET /v2/products/{sku}`,
  * JSON arrays of flat rows with relative image paths; an unknown SKU or style id is a 404.
  *
- * Failure scenarios (first path segment): status500, malformed (truncated JSON), garbage (JSON of the
+ * Failure scenarios (first path segment): badimages (image links that are not URLs), status500, malformed (truncated JSON), garbage (JSON of the
  * wrong shape), unauthorized (401 whatever the credentials), slow, delay-<ms>.
  */
 export interface SsCredentials {
@@ -116,19 +116,25 @@ export async function startFakeSupplierB(): Promise<FakeSupplierB> {
       case "garbage":
         return json(200, { unexpected: "shape" });
     }
+    // badimages: the right shape, but image links that are not URLs (supplier data is untrusted).
+    const bad = ["//", "http:", "http://[::1", "javascript:alert(1)"];
+    const mangle = <T extends object>(rows: T[]): T[] =>
+      scenario === "badimages"
+        ? rows.map((r, i) => ({ ...r, styleImage: bad[i % 4], colorSwatchImage: bad[(i + 1) % 4], colorFrontImage: bad[(i + 2) % 4], colorBackImage: bad[(i + 3) % 4] }))
+        : rows;
 
     const search = url.searchParams.get("search");
     if (path === "/v2/styles" && search !== null) {
       const s = search.toLowerCase();
-      return json(200, STYLES.filter((st) => [st.brandName, st.styleName, st.title, st.partNumber].some((f) => f.toLowerCase().includes(s))));
+      return json(200, mangle(STYLES.filter((st) => [st.brandName, st.styleName, st.title, st.partNumber].some((f) => f.toLowerCase().includes(s)))));
     }
     if (path === "/v2/products/" && url.searchParams.has("styleid")) {
-      const rows = PRODUCTS.filter((p) => String(p.styleID) === url.searchParams.get("styleid"));
+      const rows = mangle(PRODUCTS.filter((p) => String(p.styleID) === url.searchParams.get("styleid")));
       return rows.length ? json(200, rows) : json(404, []);
     }
     const sku = /^\/v2\/products\/([^/]+)$/.exec(path)?.[1];
     if (sku) {
-      const rows = PRODUCTS.filter((p) => p.sku === decodeURIComponent(sku));
+      const rows = mangle(PRODUCTS.filter((p) => p.sku === decodeURIComponent(sku)));
       return rows.length ? json(200, rows) : json(404, []);
     }
     return json(404, { message: "No HTTP resource was found that matches the request URI." });

@@ -76,6 +76,22 @@ describe("GET /products/supplier_a", () => {
 });
 
 describe("GET /products/supplier_b", () => {
+  it("drops image links that are not http(s) URLs instead of failing (supplier data is untrusted)", async () => {
+    const co = await newCompany();
+    secrets.push(await connectSupplierB(co.companyId, fakes.b, "badimages"));
+    for (const params of [{ styleId: "39" }, { sku: PRODUCTS[0].sku }] as Record<string, string>[]) {
+      const res = await fetchProduct(co, "supplier_b", params);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      for (const group of res.body.products) {
+        for (const key of ["color_swatch_image_url", "color_front_image_url", "color_back_image_url"]) expect(group[key]).toBeNull();
+      }
+    }
+    const search = await co.get("/products/search?q=gildan&include=supplier_b");
+    expect(search.status).toBe(200);
+    expect(search.body.supplier_b_styles.length).toBeGreaterThan(0);
+    for (const style of search.body.supplier_b_styles) expect(style.image_url).toBeNull();
+  });
+
   it("groups a style's SKU rows by color, sizes in the supplier's size order, prices exact", async () => {
     const co = await newCompany();
     secrets.push(await connectSupplierB(co.companyId, fakes.b));
