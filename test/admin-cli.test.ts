@@ -73,6 +73,19 @@ describe("admin CLI", () => {
     expect(admin("token", "create", "--company", "abc").stderr).toContain("--company must be a positive integer");
     expect(admin("token", "create", "--company", "999999").stderr).toContain("company 999999 does not exist");
     expect(admin("company", "create").code).not.toBe(0);
+
+    // A value the database refuses: a clear one-line error, no stack trace, no SQL.
+    const nul = path.join(dir, "nul.json");
+    writeFileSync(nul, JSON.stringify({ clients: [{ ref: "n", company_name: "Nul\u0000Co" }] }));
+    const nulRes = admin("import", "--company", id, "--file", nul);
+    expect(nulRes.code).toBe(1);
+    expect(nulRes.stderr).toContain("clients[0].company_name");
+    const dupStatus = admin("status", "create", "--company", id, "--name", "x".repeat(10), "--position", "99999999999");
+    expect(dupStatus.code).not.toBe(0);
+    for (const out of [nulRes.stderr, dupStatus.stderr]) {
+      expect(out).not.toMatch(/\n\s+at /); // no stack frames
+      expect(out).not.toMatch(/insert into|select .* from/i);
+    }
     expect(admin("frobnicate").code).toBe(2);
   }, 60_000);
 });

@@ -168,8 +168,14 @@ export async function main(argv: string[]): Promise<number> {
     console.log(JSON.stringify(await command.run(db, values)));
     return 0;
   } catch (e) {
-    if (!(e instanceof CommandError)) throw e;
-    console.error(`error: ${e.message}\nusage: ${command.usage}`);
+    if (e instanceof CommandError) {
+      console.error(`error: ${e.message}\nusage: ${command.usage}`);
+      return 1;
+    }
+    // Anything else (e.g. the database refusing a value): its own words, never a stack trace or the
+    // failed SQL with its parameters, which may hold credentials.
+    const cause = e instanceof Error && e.cause instanceof Error ? e.cause : e;
+    console.error(`error: ${name} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
     return 1;
   } finally {
     await close();

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { AnyDb } from "../lib/db";
 import { issuesToDetails } from "../lib/errors";
+import { unstorableJson } from "../lib/json-body";
 import { CommandError } from "./errors";
 
 /** What every import section uses; the sections themselves live beside their resource's routes. */
@@ -22,6 +23,9 @@ export function parseRecord<S extends z.ZodType>(schema: S, record: unknown, whe
     const fields = issuesToDetails(result.error.issues, where).map((d) => `${d.field}: ${d.message}`);
     throw new ImportError(`invalid record ${where}: ${fields.join("; ")}`);
   }
+  // The same storability check as request bodies (NUL characters, absurd nesting).
+  const unstorable = unstorableJson(record);
+  if (unstorable) throw new ImportError(`invalid record ${where}: ${[where, ...unstorable.path].join(".")}: ${unstorable.message}`);
   return result.data;
 }
 
