@@ -4,6 +4,7 @@ import { authenticate } from "./lib/auth";
 import type { AppEnv } from "./lib/env";
 import { errorBody, onError } from "./lib/errors";
 import { jsonBody, MAX_JSON_DEPTH } from "./lib/json-body";
+import { withResponseHeaders } from "./lib/openapi-headers";
 import { paramsGuard } from "./lib/params-guard";
 import { createRouter } from "./lib/openapi";
 import { requestContext } from "./lib/request-context";
@@ -17,6 +18,23 @@ const PUBLIC_PATHS = new Set(["/openapi.json", "/docs"]);
 
 /** Resource routers. Add a resource here and nowhere else. */
 const resources = [clientsApi, ordersApi, productsApi, mailApi];
+
+/** Title, description and server of the OpenAPI document; paths come from the routes' contracts. */
+const documentInfo = (origin: string) => ({
+  openapi: "3.1.0",
+  info: {
+    title: "CRM integration API",
+    version: "1.0.0",
+    description:
+      "Company-scoped CRM API for apparel-decoration shops. Every request carries `Authorization: Bearer <token>`; " +
+      "the token's company scopes all reads and writes, and a body never carries a company id. " +
+      "Errors are `{ error: { code, message, details } }`. Rate limit: 300 requests per 60 s sliding window per API key " +
+      "(`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` in Unix seconds; 429 `rate_limited` with `Retry-After`). " +
+      "Request bodies are JSON (`Content-Type: application/json`), at most 1 MiB unless a route says otherwise (413 above); " +
+      `strings must not contain the NUL character (U+0000) and JSON may nest at most ${MAX_JSON_DEPTH} levels (400 otherwise).`,
+  },
+  servers: [{ url: `${origin}${API_PREFIX}` }],
+});
 
 /** The v1 API: paths in its OpenAPI document are relative to the server base `<origin>/api/v1`. */
 function createApi() {
@@ -34,21 +52,9 @@ function createApi() {
     scheme: "bearer",
     description: "64 hexadecimal characters, bound to one company. Every request is scoped to that company.",
   });
-  api.doc31("/openapi.json", (c) => ({
-    openapi: "3.1.0",
-    info: {
-      title: "CRM integration API",
-      version: "1.0.0",
-      description:
-        "Company-scoped CRM API for apparel-decoration shops. Every request carries `Authorization: Bearer <token>`; " +
-        "the token's company scopes all reads and writes, and a body never carries a company id. " +
-        "Errors are `{ error: { code, message, details } }`. Rate limit: 300 requests per 60 s sliding window per API key " +
-        "(`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` in Unix seconds; 429 `rate_limited` with `Retry-After`). " +
-        "Request bodies are JSON (`Content-Type: application/json`), at most 1 MiB unless a route says otherwise (413 above); " +
-        `strings must not contain the NUL character (U+0000) and JSON may nest at most ${MAX_JSON_DEPTH} levels (400 otherwise).`,
-    },
-    servers: [{ url: `${new URL(c.req.url).origin}${API_PREFIX}` }],
-  }));
+  api.get("/openapi.json", (c) =>
+    c.json(withResponseHeaders(api.getOpenAPI31Document(documentInfo(new URL(c.req.url).origin)))),
+  );
   api.get("/docs", Scalar({ url: `${API_PREFIX}/openapi.json`, pageTitle: "CRM API reference" }));
   return api;
 }

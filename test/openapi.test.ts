@@ -27,6 +27,34 @@ describe("OpenAPI document and docs page", () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/clients", "/clients/{id}"]));
   });
 
+  it("lists every route of the API", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    const operations = Object.entries(doc.paths as Record<string, object>).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(operations.sort()).toEqual(
+      [
+        "GET /clients", "POST /clients", "GET /clients/{id}", "PATCH /clients/{id}",
+        "GET /orders", "POST /orders", "GET /orders/{id}", "PATCH /orders/{id}", "DELETE /orders/{id}",
+        "GET /products/search", "GET /products/{source}",
+        "GET /mail/threads/{legacyThreadId}", "PUT /mail/email-threads/{legacyThreadId}", "GET /mail/email-threads/{legacyThreadId}",
+      ].sort(),
+    );
+  });
+
+  it("declares the headers middleware adds: request id everywhere, rate-limit headers, Retry-After on 429", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    expect(doc.components.headers["X-Request-Id"].schema.type).toBe("string");
+    for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) {
+      for (const op of Object.values(item)) {
+        expect(op.responses["200"].headers).toMatchObject({
+          "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
+          "X-RateLimit-Remaining": { $ref: "#/components/headers/X-RateLimit-Remaining" },
+        });
+        expect(op.responses["429"].headers["Retry-After"]).toEqual({ $ref: "#/components/headers/Retry-After" });
+        expect(op.responses["401"].headers["X-RateLimit-Limit"]).toBeUndefined();
+      }
+    }
+  });
+
   it("answers 401 with the error envelope on every documented operation without a token", async () => {
     const doc = (await call("GET", "/openapi.json")).body;
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
