@@ -1,11 +1,13 @@
+import type { SQL } from "drizzle-orm";
 import { accountingOutbox } from "../db/schema";
 import type { AnyDb } from "../lib/db";
+import { insertFrom } from "../lib/sql-kit";
 import type { Bindings } from "../lib/env";
 
 /**
  * The contract between order changes (writers) and accounting delivery (the consumer).
  * A row describes one accounting operation on the order's default invoice; it is written in the
- * same transaction as the change, and only when sync applies (see `syncApplies`).
+ * same transaction (or single statement) as the change, and only when sync applies (see `syncApplies`).
  *
  * - create: the invoice is created remotely from its current state (client as customer, items as lines).
  * - update: a sparse update; `changes` holds only what this PATCH changed, in accounting terms:
@@ -39,20 +41,36 @@ export type AccountingChange =
     }
   | { operation: "delete"; payload: Record<string, never> };
 
-/** The request's `quickbooks_enabled` when sent, otherwise the company-level flag. */
-export const syncApplies = (requestFlag: boolean | undefined, companyFlag: boolean) => requestFlag ?? companyFlag;
+/**
+ * The request's `quickbooks_enabled` when sent, otherwise the company-level flag (a boolean, or the SQL that
+ * reads it when the decision is part of a single statement).
+ */
+export const syncApplies = <T = boolean>(requestFlag: boolean | undefined, companyFlag: T): boolean | T => requestFlag ?? companyFlag;
+
+type OutboxRow<Id> = { companyId: number; projectId: Id; invoiceId: Id } & AccountingChange;
+
+/** The outbox row's columns: the one definition both writers below use. */
+const outboxValues = <Id>(row: OutboxRow<Id>) => ({
+  companyId: row.companyId,
+  projectId: row.projectId,
+  invoiceId: row.invoiceId,
+  operation: row.operation,
+  payload: row.payload,
+});
 
 /** Writes the outbox row inside the caller's transaction; returns its id. */
-export async function recordAccountingChange(
-  tx: AnyDb,
-  row: { companyId: number; projectId: number; invoiceId: number } & AccountingChange,
-): Promise<number> {
-  const [inserted] = await tx
-    .insert(accountingOutbox)
-    .values({ companyId: row.companyId, projectId: row.projectId, invoiceId: row.invoiceId, operation: row.operation, payload: row.payload })
-    .returning({ id: accountingOutbox.id });
+export async function recordAccountingChange(tx: AnyDb, row: OutboxRow<number>): Promise<number> {
+  const [inserted] = await tx.insert(accountingOutbox).values(outboxValues(row)).returning({ id: accountingOutbox.id });
   return inserted.id;
 }
+
+/**
+ * The same row as a CTE (`outbox`, returning the row) of a single-statement write: written once per row
+ * of `from` (none when it is empty), so it lands only when the statement's change does. Ids may be SQL
+ * reading other CTEs of the statement.
+ */
+export const accountingChangeCte = (db: AnyDb, row: OutboxRow<number | SQL>, from: SQL) =>
+  insertFrom(db, "outbox", accountingOutbox, outboxValues(row), from);
 
 /**
  * The queue message for one outbox row: its id (the consumer reads the row itself) and the database

@@ -3,7 +3,7 @@ import type { invoices } from "../../db/schema";
 import { plainDecimal } from "../../lib/money";
 import type { OrderPatch } from "./schema";
 
-type UpdateChanges = Extract<AccountingChange, { operation: "update" }>["payload"]["changes"];
+export type AccountingUpdate = Extract<AccountingChange, { operation: "update" }>["payload"]["changes"];
 
 /**
  * A PATCH in accounting terms (the outbox `update` payload): only the fields this request sent that the
@@ -14,8 +14,8 @@ export function accountingUpdate(
   body: OrderPatch,
   invoice: typeof invoices.$inferSelect,
   taxRate: string | null,
-): UpdateChanges | undefined {
-  const changes: UpdateChanges = {};
+): AccountingUpdate | undefined {
+  const changes: AccountingUpdate = {};
   if (body.description !== undefined) changes.private_note = body.description;
   if (body.deadline !== undefined) changes.due_date = body.deadline;
   if (body.client_id !== undefined) changes.client_id = body.client_id;

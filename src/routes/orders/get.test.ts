@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectError, newCompany } from "../../../test/support/api";
+import { expectError, newCompany, sql } from "../../../test/support/api";
 import { newOrder } from "../../../test/support/orders";
 
 const seed = {
@@ -95,5 +95,18 @@ describe("GET /orders/{id}", () => {
       const err = expectError(await co.get(`/orders/${id}`), 400, "invalid_request");
       expect(err.details).toEqual([expect.objectContaining({ field: "id" })]);
     }
+  });
+
+  it("child rows carry their exact timestamps (the lists travel as JSON inside the one query)", async () => {
+    const co = await newCompany();
+    const ids = await co.load(seed);
+    const at = "2026-03-01T09:15:30.123Z";
+    await sql("update invoice_items set created_at = $2, updated_at = $2 where id = $1", [ids.i1, at]);
+    await sql("update payments set created_at = $2 where id = $1", [ids.p, at]);
+    await sql("update artworks set created_at = $2, updated_at = $2 where id = $1", [ids.a, at]);
+    const b = (await co.get(`/orders/${ids.o}`)).body;
+    expect(b.invoice_items[1]).toMatchObject({ id: ids.i1, created_at: at, updated_at: at });
+    expect(b.payments[0]).toMatchObject({ id: ids.p, created_at: at });
+    expect(b.artworks[0]).toMatchObject({ id: ids.a, created_at: at, updated_at: at });
   });
 });

@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import pg from "pg";
+import { describe, expect, inject, it } from "vitest";
 import { expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
-import { newClient, newOrder, orderRows } from "../../../test/support/orders";
+import { newClient, newOrder, orderRows, outboxRows } from "../../../test/support/orders";
 
 /** An order with a 100.00 line, plus a status and a 10 % tax row of the same company. */
 async function arrange(co: TestCompany) {
@@ -158,5 +159,49 @@ describe("PATCH /orders/{id}", () => {
     const res = await co.patch(`/orders/${project.id}`, { deadline: null });
     expect(res.body.project.deadline).toBeNull();
     expect(res.body.invoice.due_date).toBeNull();
+  });
+
+  describe("racing another writer: validated and written against the row that writer committed", () => {
+    /**
+     * Runs `change` in a transaction on its own connection (holding the invoice row lock), sends the PATCH,
+     * waits until the PATCH's write is waiting for that lock (so it has already read the old row), then commits.
+     */
+    async function patchDuring(co: TestCompany, orderId: number, change: string, body: unknown) {
+      const other = new pg.Client({ connectionString: inject("databaseUrl") });
+      await other.connect();
+      try {
+        await other.query("begin");
+        await other.query(`update invoices set ${change} where project_id = $1`, [orderId]);
+        const pending = co.patch(`/orders/${orderId}`, body);
+        const waiting = async () =>
+          (await sql("select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'with \"locked\"%' and pid <> pg_backend_pid()")).length > 0;
+        while (!(await waiting())) await new Promise((resolve) => setTimeout(resolve, 10));
+        await other.query("commit");
+        return await pending;
+      } finally {
+        await other.end();
+      }
+    }
+
+    it("re-checks a percentage against the amount the other writer stored", async () => {
+      const co = await newCompany();
+      const { project } = await newOrder(co);
+      // The PATCH reads 0 % (valid); the other writer then commits a fixed 250.00, so the type change must fail.
+      const res = await patchDuring(co, project.id, "discount_amount = 250, discount_amount_type = 'fixed_amount'", { discount_amount_type: "percentage" });
+      expect(expectError(res, 400, "invalid_request").details).toEqual([{ field: "discount_amount_type", message: "A percentage discount must be between 0 and 100" }]);
+      expect((await orderRows(project.id)).invoices[0]).toMatchObject({ discount_amount: "250.00", discount_amount_type: "fixed_amount" });
+    });
+
+    it("keeps the other writer's change and reports the state after both in the outbox row", async () => {
+      const co = await newCompany({ accountingSync: true });
+      const { project } = await newOrder(co, { quickbooks_enabled: false });
+      const res = await patchDuring(co, project.id, "discount_type = 'after_tax'", { discount_amount: 5 });
+      expect(res.status).toBe(200);
+      expect(res.body.invoice).toMatchObject({ discount_amount: "5.00", discount_amount_type: "percentage", discount_type: "after_tax" });
+      expect((await orderRows(project.id)).invoices[0]).toMatchObject({ discount_amount: "5.00", discount_type: "after_tax" });
+      expect((await outboxRows(project.id)).map((r) => r.payload)).toEqual([
+        { changes: { discount: { amount: "5.00", amount_type: "percentage", discount_type: "after_tax" } } },
+      ]);
+    });
   });
 });

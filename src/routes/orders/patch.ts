@@ -1,15 +1,18 @@
 import { createRoute } from "@hono/zod-openapi";
-import { eq, sql } from "drizzle-orm";
-import { findLiveClient } from "../clients/queries";
-import { notifyOutbox, recordAccountingChange, syncApplies } from "../../accounting/outbox";
-import { invoices, projects } from "../../db/schema";
+import { and, eq, exists, inArray, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import { liveClients } from "../clients/queries";
+import { accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
+import { clients, companies, invoices, orderStatuses, projects, taxes } from "../../db/schema";
+import type { AnyDb } from "../../lib/db";
 import { authErrors, errorResponses, invalid, notFound } from "../../lib/errors";
 import { bearerSecurity, idParam, type Router } from "../../lib/openapi";
-import { accountingUpdate } from "./accounting";
-import { findStatus, findTax, lockOrder, totalsOf, unknownReference } from "./queries";
+import { accountingUpdate, type AccountingUpdate } from "./accounting";
+import { defaultInvoiceOf, invoiceAmountsColumns, liveProjects, unknownReference } from "./queries";
 import {
-  invoiceColumns, OrderEnvelopeSchema, OrderPatchSchema, PERCENT_MESSAGE, percentOutOfRange, projectColumns, serializeInvoice, serializeProject,
+  invoiceColumns, invoiceTerms, OrderEnvelopeSchema, type OrderPatch, OrderPatchSchema, PERCENT_MESSAGE, percentOutOfRange, projectColumns, serializeInvoice, serializeProject,
 } from "./schema";
+import { invoiceTotals } from "./totals";
 
 const route = createRoute({
   method: "patch",
@@ -17,14 +20,14 @@ const route = createRoute({
   tags: ["Orders"],
   summary: "Update an order",
   description:
-    "Partial update in one transaction: project fields change the project, invoice fields the default invoice; " +
+    "Partial update, all or nothing: project fields change the project, invoice fields the default invoice; " +
     "`deadline` also sets the invoice due date and `client_id` changes both. The body must hold at least one field besides " +
     "`quickbooks_enabled`; unknown fields are 400. `client_id`, `status_id` and `tax_id` must name rows of your company " +
     "(a missing, deleted or other company's row is 400 `invalid_request` naming the field; nothing changes). " +
     "`tax_id` 0 or null removes the tax; `status_id` null clears the status. `discount_amount_type` accepts `fixed` and `amount` " +
     "for `fixed_amount`. A percentage discount must stay within 0–100, also against the stored type when only one of the two is sent. " +
     "When accounting sync applies (`quickbooks_enabled` when sent, else the company setting) and an accounting-relevant field was sent " +
-    "(description, deadline, client_id, client_notes, discount fields, tax_id, tax_exempt), a sparse accounting `update` is queued in the same transaction.",
+    "(description, deadline, client_id, client_notes, discount fields, tax_id, tax_exempt), a sparse accounting `update` is queued with it (all or nothing).",
   security: bearerSecurity,
   request: {
     params: idParam("Order (project) id"),
@@ -37,45 +40,137 @@ const route = createRoute({
   },
 });
 
+/**
+ * The live order with what validating this PATCH needs (the company's sync default, whether the referenced
+ * client / status / tax exist, the tax rate after the change) and the row versions (xmin) the write is
+ * conditional on. One query; `lock` also locks both rows (the transactional fallback).
+ */
+async function readOrder(db: AnyDb, companyId: number, id: number, body: OrderPatch, lock: boolean) {
+  const storedTax = alias(taxes, "stored_tax");
+  const query = db
+    .select({
+      project: projects,
+      invoice: invoices,
+      companySync: companies.accountingSyncEnabled,
+      versions: { project: sql<string>`${projects}.xmin::text`, invoice: sql<string>`${invoices}.xmin::text` },
+      storedTaxRate: storedTax.rate,
+      clientFound:
+        body.client_id === undefined
+          ? sql<boolean>`true`
+          : exists(db.select({ id: clients.id }).from(clients).where(and(liveClients(companyId), eq(clients.id, body.client_id)))),
+      statusFound: body.status_id
+        ? exists(db.select({ id: orderStatuses.id }).from(orderStatuses).where(and(eq(orderStatuses.companyId, companyId), eq(orderStatuses.id, body.status_id))))
+        : sql<boolean>`true`,
+      // null: no such tax row of the company (rates are never null).
+      sentTaxRate: body.tax_id
+        ? sql<string | null>`(${db.select({ rate: taxes.rate }).from(taxes).where(and(eq(taxes.companyId, companyId), eq(taxes.id, body.tax_id)))})`
+        : sql<null>`null`,
+    })
+    .from(projects)
+    .innerJoin(invoices, defaultInvoiceOf(projects.id))
+    .innerJoin(companies, eq(companies.id, projects.companyId))
+    .leftJoin(storedTax, eq(storedTax.id, invoices.taxId))
+    .where(and(liveProjects(companyId), eq(projects.id, id)));
+  const [row] = await (lock ? query.for("update", { of: [projects, invoices] }) : query);
+  return row;
+}
+type ReadOrder = NonNullable<Awaited<ReturnType<typeof readOrder>>>;
+
+/**
+ * The write as ONE statement (atomic): lock both rows only if they are still the versions that were read
+ * and validated, update what the body changes, write the outbox row; returns the rows after the change
+ * with the invoice's line and payment amounts. Undefined when a row changed since the read (or the order
+ * went away): then nothing was written.
+ */
+async function writeOrder(db: AnyDb, companyId: number, order: ReadOrder, body: OrderPatch, changes: AccountingUpdate | undefined) {
+  const locked = db.$with("locked").as(
+    db
+      .select({ projectId: sql<number>`${projects.id}`.as("project_id"), invoiceId: sql<number>`${invoices.id}`.as("invoice_id") })
+      .from(projects)
+      .innerJoin(invoices, eq(invoices.id, order.invoice.id))
+      // A row lock waits for a concurrent writer, then re-checks this condition against the row it committed.
+      .where(and(eq(projects.id, order.project.id), sql`${projects}.xmin = ${order.versions.project}::xid`, sql`${invoices}.xmin = ${order.versions.invoice}::xid`))
+      .for("update", { of: [projects, invoices] }),
+  );
+  const lockedProject = inArray(projects.id, db.select({ id: locked.projectId }).from(locked));
+  const lockedInvoice = inArray(invoices.id, db.select({ id: locked.invoiceId }).from(locked));
+  const projectChanges = projectColumns(body);
+  const invoiceChanges = invoiceColumns(body);
+  // A row the body does not change is only read (its updated_at stays).
+  const project = db.$with("project").as(
+    Object.keys(projectChanges).length
+      ? db.update(projects).set({ ...projectChanges, updatedAt: sql`now()` }).where(lockedProject).returning()
+      : db.select().from(projects).where(lockedProject),
+  );
+  const invoice = db.$with("invoice").as(
+    Object.keys(invoiceChanges).length
+      ? db.update(invoices).set({ ...invoiceChanges, updatedAt: sql`now()` }).where(lockedInvoice).returning()
+      : db.select().from(invoices).where(lockedInvoice),
+  );
+  const outbox = changes
+    ? accountingChangeCte(db, { companyId, projectId: order.project.id, invoiceId: order.invoice.id, operation: "update", payload: { changes } }, sql`from ${locked}`)
+    : undefined;
+  const [row] = await db
+    .with(locked, project, invoice, ...(outbox ? [outbox] : []))
+    .select({
+      project: project._.selectedFields,
+      invoice: invoice._.selectedFields,
+      ...invoiceAmountsColumns(order.invoice.id),
+      outboxId: outbox ? sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number) : sql<null>`null`,
+    })
+    .from(project)
+    .innerJoin(invoice, sql`true`);
+  return row;
+}
+
+/**
+ * Read, validate, write: two statements. Undefined when the order changed between them (only possible
+ * when `lock` is false); the caller then repeats it with `lock`, inside a transaction.
+ */
+async function patchOrder(db: AnyDb, companyId: number, id: number, body: OrderPatch, lock: boolean) {
+  const order = await readOrder(db, companyId, id, body, lock);
+  if (!order) throw notFound("Order");
+  const details = [
+    ...(order.clientFound ? [] : [unknownReference("client_id", "client")]),
+    ...(order.statusFound ? [] : [unknownReference("status_id", "order status")]),
+    ...(body.tax_id && order.sentTaxRate === null ? [unknownReference("tax_id", "tax")] : []),
+  ];
+  // Checked against the stored values when the body sends only one of amount and type.
+  const discountSent = body.discount_amount !== undefined || body.discount_amount_type !== undefined;
+  if (discountSent && percentOutOfRange(body.discount_amount ?? order.invoice.discountAmount, body.discount_amount_type ?? order.invoice.discountAmountType)) {
+    details.push({ field: body.discount_amount !== undefined ? "discount_amount" : "discount_amount_type", message: PERCENT_MESSAGE });
+  }
+  if (details.length) throw invalid("Invalid request body", details);
+
+  const taxRate = body.tax_id === undefined ? order.storedTaxRate : order.sentTaxRate;
+  // The outbox row is part of the write, so its payload comes from the invoice as the write will leave it:
+  // the version-checked row with the body's (canonical) values applied.
+  const changes = syncApplies(body.quickbooks_enabled, order.companySync)
+    ? accountingUpdate(body, { ...order.invoice, ...invoiceColumns(body) }, taxRate)
+    : undefined;
+  const written = await writeOrder(db, companyId, order, body, changes);
+  if (!written) return undefined;
+  const totals = invoiceTotals(invoiceTerms(written.invoice, taxRate), written.lines, written.paymentAmounts);
+  return { project: written.project, invoice: written.invoice, totals, outboxId: written.outboxId };
+}
+
 export const registerPatchOrder = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
     const { companyId } = c.var.auth;
-    const result = await c.var.db.transaction(async (tx) => {
-      const order = await lockOrder(tx, companyId, id);
-      if (!order) throw notFound("Order");
-      // One connection in a transaction: statements run one after another.
-      const client = body.client_id !== undefined ? await findLiveClient(tx, companyId, body.client_id) : undefined;
-      const status = body.status_id ? await findStatus(tx, companyId, body.status_id) : undefined;
-      const tax = body.tax_id ? await findTax(tx, companyId, body.tax_id) : undefined;
-      const details = [
-        ...(body.client_id !== undefined && !client ? [unknownReference("client_id", "client")] : []),
-        ...(body.status_id && !status ? [unknownReference("status_id", "order status")] : []),
-        ...(body.tax_id && !tax ? [unknownReference("tax_id", "tax")] : []),
-      ];
-      // Checked against the stored values when the body sends only one of amount and type.
-      const discountSent = body.discount_amount !== undefined || body.discount_amount_type !== undefined;
-      if (discountSent && percentOutOfRange(body.discount_amount ?? order.invoice.discountAmount, body.discount_amount_type ?? order.invoice.discountAmountType)) {
-        details.push({ field: body.discount_amount !== undefined ? "discount_amount" : "discount_amount_type", message: PERCENT_MESSAGE });
-      }
-      if (details.length) throw invalid("Invalid request body", details);
-
-      const projectChanges = projectColumns(body);
-      const invoiceChanges = invoiceColumns(body);
-      const project = Object.keys(projectChanges).length
-        ? (await tx.update(projects).set({ ...projectChanges, updatedAt: sql`now()` }).where(eq(projects.id, id)).returning())[0]
-        : order.project;
-      const invoice = Object.keys(invoiceChanges).length
-        ? (await tx.update(invoices).set({ ...invoiceChanges, updatedAt: sql`now()` }).where(eq(invoices.id, order.invoice.id)).returning())[0]
-        : order.invoice;
-      const { totals, taxRate } = await totalsOf(tx, invoice);
-      const changes = syncApplies(body.quickbooks_enabled, order.companySync) ? accountingUpdate(body, invoice, taxRate) : undefined;
-      const outboxIds = changes
-        ? [await recordAccountingChange(tx, { companyId, projectId: id, invoiceId: invoice.id, operation: "update", payload: { changes } })]
-        : [];
-      return { project, invoice, totals, outboxIds };
-    });
-    if (result.outboxIds.length) notifyOutbox(c.env, result.outboxIds, c.var.defer);
+    const db = c.var.db;
+    // Optimistic first (no transaction: two round trips). If the order changed between read and write, redo
+    // it in a transaction that locks the rows as it reads them, so that attempt's write cannot miss.
+    let result = await patchOrder(db, companyId, id, body, false);
+    if (!result) {
+      c.var.logger.info("order changed between read and write; patching again under row locks", { order_id: id });
+      result = await db.transaction(async (tx) => {
+        const locked = await patchOrder(tx, companyId, id, body, true);
+        if (!locked) throw new Error("order changed under its row lock");
+        return locked;
+      });
+    }
+    if (result.outboxId !== null) notifyOutbox(c.env, [result.outboxId], c.var.defer);
     return c.json({ project: serializeProject(result.project), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

@@ -1,10 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
-import { findLiveClient } from "../clients/queries";
-import { notifyOutbox, recordAccountingChange, syncApplies } from "../../accounting/outbox";
-import { invoices, projects } from "../../db/schema";
+import { and, eq, sql } from "drizzle-orm";
+import { liveClients } from "../clients/queries";
+import { accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
+import { clients, invoices, projects } from "../../db/schema";
 import { authErrors, errorResponses, invalid } from "../../lib/errors";
 import { bearerSecurity, type Router } from "../../lib/openapi";
-import { companySyncFlag, unknownReference } from "./queries";
+import { insertFrom } from "../../lib/sql-kit";
+import { companySyncSql, unknownReference } from "./queries";
 import { invoiceTerms, OrderCreateSchema, OrderEnvelopeSchema, serializeInvoice, serializeProject } from "./schema";
 import { invoiceTotals } from "./totals";
 
@@ -14,10 +16,10 @@ const route = createRoute({
   tags: ["Orders"],
   summary: "Create an order (project with its default invoice)",
   description:
-    "Creates the project and its default invoice in one transaction. `client_id` must be a live client of your company; " +
+    "Creates the project and its default invoice atomically (one statement). `client_id` must be a live client of your company; " +
     "a missing, soft-deleted or other company's client is the same 400 `invalid_request` with `details: [{ field: \"client_id\" }]`. " +
     "The invoice starts with the client's tax exemption (flag and reason), no tax row, no discount and no items. " +
-    "When accounting sync applies (`quickbooks_enabled` when sent, else the company setting), an accounting `create` is queued in the same transaction.",
+    "When accounting sync applies (`quickbooks_enabled` when sent, else the company setting), an accounting `create` is queued with it (all or nothing).",
   security: bearerSecurity,
   request: { body: { required: true, content: { "application/json": { schema: OrderCreateSchema } } } },
   responses: {
@@ -31,25 +33,39 @@ export const registerCreateOrder = (api: Router) =>
   api.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const { companyId } = c.var.auth;
-    const { project, invoice, outboxIds } = await c.var.db.transaction(async (tx) => {
-      const client = await findLiveClient(tx, companyId, body.client_id);
-      if (!client) throw invalid("Invalid request body", [unknownReference("client_id", "client")]);
-      const companySync = body.quickbooks_enabled === undefined && (await companySyncFlag(tx, companyId));
-      const [project] = await tx
-        .insert(projects)
-        .values({ companyId, clientId: client.id, title: body.title, description: body.description ?? null })
-        .returning();
-      const [invoice] = await tx
-        .insert(invoices)
-        .values({ companyId, projectId: project.id, clientId: client.id, taxExempt: client.taxExempt, taxExemptReason: client.taxExemptReason })
-        .returning();
-      const outboxIds = syncApplies(body.quickbooks_enabled, companySync)
-        ? [await recordAccountingChange(tx, { companyId, projectId: project.id, invoiceId: invoice.id, operation: "create", payload: {} })]
-        : [];
-      return { project, invoice, outboxIds };
-    });
-    if (outboxIds.length) notifyOutbox(c.env, outboxIds, c.var.defer);
+    // One statement (atomic, one round trip): client check, project, invoice and the optional outbox row.
+    const db = c.var.db;
+    const client = db.$with("client").as(
+      db
+        .select({ id: clients.id, taxExempt: clients.taxExempt, taxExemptReason: clients.taxExemptReason })
+        .from(clients)
+        .where(and(liveClients(companyId), eq(clients.id, body.client_id))),
+    );
+    const project = insertFrom(db, "project", projects, { companyId, clientId: sql`${client.id}`, title: body.title, description: body.description ?? null }, sql`from ${client}`);
+    const invoice = insertFrom(
+      db,
+      "invoice",
+      invoices,
+      { companyId, projectId: sql`${project.id}`, clientId: sql`${client.id}`, taxExempt: sql`${client.taxExempt}`, taxExemptReason: sql`${client.taxExemptReason}` },
+      sql`from ${project}, ${client}`,
+    );
+    const sync = syncApplies(body.quickbooks_enabled, companySyncSql(companyId));
+    const outbox = sync === false
+      ? undefined
+      : accountingChangeCte(db, { companyId, projectId: sql`${project.id}`, invoiceId: sql`${invoice.id}`, operation: "create", payload: {} }, sql`from ${project}, ${invoice} where ${sync}`);
+    const [row] = await db
+      .with(client, project, invoice, ...(outbox ? [outbox] : []))
+      .select({
+        project: project._.selectedFields,
+        invoice: invoice._.selectedFields,
+        outboxId: outbox ? sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number) : sql<null>`null`,
+      })
+      .from(project)
+      .innerJoin(invoice, sql`true`);
+    // No row: the client is not a live client of this company, and nothing was written.
+    if (!row) throw invalid("Invalid request body", [unknownReference("client_id", "client")]);
+    if (row.outboxId !== null) notifyOutbox(c.env, [row.outboxId], c.var.defer);
     // A new invoice has no items or payments yet.
-    const totals = invoiceTotals(invoiceTerms(invoice, null), [], []);
-    return c.json({ project: serializeProject(project), invoice: serializeInvoice(invoice, totals) }, 200);
+    const totals = invoiceTotals(invoiceTerms(row.invoice, null), [], []);
+    return c.json({ project: serializeProject(row.project), invoice: serializeInvoice(row.invoice, totals) }, 200);
   });

@@ -1,9 +1,10 @@
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import {
   artworks, clients, companies, invoiceItems, invoices, orderStatuses, payments, projects, taxes,
 } from "../../db/schema";
 import type { AnyDb } from "../../lib/db";
+import { jsonRows } from "../../lib/sql-kit";
 import { invoiceTerms } from "./schema";
 import { invoiceTotals, type LineAmounts } from "./totals";
 
@@ -23,33 +24,9 @@ export const invoiceAmountsColumns = (invoiceId: AnyPgColumn | number) => ({
   paymentAmounts: sql<string[]>`coalesce((select json_agg(${payments.amount}::text) from ${payments} where ${payments.invoiceId} = ${invoiceId} and ${payments.deletedAt} is null), '[]'::json)`,
 });
 
-/** Totals of one invoice row, and its tax row's rate: lines, payments and rate in one query. */
-export async function totalsOf(db: AnyDb, invoice: typeof invoices.$inferSelect) {
-  const [row] = await db
-    .select({ ...invoiceAmountsColumns(invoices.id), taxRate: taxes.rate })
-    .from(invoices)
-    .leftJoin(taxes, eq(taxes.id, invoices.taxId))
-    .where(eq(invoices.id, invoice.id));
-  return { totals: invoiceTotals(invoiceTerms(invoice, row.taxRate), row.lines, row.paymentAmounts), taxRate: row.taxRate };
-}
-
-/** The company's accounting-sync default. */
-export async function companySyncFlag(db: AnyDb, companyId: number) {
-  const [row] = await db.select({ flag: companies.accountingSyncEnabled }).from(companies).where(eq(companies.id, companyId));
-  return row?.flag ?? false;
-}
-
-/** One of the company's order statuses, or undefined (another company's looks the same as none). */
-export async function findStatus(db: AnyDb, companyId: number, id: number) {
-  const [row] = await db.select().from(orderStatuses).where(and(eq(orderStatuses.companyId, companyId), eq(orderStatuses.id, id))).limit(1);
-  return row;
-}
-
-/** One of the company's tax rows, or undefined. */
-export async function findTax(db: AnyDb, companyId: number, id: number) {
-  const [row] = await db.select().from(taxes).where(and(eq(taxes.companyId, companyId), eq(taxes.id, id))).limit(1);
-  return row;
-}
+/** The company's accounting-sync default, as a scalar subquery of a larger statement. */
+export const companySyncSql = (companyId: number) =>
+  sql<boolean>`coalesce((select ${companies.accountingSyncEnabled} from ${companies} where ${companies.id} = ${companyId}), false)`;
 
 /**
  * A live order (project + default invoice) of the company, both rows locked for the rest of the
@@ -66,44 +43,35 @@ export async function lockOrder(tx: AnyDb, companyId: number, id: number) {
   return row;
 }
 
-/** Everything GET /orders/{id} shows, in four concurrent queries; undefined when the order is not the company's live order. */
+/**
+ * Everything GET /orders/{id} shows in ONE query (items, payments and artworks as JSON lists): one round
+ * trip on one connection. Undefined when the order is not the company's live order.
+ */
 export async function loadOrderDetail(db: AnyDb, companyId: number, id: number) {
-  const invoiceIds = db
-    .select({ id: invoices.id })
-    .from(invoices)
-    .where(and(eq(invoices.companyId, companyId), defaultInvoiceOf(id)));
-  const [[main], items, paid, art] = await Promise.all([
-    db
-      .select({ project: projects, invoice: invoices, client: clients, tax: taxes, status: orderStatuses })
-      .from(projects)
-      .innerJoin(invoices, defaultInvoiceOf(projects.id))
-      .innerJoin(clients, eq(clients.id, projects.clientId))
-      .leftJoin(taxes, eq(taxes.id, invoices.taxId))
-      .leftJoin(orderStatuses, eq(orderStatuses.id, projects.statusId))
-      .where(and(liveProjects(companyId), eq(projects.id, id))),
-    db
-      .select()
-      .from(invoiceItems)
-      .where(and(inArray(invoiceItems.invoiceId, invoiceIds), isNull(invoiceItems.deletedAt)))
-      .orderBy(asc(invoiceItems.position), asc(invoiceItems.id)),
-    db
-      .select()
-      .from(payments)
-      .where(and(inArray(payments.invoiceId, invoiceIds), isNull(payments.deletedAt)))
-      .orderBy(sql`${payments.paidDate} asc nulls last`, asc(payments.id)),
-    db
-      .select()
-      .from(artworks)
-      .where(and(eq(artworks.companyId, companyId), eq(artworks.projectId, id), isNull(artworks.deletedAt)))
-      .orderBy(asc(artworks.id)),
-  ]);
-  if (!main) return undefined;
+  const [row] = await db
+    .select({
+      project: projects,
+      invoice: invoices,
+      client: clients,
+      tax: taxes,
+      status: orderStatuses,
+      items: jsonRows(invoiceItems, and(eq(invoiceItems.invoiceId, invoices.id), isNull(invoiceItems.deletedAt)), sql`${invoiceItems.position}, ${invoiceItems.id}`),
+      payments: jsonRows(payments, and(eq(payments.invoiceId, invoices.id), isNull(payments.deletedAt)), sql`${payments.paidDate} asc nulls last, ${payments.id}`),
+      artworks: jsonRows(artworks, and(eq(artworks.companyId, companyId), eq(artworks.projectId, projects.id), isNull(artworks.deletedAt)), sql`${artworks.id}`),
+    })
+    .from(projects)
+    .innerJoin(invoices, defaultInvoiceOf(projects.id))
+    .innerJoin(clients, eq(clients.id, projects.clientId))
+    .leftJoin(taxes, eq(taxes.id, invoices.taxId))
+    .leftJoin(orderStatuses, eq(orderStatuses.id, projects.statusId))
+    .where(and(liveProjects(companyId), eq(projects.id, id)));
+  if (!row) return undefined;
   const totals = invoiceTotals(
-    invoiceTerms(main.invoice, main.tax?.rate ?? null),
-    items.map((i) => ({ quantity: i.quantity, unit_price: i.unitPrice })),
-    paid.map((p) => p.amount),
+    invoiceTerms(row.invoice, row.tax?.rate ?? null),
+    row.items.map((i) => ({ quantity: i.quantity, unit_price: i.unitPrice })),
+    row.payments.map((p) => p.amount),
   );
-  return { ...main, items, payments: paid, artworks: art, totals };
+  return { ...row, totals };
 }
 
 /**
