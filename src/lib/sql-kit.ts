@@ -1,4 +1,5 @@
-import { getTableColumns, is, sql, SQL } from "drizzle-orm";
+import { getTableColumns, is, sql, SQL, type SQLWrapper } from "drizzle-orm";
+import type { SelectResultFields } from "drizzle-orm/query-builders/select.types";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { AnyDb } from "./db";
 
@@ -26,25 +27,34 @@ export function insertFrom<TAlias extends string, T extends PgTable>(db: AnyDb, 
 }
 
 /**
- * A column as a JSON value the column decodes exactly as it decodes the driver's text: numerics, dates and
- * timestamps travel as text (a JSON number would be a float; to_json would change the timestamp format).
+ * Column types the driver hands to drizzle as text (numerics stay exact strings, timestamps are parsed
+ * by drizzle): as JSON values they would turn into floats or change format, so they travel as text.
  */
-const jsonValue = (column: PgColumn) => (column.dataType === "string" || column.dataType === "date" ? sql`${column}::text` : sql`${column}`);
+const AS_TEXT = /^(numeric|decimal|bigint|timestamp|date|time|interval)/;
+
+/**
+ * The rows of `query` — a select of exactly `fields`, in their order — as one json column, so several
+ * result sets come back from one statement (one database round trip). Each value is decoded by its
+ * column, so the rows equal what `query` itself returns. Rows keep the query's ORDER BY: nothing at
+ * the aggregating level (no join, no grouping) can reorder them.
+ */
+export function jsonRows<F extends Record<string, PgColumn>>(fields: F, query: SQLWrapper): SQL<SelectResultFields<F>[]> {
+  const columns = Object.entries(fields);
+  const names = columns.map((_, i) => sql.raw(`c${i}`));
+  const values = columns.map(([, column], i) => (AS_TEXT.test(column.getSQLType()) ? sql`r.${names[i]}::text` : sql`r.${names[i]}`));
+  return sql`coalesce((select json_agg(json_build_array(${sql.join(values, sql`, `)})) from ${query} as r(${sql.join(names, sql`, `)})), '[]'::json)`.mapWith(
+    (rows: unknown[][]) =>
+      rows.map((row) => Object.fromEntries(columns.map(([key, column], i) => [key, row[i] === null ? null : column.mapFromDriverValue(row[i])]))) as SelectResultFields<F>[],
+  );
+}
 
 /**
  * The rows of `table` matching `where`, in `orderBy` order, as one JSON array column of a larger query,
- * decoded to the same row objects `db.select().from(table)` returns. Lets one query return a record with
- * its child lists (no query per list, no parallel queries opening extra connections).
+ * decoded to the same row objects `db.select().from(table)` returns: a record with its child lists in
+ * one query (no query per list, no parallel queries opening extra connections).
  */
-export function jsonRows<T extends PgTable>(table: T, where: SQL | undefined, orderBy: SQL): SQL<T["$inferSelect"][]> {
-  const columns = Object.entries(getTableColumns(table) as Record<string, PgColumn>);
-  const object = sql.join(
-    columns.map(([key, column]) => sql`${sql.raw(`'${key}'`)}, ${jsonValue(column)}`),
-    sql`, `,
-  );
-  const decode = (row: Record<string, unknown>) =>
-    Object.fromEntries(columns.map(([key, column]) => [key, row[key] === null ? null : column.mapFromDriverValue(row[key])]));
-  return sql`coalesce((select json_agg(json_build_object(${object}) order by ${orderBy}) from ${table} where ${where ?? sql`true`}), '[]'::json)`.mapWith(
-    (rows: Record<string, unknown>[]) => rows.map(decode) as T["$inferSelect"][],
-  );
+export function tableRows<T extends PgTable>(table: T, where: SQL | undefined, orderBy: SQL): SQL<T["$inferSelect"][]> {
+  const fields = getTableColumns(table) as Record<string, PgColumn>;
+  const query = sql`(select ${sql.join(Object.values(fields), sql`, `)} from ${table} where ${where ?? sql`true`} order by ${orderBy})`;
+  return jsonRows(fields, query) as unknown as SQL<T["$inferSelect"][]>;
 }

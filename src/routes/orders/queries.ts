@@ -4,7 +4,7 @@ import {
   artworks, clients, companies, invoiceItems, invoices, orderStatuses, payments, projects, taxes,
 } from "../../db/schema";
 import type { AnyDb } from "../../lib/db";
-import { jsonRows } from "../../lib/sql-kit";
+import { tableRows } from "../../lib/sql-kit";
 import { invoiceTerms } from "./schema";
 import { invoiceTotals, type LineAmounts } from "./totals";
 
@@ -55,9 +55,9 @@ export async function loadOrderDetail(db: AnyDb, companyId: number, id: number) 
       client: clients,
       tax: taxes,
       status: orderStatuses,
-      items: jsonRows(invoiceItems, and(eq(invoiceItems.invoiceId, invoices.id), isNull(invoiceItems.deletedAt)), sql`${invoiceItems.position}, ${invoiceItems.id}`),
-      payments: jsonRows(payments, and(eq(payments.invoiceId, invoices.id), isNull(payments.deletedAt)), sql`${payments.paidDate} asc nulls last, ${payments.id}`),
-      artworks: jsonRows(artworks, and(eq(artworks.companyId, companyId), eq(artworks.projectId, projects.id), isNull(artworks.deletedAt)), sql`${artworks.id}`),
+      items: tableRows(invoiceItems, and(eq(invoiceItems.invoiceId, invoices.id), isNull(invoiceItems.deletedAt)), sql`${invoiceItems.position}, ${invoiceItems.id}`),
+      payments: tableRows(payments, and(eq(payments.invoiceId, invoices.id), isNull(payments.deletedAt)), sql`${payments.paidDate} asc nulls last, ${payments.id}`),
+      artworks: tableRows(artworks, and(eq(artworks.companyId, companyId), eq(artworks.projectId, projects.id), isNull(artworks.deletedAt)), sql`${artworks.id}`),
     })
     .from(projects)
     .innerJoin(invoices, defaultInvoiceOf(projects.id))

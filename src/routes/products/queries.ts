@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, getTableColumns, ilike, isNull, or, sql } from "drizzle-orm";
 import { catalogItems, companies, invoiceItems, invoices, projects, supplierIntegrations } from "../../db/schema";
 import type { AnyDb } from "../../lib/db";
-import { jsonRows } from "../../lib/json-rows";
+import { jsonRows } from "../../lib/sql-kit";
 import { likeContains } from "../../lib/openapi";
 import { integrationRows, integrationStates, type Provider } from "../../suppliers/integrations";
 

@@ -2,7 +2,7 @@ import { asc, desc, eq, getTableColumns } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { catalogItems, companies, supplierIntegrations } from "../db/schema";
 import { db, newCompany, sql } from "../../test/support/api";
-import { jsonRows } from "./json-rows";
+import { jsonRows } from "./sql-kit";
 
 /** The rows of `query` fetched through jsonRows, inside a one-row statement. */
 async function viaJson<F extends Parameters<typeof jsonRows>[0]>(companyId: number, fields: F, query: Parameters<typeof jsonRows>[1]) {
