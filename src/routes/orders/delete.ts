@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { notifyOutbox, recordAccountingChange, syncApplies } from "../../accounting/outbox";
+import { invoiceWasSynced, notifyOutbox, recordAccountingChange, syncApplies } from "../../accounting/outbox";
 import { invoices, projects } from "../../db/schema";
 import { authErrors, errorResponses, notFound } from "../../lib/errors";
 import { bearerSecurity, idParam, type Router } from "../../lib/openapi";
@@ -18,7 +18,8 @@ const route = createRoute({
   description:
     "Soft-deletes the project and its invoice in one transaction and answers `{ \"deleted\": true, \"id\": <id> }`. " +
     "Afterwards GET, PATCH and DELETE of the order answer 404 and the list hides it (a repeated DELETE is 404, not 200). " +
-    "When the company has accounting sync enabled, an accounting `delete` is queued in the same transaction.",
+    "An accounting `delete` is queued in the same transaction when the company has accounting sync enabled, or when the " +
+    "order's invoice was synced before (e.g. created with `quickbooks_enabled: true`), so no remote invoice outlives its order.",
   security: bearerSecurity,
   request: { params: idParam("Order (project) id") },
   responses: {
@@ -38,8 +39,8 @@ export const registerDeleteOrder = (api: Router) =>
       const now = sql`now()`;
       await tx.update(projects).set({ deletedAt: now, updatedAt: now }).where(eq(projects.id, id));
       await tx.update(invoices).set({ deletedAt: now, updatedAt: now }).where(and(eq(invoices.projectId, id), isNull(invoices.deletedAt)));
-      // DELETE has no body, so the company setting alone decides.
-      return syncApplies(undefined, order.companySync)
+      // No body: the company setting decides, and an invoice synced before is always deleted remotely.
+      return syncApplies(undefined, order.companySync) || (await invoiceWasSynced(tx, order.invoice.id))
         ? [await recordAccountingChange(tx, { companyId, projectId: id, invoiceId: order.invoice.id, operation: "delete", payload: {} })]
         : [];
     });

@@ -90,6 +90,16 @@ describe("accounting outbox rows", () => {
     expect(rows).toEqual(company ? [expect.objectContaining({ operation: "delete", payload: {}, invoice_id: invoice.id, company_id: co.companyId })] : []);
   });
 
+  it("DELETE also syncs an order that was synced before, whatever the company flag", async () => {
+    const co = await newCompany({ accountingSync: false });
+    const { project, invoice } = await newOrder(co, { quickbooks_enabled: true });
+    expect((await co.del(`/orders/${project.id}`)).status).toBe(200);
+    expect((await outboxRows(project.id)).map((r) => [r.operation, r.invoice_id])).toEqual([
+      ["create", invoice.id],
+      ["delete", invoice.id],
+    ]);
+  });
+
   it("rejected requests write no row, even when sync applies", async () => {
     const a = await newCompany({ accountingSync: true });
     const b = await newCompany({ accountingSync: true });
