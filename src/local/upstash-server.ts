@@ -75,11 +75,13 @@ export async function startUpstashServer(opts: {
     return (await conn.callBuffer(cmd, ...args)) as Reply;
   }
 
-  const encode = (reply: Reply, base64: boolean): unknown => {
+  // The client takes a top-level "OK" as is and base64-decodes every other string, array elements
+  // included (a stored value "OK" inside MGET must be encoded, or it decodes to "8").
+  const encode = (reply: Reply, base64: boolean, top = true): unknown => {
     if (reply === null || typeof reply === "number") return reply;
-    if (Array.isArray(reply)) return reply.map((r) => encode(r, base64));
+    if (Array.isArray(reply)) return reply.map((r) => encode(r, base64, false));
     const text = reply.toString("utf8");
-    return base64 && text !== "OK" ? reply.toString("base64") : text;
+    return base64 && !(top && text === "OK") ? reply.toString("base64") : text;
   };
   const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -122,13 +124,17 @@ export async function startUpstashServer(opts: {
           return send(200, results);
         }
         // A transaction needs a connection of its own, or concurrent requests would interleave.
-        const conn = redis.duplicate({ lazyConnect: false });
+        // Connected before use: without the offline queue, commands sent while connecting fail.
+        const conn = redis.duplicate({ lazyConnect: true });
         conn.on("error", () => {});
         try {
+          await conn.connect();
           await conn.call("MULTI");
           for (const command of body) await run(conn, command);
-          const exec = (await conn.callBuffer("EXEC")) as Reply[];
-          return send(200, exec.map((r) => ({ result: encode(r, base64) })));
+          // A command that fails inside EXEC comes back as an error in its slot: Upstash answers it
+          // as that entry's {error}, the others keep their results.
+          const exec = (await conn.callBuffer("EXEC")) as (Reply | Error)[];
+          return send(200, exec.map((r) => (r instanceof Error ? { error: r.message } : { result: encode(r, base64) })));
         } catch (e) {
           return send(400, { error: errorText(e) });
         } finally {
