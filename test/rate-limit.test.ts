@@ -32,7 +32,10 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
       statuses.push(...results.map((r) => r.status));
     }
     expect(statuses.filter((s) => s === 200)).toHaveLength(300);
-    const over = await a.get("/clients?per_page=1");
+    // The next request the limiter answers is refused. (On a loaded machine a limiter call can take over
+    // 1 s; that request is served without limiter headers (fail-open, tested below) but still counted.)
+    let over = await a.get("/clients?per_page=1");
+    for (let i = 0; i < 3 && over.status === 200 && over.headers.get("x-ratelimit-limit") === null; i++) over = await a.get("/clients?per_page=1");
     const err = expectError(over, 429, "rate_limited");
     const retryAfter = Number(over.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);

@@ -58,7 +58,8 @@ export function createLimiter(env: Bindings): Limiter {
           redis: new Redis({ url, token, retry: false, enableTelemetry: false }),
           limiter: Ratelimit.slidingWindow(RATE_LIMIT, `${RATE_WINDOW_SECONDS} s`),
           prefix: "crm:ratelimit",
-          timeout: LIMITER_TIMEOUT_MS,
+          // Our own deadline below: the library's would abandon the call, and the request would go uncounted.
+          timeout: 0,
           analytics: false,
         })
       : undefined;
@@ -71,9 +72,13 @@ export function createLimiter(env: Bindings): Limiter {
       };
       if (!ratelimit) return open("UPSTASH_REDIS_REST_URL / UPSTASH_REDIS_REST_TOKEN not configured");
       try {
-        const res = await ratelimit.limit(key);
-        defer(res.pending);
-        if (res.reason === "timeout") return open(`no answer within ${LIMITER_TIMEOUT_MS} ms`);
+        const call = ratelimit.limit(key);
+        // Kept alive after the response (waitUntil): a slow answer still counts this request.
+        defer(call.then((r) => r.pending));
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const deadline = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), LIMITER_TIMEOUT_MS)));
+        const res = await Promise.race([call, deadline]).finally(() => clearTimeout(timer));
+        if (res === "timeout") return open(`no answer within ${LIMITER_TIMEOUT_MS} ms`);
         return { allowed: res.success, limit: res.limit, remaining: res.remaining, reset: res.reset, failedOpen: false };
       } catch (e) {
         return open(e instanceof Error ? e.message : String(e));
