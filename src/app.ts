@@ -31,7 +31,7 @@ const documentInfo = (origin: string) => ({
       "Errors are `{ error: { code, message, details } }`. Rate limit: 300 requests per 60 s sliding window per API key " +
       "(`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` in Unix seconds; 429 `rate_limited` with `Retry-After`). " +
       "Request bodies are JSON (`Content-Type: application/json`), at most 1 MiB unless a route says otherwise (413 above); " +
-      `strings must not contain the NUL character (U+0000) and JSON may nest at most ${MAX_JSON_DEPTH} levels (400 otherwise).`,
+      `strings and keys must not contain the NUL character (U+0000) or a lone surrogate escape (such as \\ud800), and JSON may nest at most ${MAX_JSON_DEPTH} levels (400 otherwise).`,
   },
   servers: [{ url: `${origin}${API_PREFIX}` }],
 });

@@ -220,7 +220,7 @@ describe("accounting delivery: bodies", () => {
     expect(fake.apiRequests(realm).every((r) => r.query.minorversion === "75")).toBe(true);
     expect(requestIdsOf(realm)).toEqual([`create customer crm-client-${order.clientId} 200`, `create invoice crm-${createId}-create 200`]);
 
-    // Sparse update: every mapped field, a new customer, fixed discount after tax.
+    // Sparse update: every mapped field, a new customer, a percentage discount after tax (sent as its amount).
     const other = (await company.post("/clients", { company_name: "Eastside Sports" })).body.client.id as number;
     const updateId = await record(
       order,
@@ -229,7 +229,7 @@ describe("accounting delivery: bodies", () => {
         due_date: "2026-08-01",
         client_id: other,
         customer_memo: "See you soon",
-        discount: { amount: "5.00", amount_type: "fixed_amount", discount_type: "after_tax" },
+        discount: { amount: "10", amount_type: "percentage", discount_type: "after_tax" },
       }),
     );
     await send(fast, [updateId]);
@@ -244,8 +244,9 @@ describe("accounting delivery: bodies", () => {
       DueDate: "2026-08-01",
       CustomerRef: { value: eastside.Id },
       CustomerMemo: { value: "See you soon" },
-      // tax 8.875 % of the undiscounted 62.48 = 5.55
-      Line: [...itemLines, { DetailType: "DiscountLineDetail", Amount: 5, DiscountLineDetail: { PercentBased: false } }],
+      // tax 8.875 % of the undiscounted 62.48 = 5.55; discount 10 % of (62.48 + 5.55) = 6.80, not percent-based
+      // (QuickBooks would take a percentage of the pre-tax subtotal: 6.25)
+      Line: [...itemLines, { DetailType: "DiscountLineDetail", Amount: 6.8, DiscountLineDetail: { PercentBased: false } }],
       ApplyTaxAfterDiscount: false,
       TxnTaxDetail: { TotalTax: 5.55 },
     });

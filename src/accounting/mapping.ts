@@ -70,7 +70,9 @@ export function invoiceAmounts(s: Pick<InvoiceSnapshot, "title" | "items" | "dis
   if (!lines.length) lines.push({ DetailType: "DescriptionOnly", Description: limit(s.title, 4000), DescriptionLineDetail: {} });
 
   if (new Big(totals.discount).gt(0)) {
-    const percent = s.discount.amount_type === "percentage";
+    // QuickBooks applies a percent-based discount to the pre-tax subtotal. That is our before_tax
+    // base; after_tax takes the percentage of subtotal + tax, so that amount is sent as fixed.
+    const percent = s.discount.amount_type === "percentage" && s.discount.discount_type === "before_tax";
     lines.push({
       DetailType: "DiscountLineDetail",
       Amount: Number(totals.discount),

@@ -60,11 +60,7 @@ export const jsonBody = (maxBytes = DEFAULT_BODY_LIMIT) => {
         }
       }
       const unstorable = unstorableJson(body);
-      if (unstorable) {
-        throw invalid("Request body holds a value that cannot be stored", [
-          { field: unstorable.path.join(".") || "(body)", message: unstorable.message },
-        ]);
-      }
+      if (unstorable) throw unstorableError(unstorable);
       c.req.bodyCache.json = Promise.resolve(body);
       await next();
     });
@@ -90,25 +86,55 @@ async function discardBody(req: Request) {
   await reader.cancel();
 }
 
+export interface Unstorable {
+  /** Keys and indexes from the body down to the offending value; empty for the body itself. */
+  path: (string | number)[];
+  message: string;
+}
+
+/** The 400 for a value that cannot be stored, naming its field (`messages.3.body`). */
+export const unstorableError = ({ path, message }: Unstorable) =>
+  invalid("Request body holds a value that cannot be stored", [{ field: path.join(".") || "(body)", message }]);
+
+/** A lone UTF-16 surrogate: with the `u` flag a proper pair is one code point and does not match. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+const badString = (s: string, what: "Strings" | "Keys") =>
+  s.includes("\0")
+    ? `${what} cannot contain the NUL character (U+0000)`
+    : LONE_SURROGATE.test(s)
+      ? `${what} must be valid Unicode: a lone surrogate (such as \\ud800) cannot be stored`
+      : undefined;
+
 /**
- * Finds what PostgreSQL cannot store: U+0000 in any string or key (text and jsonb reject it) and
- * nesting deeper than MAX_JSON_DEPTH. Iterative, so a hostile body cannot overflow the JS stack.
- * Returns the path of the first offender and why, or undefined.
+ * Finds what PostgreSQL cannot store: U+0000 or a lone surrogate in any string or key (jsonb
+ * refuses both, text refuses U+0000 and the driver's UTF-8 would turn a lone surrogate into U+FFFD)
+ * and nesting deeper than MAX_JSON_DEPTH. Iterative, so a hostile body cannot
+ * overflow the JS stack; only containers go on the stack and a path is built per container, since
+ * bodies may hold millions of scalars. Returns the path of the first offender and why, or undefined.
  */
-export function unstorableJson(root: unknown): { path: (string | number)[]; message: string } | undefined {
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: [] }];
+export function unstorableJson(root: unknown): Unstorable | undefined {
+  if (typeof root === "string") {
+    const message = badString(root, "Strings");
+    return message ? { path: [], message } : undefined;
+  }
+  const stack: { value: object; path: (string | number)[] }[] = root && typeof root === "object" ? [{ value: root, path: [] }] : [];
   while (stack.length) {
     const { value, path } = stack.pop()!;
-    if (typeof value === "string") {
-      if (value.includes("\0")) return { path, message: "Strings cannot contain the NUL character (U+0000)" };
-      continue;
-    }
-    if (!value || typeof value !== "object") continue;
     if (path.length >= MAX_JSON_DEPTH) return { path, message: `JSON nests deeper than ${MAX_JSON_DEPTH} levels` };
-    const isArray = Array.isArray(value);
-    for (const [key, child] of Object.entries(value)) {
-      if (!isArray && key.includes("\0")) return { path, message: "Keys cannot contain the NUL character (U+0000)" };
-      stack.push({ value: child, path: [...path, isArray ? Number(key) : key] });
+    const keys = Array.isArray(value) ? undefined : Object.keys(value);
+    const length = keys ? keys.length : (value as unknown[]).length;
+    for (let i = 0; i < length; i++) {
+      const key = keys ? keys[i] : i;
+      if (keys) {
+        const message = badString(keys[i], "Keys");
+        if (message) return { path, message };
+      }
+      const child = (value as Record<string | number, unknown>)[key];
+      if (typeof child === "string") {
+        const message = badString(child, "Strings");
+        if (message) return { path: [...path, key], message };
+      } else if (child && typeof child === "object") stack.push({ value: child, path: [...path, key] });
     }
   }
   return undefined;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { call, expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
+import { apiUrl, call, expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
+import { NUMERIC_MAX_INTEGER_DIGITS, NUMERIC_MAX_SCALE } from "../../lib/exact-json";
 import { MAX_JSON_DEPTH } from "../../lib/json-body";
 import { EMAIL_THREAD_BODY_LIMIT } from "./schema";
 
@@ -286,6 +287,145 @@ describe("PUT /mail/email-threads/{legacyThreadId}", () => {
     const { account_email: _email, ...sent } = bodies[winner];
     expect(stored).toMatchObject({ ...sent, account_email: "orders@shop.example", message_count: sent.messages.length });
     expect(stored.messages.every((m: { writer: number }) => m.writer === winner)).toBe(true);
+  });
+});
+
+describe("exact JSON numbers", () => {
+  /** A call whose response stays text: JSON.parse would round the very numbers under test. */
+  const rawCall = async (co: TestCompany, method: string, url: string, rawBody?: string) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${co.token}` };
+    if (rawBody !== undefined) headers["content-type"] = "application/json";
+    const res = await fetch(`${apiUrl()}${url}`, { method, headers, body: rawBody });
+    return { status: res.status, text: await res.text() };
+  };
+  const getPath = (id: string) => `${path(id)}?account_email=orders%40shop.example`;
+
+  // Numbers a double cannot hold, in every member; written as a client would send them.
+  const members = {
+    messages: `[{"id": "m1", "size": 12345678901234567890, "ratio": 0.1000000000000000055511151231257827, "neg": -98765432109876543210.123456789012345678901234567890, "price": 1.50, "tiny": 1e-30, "huge": 1.5e400, "nested": [[9007199254740993]]}, 18446744073709551615]`,
+    participants: `[{"email": "maya@northside.example", "crm_id": 9007199254740993}]`,
+    labels: `["INBOX", 123456789012345678901234567890]`,
+  };
+  // What PostgreSQL returns for them: the same values, exponents written out in plain decimal.
+  const expected = [
+    "12345678901234567890", "0.1000000000000000055511151231257827", "-98765432109876543210.123456789012345678901234567890",
+    "1.50", `0.${"0".repeat(29)}1`, `15${"0".repeat(399)}`, "9007199254740993", "18446744073709551615", "123456789012345678901234567890",
+  ];
+  const body = `{"account_email": "orders@shop.example", "messages": ${members.messages}, "participants": ${members.participants}, "labels": ${members.labels}}`;
+
+  /** Each member of a response's email_thread equals what was sent, compared by jsonb (numeric) in PostgreSQL, and as text. */
+  const expectExact = async (responseText: string) => {
+    for (const [key, sent] of Object.entries(members)) {
+      const [row] = await sql<{ same: boolean; got: string; want: string }>(
+        `select ($1::jsonb -> 'email_thread' -> $2) = $3::jsonb as same,
+                ($1::jsonb -> 'email_thread' -> $2)::text as got, $3::jsonb::text as want`,
+        [responseText, key, sent],
+      );
+      expect(row.same, key).toBe(true);
+      expect(row.got, key).toBe(row.want); // same text too, so scale (1.50) is kept
+    }
+    for (const number of expected) expect(responseText).toContain(number);
+  };
+
+  it("stores and returns every number in messages, participants and labels exactly (PUT, GET and the row)", async () => {
+    const co = await newCompany();
+    const id = newId();
+    const put = await rawCall(co, "PUT", path(id), body);
+    expect(put.status, put.text.slice(0, 300)).toBe(200);
+    expect(put.text).not.toContain("12345678901234567000"); // the double JSON.parse makes of it
+    await expectExact(put.text);
+    expect(JSON.parse(put.text).email_thread.message_count).toBe(2);
+
+    const get = await rawCall(co, "GET", getPath(id));
+    expect(get.status).toBe(200);
+    await expectExact(get.text);
+
+    const [row] = await sql<{ same: boolean }>(
+      `select messages = $1::jsonb and participants = $2::jsonb and labels = $3::jsonb
+              and messages::text = $1::jsonb::text as same
+       from email_threads where company_id = $4 and legacy_thread_id = $5`,
+      [members.messages, members.participants, members.labels, co.companyId, id],
+    );
+    expect(row.same).toBe(true);
+  });
+
+  it("an update replaces the members with the new exact values and keeps the unsent ones exact", async () => {
+    const co = await newCompany();
+    const id = newId();
+    expect((await rawCall(co, "PUT", path(id), body)).status).toBe(200);
+    const update = `{"account_email": "orders@shop.example", "messages": [99999999999999999999.99]}`;
+    const res = await rawCall(co, "PUT", path(id), update);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("[99999999999999999999.99]");
+    expect(res.text).toContain("9007199254740993"); // participants: not sent, kept exactly
+    expect(res.text).toContain("123456789012345678901234567890"); // labels likewise
+  });
+
+  it("refuses with 400 what PostgreSQL's numeric cannot hold, naming the field, writing nothing", async () => {
+    const co = await newCompany();
+    const id = newId();
+    const cases: [string, string][] = [
+      [`[{"n": 1e${NUMERIC_MAX_INTEGER_DIGITS}}]`, "messages.0.n"],
+      [`[1, [2, -1e-${NUMERIC_MAX_SCALE + 1}]]`, "messages.1.1"],
+      [`[0e-${NUMERIC_MAX_SCALE + 1}]`, "messages.0"],
+      [`[0e1073741824]`, "messages.0"],
+      [`[0.${"0".repeat(NUMERIC_MAX_SCALE)}1]`, "messages.0"],
+    ];
+    for (const [messages, field] of cases) {
+      const res = await call("PUT", path(id), {
+        token: co.token,
+        rawBody: `{"account_email": "orders@shop.example", "messages": ${messages}}`,
+        headers: { "content-type": "application/json" },
+      });
+      const err = expectError(res, 400, "invalid_request");
+      expect(fieldsOf(err), messages.slice(0, 40)).toEqual([field]);
+    }
+    const labels = await call("PUT", path(id), {
+      token: co.token,
+      rawBody: `{"account_email": "orders@shop.example", "messages": [], "labels": ["a", {"b": 1e200000}]}`,
+      headers: { "content-type": "application/json" },
+    });
+    expect(fieldsOf(expectError(labels, 400, "invalid_request"))).toEqual(["labels.1.b"]);
+    // A lone surrogate escape: jsonb refuses it, so it is a 400 too, not a 500.
+    const surrogate = await call("PUT", path(id), {
+      token: co.token,
+      rawBody: `{"account_email": "orders@shop.example", "messages": [{"s": "\\ud800"}]}`,
+      headers: { "content-type": "application/json" },
+    });
+    expect(fieldsOf(expectError(surrogate, 400, "invalid_request"))).toEqual(["messages.0.s"]);
+    expect(await rowsFor(co.companyId, id)).toEqual([]);
+  });
+
+  it("accepts numbers at numeric's limits and returns them written out", async () => {
+    const co = await newCompany();
+    const id = newId();
+    const messages = `[1e${NUMERIC_MAX_INTEGER_DIGITS - 1}, -1e-${NUMERIC_MAX_SCALE}]`;
+    const res = await rawCall(co, "PUT", path(id), `{"account_email": "orders@shop.example", "messages": ${messages}}`);
+    expect(res.status, res.text.slice(0, 300)).toBe(200);
+    expect(res.text).toContain(`[1${"0".repeat(NUMERIC_MAX_INTEGER_DIGITS - 1)}, -0.${"0".repeat(NUMERIC_MAX_SCALE - 1)}1]`);
+  });
+
+  it("refuses a body whose numbers written out in plain decimal would exceed the size limit (not a much larger thread)", async () => {
+    const co = await newCompany();
+    const id = newId();
+    // 100 numbers of 9 bytes each that PostgreSQL would write as 100001 characters: about 10 MB.
+    const messages = `[${Array(100).fill("1e100000").join(",")}]`;
+    const res = await call("PUT", path(id), {
+      token: co.token,
+      rawBody: `{"account_email": "orders@shop.example", "messages": ${messages}}`,
+      headers: { "content-type": "application/json" },
+    });
+    const err = expectError(res, 400, "invalid_request");
+    expect(err.details).toEqual([{ field: "(body)", message: expect.stringContaining(String(EMAIL_THREAD_BODY_LIMIT)) }]);
+    expect(await rowsFor(co.companyId, id)).toEqual([]);
+    // Within the limit, the same kind of number is fine.
+    const ok = await call("PUT", path(id), {
+      token: co.token,
+      rawBody: `{"account_email": "orders@shop.example", "messages": [${Array(10).fill("1e100000").join(",")}]}`,
+      headers: { "content-type": "application/json" },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body.email_thread.message_count).toBe(10);
   });
 });
 

@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { authErrors, errorResponses, notFound } from "../../lib/errors";
+import { jsonWithRaw } from "../../lib/exact-json";
 import { bearerSecurity, type Router } from "../../lib/openapi";
 import { findLiveEmailThread } from "./queries";
-import { accountEmail, EmailThreadEnvelopeSchema, legacyThreadIdParam, serializeEmailThread } from "./schema";
+import { accountEmail, EmailThreadEnvelopeSchema, legacyThreadIdParam, serializeEmailThread, type EmailThreadEnvelope } from "./schema";
 
 const route = createRoute({
   method: "get",
@@ -11,7 +12,8 @@ const route = createRoute({
   summary: "Get a stored email thread",
   description:
     "The thread stored for the caller's company, the mailbox `account_email` (required, a valid address, matched case-insensitively) " +
-    "and the legacy thread id. 404 when there is none, including a thread that was soft-deleted (a PUT restores it).",
+    "and the legacy thread id. 404 when there is none, including a thread that was soft-deleted (a PUT restores it). " +
+    "`messages`, `participants` and `labels` come back exactly as stored (numbers keep every digit; see the PUT).",
   security: bearerSecurity,
   request: {
     params: legacyThreadIdParam,
@@ -32,5 +34,5 @@ export const registerGetEmailThread = (api: Router) =>
     const { account_email } = c.req.valid("query");
     const row = await findLiveEmailThread(c.var.db, c.var.auth.companyId, account_email, legacyThreadId);
     if (!row) throw notFound("Email thread");
-    return c.json({ email_thread: serializeEmailThread(row) }, 200);
+    return jsonWithRaw<EmailThreadEnvelope, 200>(c, { email_thread: serializeEmailThread(row) }, 200);
   });

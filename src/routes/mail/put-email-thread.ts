@@ -1,10 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { emailThreads } from "../../db/schema";
 import { authErrors, errorResponses } from "../../lib/errors";
-import { MAX_JSON_DEPTH } from "../../lib/json-body";
+import { jsonWithRaw, NUMERIC_MAX_INTEGER_DIGITS, NUMERIC_MAX_SCALE, unstorableNumbers } from "../../lib/exact-json";
+import { MAX_JSON_DEPTH, unstorableError } from "../../lib/json-body";
 import { bearerSecurity, type Router } from "../../lib/openapi";
-import { excluded } from "./queries";
+import { EXACT_JSON_MEMBERS, emailThreadFields, excluded, type ExactJsonMember } from "./queries";
 import {
   EMAIL_THREAD_BODY_LIMIT,
   EmailThreadEnvelopeSchema,
@@ -12,6 +13,7 @@ import {
   legacyThreadIdParam,
   serializeEmailThread,
   toDate,
+  type EmailThreadEnvelope,
   type EmailThreadPut,
 } from "./schema";
 
@@ -26,9 +28,14 @@ const route = createRoute({
     "replaces the stored value whole (arrays are never merged; `null` clears a nullable scalar), fields left out keep their stored value " +
     "(on insert: `participants` and `labels` default to `[]`, other scalars to null). `messages` is required and always replaced, " +
     "`message_count` is its length, `last_synced_at` defaults to the server time of this request, and the thread is un-deleted. " +
-    "`account_email` must be a valid address and is stored lowercase. Messages are stored as sent (as a JSON value: object key order " +
-    `is not kept) without per-message validation; only what PostgreSQL cannot store is refused with 400: the NUL character (U+0000) ` +
-    `in any string or key, and JSON nested deeper than ${MAX_JSON_DEPTH} levels. Timestamps are ISO 8601 date-times with an offset ` +
+    "`account_email` must be a valid address and is stored lowercase. `messages`, `participants` and `labels` are stored and returned " +
+    "exactly as sent, as JSON values (PostgreSQL jsonb), without per-message validation: every number keeps its exact value (integers " +
+    "beyond 2^53 and decimals with any number of digits are not rounded), written in plain decimal (`1e3` comes back as `1000`, `1.50` " +
+    "as `1.50`); object key order and whitespace are not kept, and of a repeated key the last value counts. Only what PostgreSQL cannot " +
+    "store is refused with 400 naming the field: the NUL character (U+0000) or a lone surrogate escape (such as `\\ud800`) in any string " +
+    `or key, JSON nested deeper than ${MAX_JSON_DEPTH} levels, a number with more than ${NUMERIC_MAX_INTEGER_DIGITS} digits before the ` +
+    `decimal point or ${NUMERIC_MAX_SCALE} after (written out), and numbers whose plain-decimal form would take the body over the ` +
+    "size limit (field `(body)`). Timestamps are ISO 8601 date-times with an offset " +
     "(returned in UTC, millisecond precision). Response `{ email_thread }` with the §4.5 fields; the internal `deleted` flag is not returned " +
     `(it is always false after a PUT). The body may be up to ${EMAIL_THREAD_BODY_LIMIT} bytes (8 MiB); larger bodies get 413.`,
   security: bearerSecurity,
@@ -43,14 +50,12 @@ const route = createRoute({
   },
 });
 
-/** Body → columns; optional fields only when sent, so an update leaves unsent ones alone. */
-function threadColumns(body: EmailThreadPut) {
+/** Body → scalar columns; optional fields only when sent, so an update leaves unsent ones alone. */
+function scalarColumns(body: EmailThreadPut) {
   const columns: Partial<typeof emailThreads.$inferInsert> = {
     mailThreadId: body.mail_thread_id,
     subject: body.subject,
     snippet: body.snippet,
-    participants: body.participants,
-    labels: body.labels,
     firstMessageAt: toDate(body.first_message_at),
     lastMessageAt: toDate(body.last_message_at),
     mailHistoryId: body.mail_history_id,
@@ -63,16 +68,26 @@ export const registerPutEmailThread = (api: Router) =>
   api.openapi(route, async (c) => {
     const { legacyThreadId } = c.req.valid("param");
     const body = c.req.valid("json");
+    // The text the body guard parsed (Hono caches it). The JSON members are stored from this text,
+    // not from `body`, whose numbers JSON.parse made doubles; validation above used `body`.
+    const text = await c.req.text();
+    const unstorable = unstorableNumbers(text, EMAIL_THREAD_BODY_LIMIT);
+    if (unstorable) throw unstorableError(unstorable);
+
+    // The text goes to PostgreSQL once, as jsonb (exact numerics); each member is read from it.
+    const sent = c.var.db.$with("sent", { body: sql`body` }).as(sql`select ${text}::jsonb as body`);
+    const member = (key: ExactJsonMember) => sql`(select body -> ${key}::text from ${sent})`;
     const written = {
-      ...threadColumns(body),
-      messages: body.messages,
+      ...scalarColumns(body),
+      ...(Object.fromEntries(EXACT_JSON_MEMBERS.filter((k) => body[k] !== undefined).map((k) => [k, member(k)])) as Partial<Record<ExactJsonMember, SQL>>),
       messageCount: body.messages.length,
       lastSyncedAt: body.last_synced_at ? new Date(body.last_synced_at) : sql`now()`,
       deleted: false,
     };
     // One statement: the row lock of ON CONFLICT serialises concurrent PUTs, each applied whole.
-    // The update reads `excluded`, so the (possibly multi-MiB) values are sent to PostgreSQL once.
+    // The update reads `excluded`, so the (possibly multi-MiB) values are not repeated.
     const [row] = await c.var.db
+      .with(sent)
       .insert(emailThreads)
       .values({ ...written, companyId: c.var.auth.companyId, accountEmail: body.account_email, legacyThreadId })
       .onConflictDoUpdate({
@@ -82,6 +97,6 @@ export const registerPutEmailThread = (api: Router) =>
           updatedAt: sql`now()`,
         },
       })
-      .returning();
-    return c.json({ email_thread: serializeEmailThread(row) }, 200);
+      .returning(emailThreadFields);
+    return jsonWithRaw<EmailThreadEnvelope, 200>(c, { email_thread: serializeEmailThread(row) }, 200);
   });

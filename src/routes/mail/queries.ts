@@ -1,4 +1,4 @@
-import { and, eq, not, sql, type AnyColumn, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, eq, getTableColumns, not, sql, type AnyColumn, type SQL, type SQLWrapper } from "drizzle-orm";
 import { emailThreads, mailThreadContexts as t } from "../../db/schema";
 import type { Db } from "../../lib/db";
 
@@ -72,10 +72,24 @@ export async function findTiedThreadContext(db: Db, companyId: number, legacyThr
   return row;
 }
 
+/** The thread's JSON members, kept exactly as sent (see `src/lib/exact-json.ts`). */
+export const EXACT_JSON_MEMBERS = ["participants", "labels", "messages"] as const;
+export type ExactJsonMember = (typeof EXACT_JSON_MEMBERS)[number];
+
+/**
+ * A thread row as read for responses: the JSON members as PostgreSQL's jsonb text, because the
+ * driver's JSON.parse would round numbers beyond a double (responses embed the text as is).
+ */
+export const emailThreadFields = {
+  ...getTableColumns(emailThreads),
+  ...(Object.fromEntries(EXACT_JSON_MEMBERS.map((k) => [k, sql<string>`${emailThreads[k]}::text`])) as Record<ExactJsonMember, SQL<string>>),
+};
+export type EmailThreadRow = Omit<typeof emailThreads.$inferSelect, ExactJsonMember> & Record<ExactJsonMember, string>;
+
 /** The live (not soft-deleted) thread for company, mailbox (already lowercase) and legacy id. */
-export async function findLiveEmailThread(db: Db, companyId: number, accountEmail: string, legacyThreadId: string) {
+export async function findLiveEmailThread(db: Db, companyId: number, accountEmail: string, legacyThreadId: string): Promise<EmailThreadRow | undefined> {
   const [row] = await db
-    .select()
+    .select(emailThreadFields)
     .from(emailThreads)
     .where(
       and(

@@ -1,7 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import type { mailThreadContexts } from "../../db/schema";
 import { isoDateTime } from "../../lib/dates";
-import type { emailThreads, mailThreadContexts } from "../../db/schema";
+import { RawJson } from "../../lib/exact-json";
 import { iso, timestamp } from "../../lib/openapi";
+import type { EmailThreadRow, ExactJsonMember } from "./queries";
 
 /**
  * Largest accepted PUT /mail/email-threads body. A synced thread can hold hundreds of messages with
@@ -93,7 +95,8 @@ export const EmailThreadPutSchema = z
     account_email: accountEmail().openapi({ description: "The synced mailbox; stored lowercase" }),
     messages: z.array(z.any()).openapi({
       description:
-        "Required; the complete messages array (`[]` when empty). Stored exactly as sent (as a JSON value), without per-message validation. " +
+        "Required; the complete messages array (`[]` when empty). Stored and returned exactly as sent (a jsonb value: numbers keep every " +
+        "digit, object key order is not kept), without per-message validation. " +
         "Suggested message: { id, internal_date, from, to[], cc[], subject, snippet, body_plain, body_html }.",
     }),
     participants: z.array(z.any()).optional().openapi({ description: "Default `[]` on insert" }),
@@ -133,8 +136,15 @@ export const EmailThreadSchema = z
 
 export const EmailThreadEnvelopeSchema = z.object({ email_thread: EmailThreadSchema }).openapi("EmailThreadEnvelope");
 
-/** §4.5 fields only: `deleted` is internal (a live thread is always `deleted: false`). */
-export function serializeEmailThread(row: typeof emailThreads.$inferSelect): z.infer<typeof EmailThreadSchema> {
+export type EmailThreadEnvelope = z.infer<typeof EmailThreadEnvelopeSchema>;
+
+/**
+ * §4.5 fields only: `deleted` is internal (a live thread is always `deleted: false`). The JSON
+ * members stay PostgreSQL's text (RawJson), so their numbers reach the client exactly as stored.
+ */
+export function serializeEmailThread(
+  row: EmailThreadRow,
+): Omit<z.infer<typeof EmailThreadSchema>, ExactJsonMember> & Record<ExactJsonMember, RawJson> {
   return {
     id: row.id,
     account_email: row.accountEmail,
@@ -142,9 +152,9 @@ export function serializeEmailThread(row: typeof emailThreads.$inferSelect): z.i
     mail_thread_id: row.mailThreadId,
     subject: row.subject,
     snippet: row.snippet,
-    participants: row.participants as unknown[],
-    labels: row.labels as unknown[],
-    messages: row.messages as unknown[],
+    participants: new RawJson(row.participants),
+    labels: new RawJson(row.labels),
+    messages: new RawJson(row.messages),
     message_count: row.messageCount,
     first_message_at: iso(row.firstMessageAt),
     last_message_at: iso(row.lastMessageAt),
