@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
 
 const CONTEXT_FIELDS = [
@@ -67,6 +67,22 @@ async function expectVisible(co: TestCompany, id: string) {
 }
 
 describe("GET /mail/threads/{legacyThreadId}", () => {
+  it("returns the JSON members' numbers exactly as stored, beyond what a double holds", async () => {
+    const id = newId();
+    await sql(
+      `insert into mail_thread_contexts (legacy_thread_id, client_id, client_data, orders_data, participant_emails)
+       values ($1, $2, '{"gmail_id": 12345678901234567890, "ratio": 0.1000000000000000055511151231257827}'::jsonb, '[{"id": 18446744073709551617}]'::jsonb, null)`,
+      [id, String(a.clientId)],
+    );
+    const res = await fetch(`${inject("apiUrl")}/mail/threads/${id}`, { headers: { authorization: `Bearer ${a.co.token}` } });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('"gmail_id": 12345678901234567890');
+    expect(text).toContain('"ratio": 0.1000000000000000055511151231257827');
+    expect(text).toContain('[{"id": 18446744073709551617}]');
+    expect(JSON.parse(text).participant_emails).toBeNull();
+  });
+
   it("returns exactly the §2.5 fields, JSON members as stored", async () => {
     const row = {
       thread_id: "thread-1",

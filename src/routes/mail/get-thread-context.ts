@@ -1,4 +1,5 @@
-import { createRoute } from "@hono/zod-openapi";
+import { createRoute, type z } from "@hono/zod-openapi";
+import { jsonWithRaw } from "../../lib/exact-json";
 import { authErrors, errorResponses, notFound } from "../../lib/errors";
 import { bearerSecurity, type Router } from "../../lib/openapi";
 import { findTiedThreadContext } from "./queries";
@@ -11,7 +12,7 @@ const route = createRoute({
   summary: "Get the cached CRM context of a mail thread",
   description:
     "Reads the read-only cache row for the legacy thread id (written by the mail add-on's backend) and returns it as stored; " +
-    "its JSON members keep whatever shape the writer stored. 404 when no row exists **or** when the row is not tied to the caller's company " +
+    "its JSON members keep whatever shape the writer stored (numbers exactly, as jsonb holds them). 404 when no row exists **or** when the row is not tied to the caller's company " +
     "(the two answers are identical). A row is tied when any of these holds: " +
     "(1) `client_id` is the id of a client of the company; " +
     "(2) an object element of the `orders_data` array has `id`, `order_id` or `project_id` equal to an order (project) id of the company; " +
@@ -35,5 +36,5 @@ export const registerGetThreadContext = (api: Router) =>
     const { legacyThreadId } = c.req.valid("param");
     const row = await findTiedThreadContext(c.var.db, c.var.auth.companyId, legacyThreadId);
     if (!row) throw notFound("Mail thread context");
-    return c.json(serializeThreadContext(row), 200);
+    return jsonWithRaw<z.infer<typeof ThreadContextSchema>, 200>(c, serializeThreadContext(row), 200);
   });

@@ -62,10 +62,19 @@ export const tiedToCompany = (companyId: number) => sql`(
   )
 )`;
 
+/** The cache's JSON members, read as PostgreSQL's jsonb text so numbers stay exact (see `src/lib/exact-json.ts`). */
+export const CONTEXT_JSON_MEMBERS = ["clientData", "clientsData", "ordersData", "participantEmails", "participantsData"] as const;
+type ContextJsonMember = (typeof CONTEXT_JSON_MEMBERS)[number];
+const threadContextFields = {
+  ...getTableColumns(t),
+  ...(Object.fromEntries(CONTEXT_JSON_MEMBERS.map((k) => [k, sql<string | null>`${t[k]}::text`])) as Record<ContextJsonMember, SQL<string | null>>),
+};
+export type ThreadContextRow = Omit<typeof t.$inferSelect, ContextJsonMember> & Record<ContextJsonMember, string | null>;
+
 /** The cached context when it exists and is tied to the company; one query either way. */
-export async function findTiedThreadContext(db: Db, companyId: number, legacyThreadId: string) {
+export async function findTiedThreadContext(db: Db, companyId: number, legacyThreadId: string): Promise<ThreadContextRow | undefined> {
   const [row] = await db
-    .select()
+    .select(threadContextFields)
     .from(t)
     .where(and(eq(t.legacyThreadId, legacyThreadId), tiedToCompany(companyId)))
     .limit(1);

@@ -1,9 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import type { mailThreadContexts } from "../../db/schema";
 import { isoDateTime } from "../../lib/dates";
 import { RawJson } from "../../lib/exact-json";
 import { iso, timestamp } from "../../lib/openapi";
-import type { EmailThreadRow, ExactJsonMember } from "./queries";
+import type { EmailThreadRow, ExactJsonMember, ThreadContextRow } from "./queries";
 
 /**
  * Largest accepted PUT /mail/email-threads body. A synced thread can hold hundreds of messages with
@@ -52,18 +51,21 @@ export const ThreadContextSchema = z
   })
   .openapi("MailThreadContext");
 
-export function serializeThreadContext(row: typeof mailThreadContexts.$inferSelect): z.infer<typeof ThreadContextSchema> {
+const rawOrNull = (text: string | null) => (text === null ? null : new RawJson(text));
+
+/** The §2.5 object; its JSON members are embedded as stored (exact numbers), so send it with `jsonWithRaw`. */
+export function serializeThreadContext(row: ThreadContextRow) {
   return {
     thread_id: row.threadId,
     legacy_thread_id: row.legacyThreadId,
     sender_email: row.senderEmail,
     client_id: row.clientId,
-    client_data: row.clientData,
-    clients_data: row.clientsData,
-    orders_data: row.ordersData,
+    client_data: rawOrNull(row.clientData),
+    clients_data: rawOrNull(row.clientsData),
+    orders_data: rawOrNull(row.ordersData),
     selected_order_id: row.selectedOrderId,
-    participant_emails: row.participantEmails,
-    participants_data: row.participantsData,
+    participant_emails: rawOrNull(row.participantEmails),
+    participants_data: rawOrNull(row.participantsData),
     fetched_at: iso(row.fetchedAt),
     updated_at: iso(row.updatedAt),
   };
