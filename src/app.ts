@@ -52,9 +52,13 @@ function createApi() {
     scheme: "bearer",
     description: "64 hexadecimal characters, bound to one company. Every request is scoped to that company.",
   });
-  api.get("/openapi.json", (c) =>
-    c.json(withResponseHeaders(api.getOpenAPI31Document(documentInfo(new URL(c.req.url).origin)))),
-  );
+  // Built once per origin and isolate: the routes do not change at run time.
+  const documents = new Map<string, object>();
+  api.get("/openapi.json", (c) => {
+    const origin = new URL(c.req.url).origin;
+    if (!documents.has(origin)) documents.set(origin, withResponseHeaders(api.getOpenAPI31Document(documentInfo(origin))));
+    return c.json(documents.get(origin)!);
+  });
   api.get("/docs", Scalar({ url: `${API_PREFIX}/openapi.json`, pageTitle: "CRM API reference" }));
   return api;
 }

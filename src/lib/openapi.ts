@@ -23,6 +23,10 @@ export const digitsInt = (bounds: (n: z.ZodNumber) => z.ZodNumber = (n) => n) =>
     bounds(z.number({ error: "Must be a whole number written in digits" }).int()),
   );
 
+/** A positive int4 id written in plain digits, or undefined: for parameters whose meaning depends on another. */
+export const intId = (text: string | undefined) =>
+  text !== undefined && /^\d{1,10}$/.test(text) && Number(text) >= 1 && Number(text) <= MAX_INT_ID ? Number(text) : undefined;
+
 /** Shared `page` / `per_page` query parameters; out-of-range values are 400, not clamped. */
 export const paginationQuery = {
   page: digitsInt((n) => n.min(1).max(MAX_INT_ID))

@@ -1,5 +1,6 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis/cloudflare";
+import { DeadlineExceeded, withDeadline } from "./deadline";
 import type { Bindings } from "./env";
 import type { Logger } from "./logger";
 
@@ -47,10 +48,19 @@ function createMemoryLimiter(): Limiter {
   };
 }
 
+let upstashLimiter: { config: string; limiter: Limiter } | undefined;
+
+/** The limiter for these bindings, built once per isolate (bindings do not change within one). */
 export function createLimiter(env: Bindings): Limiter {
   if (env.RATE_LIMIT_BACKEND === "memory") return (memoryLimiter ??= createMemoryLimiter());
   const url = env.UPSTASH_REDIS_REST_URL;
   const token = env.UPSTASH_REDIS_REST_TOKEN;
+  const config = `${url}|${token}`;
+  if (upstashLimiter?.config !== config) upstashLimiter = { config, limiter: createUpstashLimiter(url, token) };
+  return upstashLimiter.limiter;
+}
+
+function createUpstashLimiter(url: string | undefined, token: string | undefined): Limiter {
   const ratelimit =
     url && token
       ? new Ratelimit({
@@ -75,9 +85,10 @@ export function createLimiter(env: Bindings): Limiter {
         const call = ratelimit.limit(key);
         // Kept alive after the response (waitUntil): a slow answer still counts this request.
         defer(call.then((r) => r.pending));
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const deadline = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), LIMITER_TIMEOUT_MS)));
-        const res = await Promise.race([call, deadline]).finally(() => clearTimeout(timer));
+        const res = await withDeadline(LIMITER_TIMEOUT_MS, () => call).catch((e: unknown) => {
+          if (e instanceof DeadlineExceeded) return "timeout" as const;
+          throw e;
+        });
         if (res === "timeout") return open(`no answer within ${LIMITER_TIMEOUT_MS} ms`);
         return { allowed: res.success, limit: res.limit, remaining: res.remaining, reset: res.reset, failedOpen: false };
       } catch (e) {

@@ -3,6 +3,7 @@
  * and failures classified into a small set of reasons that are safe to show callers and to log
  * (never a URL with credentials, never a header, never the supplier's own error text).
  */
+import { withDeadline as withDeadlineOf } from "../lib/deadline";
 
 export type SupplierFailure =
   | "timeout" // no complete answer before the deadline
@@ -84,25 +85,9 @@ async function readCapped(res: Response): Promise<string> {
   return new TextDecoder().decode(all);
 }
 
-/**
- * Runs `task` with a deadline: the signal aborts outbound fetches, and the race makes work that
- * cannot be cancelled (a database query) stop counting once the time is up.
- */
-export async function withDeadline<T>(timeoutMs: number, task: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      reject(new SupplierError("timeout"));
-    }, timeoutMs);
-  });
-  try {
-    return await Promise.race([task(controller.signal), expired]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** A supplier call with its time budget; running out is the `timeout` supplier failure. */
+export const withDeadline = <T>(timeoutMs: number, task: (signal: AbortSignal) => Promise<T>) =>
+  withDeadlineOf(timeoutMs, task, () => new SupplierError("timeout"));
 
 export const DEFAULT_SOURCE_TIMEOUT_MS = 4000;
 

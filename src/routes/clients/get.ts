@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { authErrors, errorResponses, invalid, notFound } from "../../lib/errors";
-import { bearerSecurity, type Router } from "../../lib/openapi";
+import { bearerSecurity, intId, type Router } from "../../lib/openapi";
 import { findLiveClient, findLiveClientByEmail } from "./queries";
 import { ClientEnvelopeSchema, serializeClient } from "./schema";
 
@@ -36,9 +36,10 @@ export const registerGetClient = (api: Router) =>
     const { email } = c.req.valid("query");
     const { db, auth } = c.var;
 
+    const numericId = intId(id);
     let row;
     if (email) row = await findLiveClientByEmail(db, auth.companyId, email);
-    else if (/^\d{1,10}$/.test(id) && Number(id) <= 2_147_483_647) row = await findLiveClient(db, auth.companyId, Number(id));
+    else if (numericId !== undefined) row = await findLiveClient(db, auth.companyId, numericId);
     else if (emailSchema.safeParse(id).success) row = await findLiveClientByEmail(db, auth.companyId, id);
     else throw invalid("`id` must be a numeric client id or an email address", [{ field: "id", message: "Not a client id or email" }]);
 

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError, authErrors, errorResponses, invalid, notFound } from "../../lib/errors";
-import { bearerSecurity, type Router } from "../../lib/openapi";
+import { bearerSecurity, intId, type Router } from "../../lib/openapi";
 import { DEFAULT_SOURCE_TIMEOUT_MS, SupplierError, sourceTimeoutMs, withDeadline } from "../../suppliers/http";
 import { loadIntegrations, UNAVAILABLE_MESSAGES, type Provider, type SupplierConfig } from "../../suppliers/integrations";
 import { getProductInfo, styleResult } from "../../suppliers/supplier-a";
@@ -76,7 +76,6 @@ const route = createRoute({
 const STYLE = /^[A-Za-z0-9][A-Za-z0-9 ._\/-]{0,39}$/;
 const SKU = /^[A-Za-z0-9._-]{1,64}$/;
 const STYLE_ID = /^\d{1,10}$/;
-const INT_ID = /^\d{1,10}$/;
 
 const blankToUndefined = (v: string | undefined) => (v?.trim() ? v.trim() : undefined);
 
@@ -108,11 +107,12 @@ export const registerGetProduct = (api: Router) =>
     const timeoutMs = sourceTimeoutMs(c.env);
 
     if (source === "invoice_item") {
-      const id = blankToUndefined(q.id);
-      if (!id || !INT_ID.test(id) || Number(id) < 1 || Number(id) > 2_147_483_647) {
-        throw invalid("`id` must be a positive integer invoice item id", [{ field: "id", message: id ? "Must be a positive integer" : "Required" }]);
+      const raw = blankToUndefined(q.id);
+      const id = intId(raw);
+      if (id === undefined) {
+        throw invalid("`id` must be a positive integer invoice item id", [{ field: "id", message: raw ? "Must be a positive integer" : "Required" }]);
       }
-      const row = await findLiveInvoiceLine(db, auth.companyId, Number(id));
+      const row = await findLiveInvoiceLine(db, auth.companyId, id);
       if (!row) throw notFound("Invoice item");
       return c.json({ source, item: serializeInvoiceLine(row) }, 200);
     }
