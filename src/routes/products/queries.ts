@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, ilike, isNull, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, ilike, isNull, or, sql, type SQL } from "drizzle-orm";
 import { catalogItems, companies, invoiceItems, invoices, projects, supplierIntegrations } from "../../db/schema";
 import type { AnyDb } from "../../lib/db";
 import { jsonRows } from "../../lib/sql-kit";
@@ -36,37 +36,28 @@ export function recentCatalog(db: AnyDb, companyId: number) {
 const invoiceLineFields = { ...getTableColumns(invoiceItems), orderId: projects.id };
 
 /**
- * Invoice items of the company that are live and whose invoice and order (project) are live too;
- * the tenant check is on every joined row.
+ * Invoice items of the company matching `condition` that are live and whose invoice and order
+ * (project) are live too; the tenant check is on every joined row.
  */
-function liveInvoiceLines(db: AnyDb, companyId: number) {
+function liveInvoiceLines(db: AnyDb, companyId: number, condition: SQL | undefined) {
   return db
     .select(invoiceLineFields)
     .from(invoiceItems)
     .innerJoin(invoices, and(eq(invoices.id, invoiceItems.invoiceId), eq(invoices.companyId, companyId), isNull(invoices.deletedAt)))
     .innerJoin(projects, and(eq(projects.id, invoices.projectId), eq(projects.companyId, companyId), isNull(projects.deletedAt)))
-    .$dynamic();
+    .where(and(eq(invoiceItems.companyId, companyId), isNull(invoiceItems.deletedAt), condition));
 }
 
 /** Lines whose title or description contains q (trigram indexes), most recent first. */
 export function searchInvoiceLines(db: AnyDb, companyId: number, q: string) {
   const pattern = likeContains(q);
-  return liveInvoiceLines(db, companyId)
-    .where(
-      and(
-        eq(invoiceItems.companyId, companyId),
-        isNull(invoiceItems.deletedAt),
-        or(ilike(invoiceItems.title, pattern), ilike(invoiceItems.description, pattern)),
-      ),
-    )
+  return liveInvoiceLines(db, companyId, or(ilike(invoiceItems.title, pattern), ilike(invoiceItems.description, pattern)))
     .orderBy(desc(invoiceItems.createdAt), desc(invoiceItems.id))
     .limit(MAX_RESULTS);
 }
 
 export async function findLiveInvoiceLine(db: AnyDb, companyId: number, id: number) {
-  const [row] = await liveInvoiceLines(db, companyId)
-    .where(and(eq(invoiceItems.id, id), eq(invoiceItems.companyId, companyId), isNull(invoiceItems.deletedAt)))
-    .limit(1);
+  const [row] = await liveInvoiceLines(db, companyId, eq(invoiceItems.id, id)).limit(1);
   return row;
 }
 
