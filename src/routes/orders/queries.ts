@@ -29,21 +29,6 @@ export const companySyncSql = (companyId: number) =>
   sql<boolean>`coalesce((select ${companies.accountingSyncEnabled} from ${companies} where ${companies.id} = ${companyId}), false)`;
 
 /**
- * A live order (project + default invoice) of the company, both rows locked for the rest of the
- * transaction, with the company's accounting-sync default. Undefined when missing or another company's.
- */
-export async function lockOrder(tx: AnyDb, companyId: number, id: number) {
-  const [row] = await tx
-    .select({ project: projects, invoice: invoices, companySync: companies.accountingSyncEnabled })
-    .from(projects)
-    .innerJoin(invoices, defaultInvoiceOf(projects.id))
-    .innerJoin(companies, eq(companies.id, projects.companyId))
-    .where(and(liveProjects(companyId), eq(projects.id, id)))
-    .for("update", { of: [projects, invoices] });
-  return row;
-}
-
-/**
  * Everything GET /orders/{id} shows in ONE query (items, payments and artworks as JSON lists): one round
  * trip on one connection. Undefined when the order is not the company's live order.
  */
