@@ -40,6 +40,9 @@ export const percentOutOfRange = (amount: string | undefined, type: string | und
   amount !== undefined && type === "percentage" && Number(amount) > PERCENT_MAX;
 const discountInRange = (b: { discount_amount?: string; discount_amount_type?: string }) =>
   !percentOutOfRange(b.discount_amount, b.discount_amount_type);
+/** An imported invoice has no stored type to check against: without a type it is stored `percentage`, so the amount is a percent. */
+const importedDiscountInRange = (b: { discount_amount?: string; discount_amount_type?: string }) =>
+  !percentOutOfRange(b.discount_amount, b.discount_amount_type ?? "percentage");
 export const PERCENT_MESSAGE = "A percentage discount must be between 0 and 100";
 
 const startDate = text(100).nullable().optional().openapi({ description: "Passed through unchanged (ISO date recommended)", example: "2026-11-20" });
@@ -145,7 +148,7 @@ export const OrderImportSchema = z
     created_at: isoDateTime().optional(),
     invoice: z
       .strictObject({ ...invoiceFields, due_date: isoDate().nullable().optional(), tax_ref: refOrId.ref, tax_id: refOrId.id })
-      .refine(discountInRange, { message: PERCENT_MESSAGE, path: ["discount_amount"] })
+      .refine(importedDiscountInRange, { message: PERCENT_MESSAGE, path: ["discount_amount"] })
       .optional(),
     items: z.array(ItemImportSchema).max(1000).optional(),
     payments: z.array(PaymentImportSchema).max(1000).optional(),
