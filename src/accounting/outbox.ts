@@ -1,4 +1,4 @@
-import { eq, type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { accountingOutbox } from "../db/schema";
 import type { AnyDb } from "../lib/db";
 import { insertFrom } from "../lib/sql-kit";
@@ -57,16 +57,6 @@ const outboxValues = <Id>(row: OutboxRow<Id>) => ({
   operation: row.operation,
   payload: row.payload,
 });
-
-/**
- * Whether the invoice was ever handed to accounting (any outbox row). A DELETE syncs when the company
- * flag says so OR the invoice was synced before (say, created with `quickbooks_enabled: true` in a
- * company whose flag is off): otherwise the remote invoice would outlive the order.
- */
-export async function invoiceWasSynced(tx: AnyDb, invoiceId: number): Promise<boolean> {
-  const [row] = await tx.select({ id: accountingOutbox.id }).from(accountingOutbox).where(eq(accountingOutbox.invoiceId, invoiceId)).limit(1);
-  return Boolean(row);
-}
 
 /** Writes the outbox row inside the caller's transaction; returns its id. */
 export async function recordAccountingChange(tx: AnyDb, row: OutboxRow<number>): Promise<number> {

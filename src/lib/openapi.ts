@@ -13,6 +13,11 @@ export const MAX_PER_PAGE = 100;
 
 export const MAX_INT_ID = 2_147_483_647;
 
+/** Request text: trimmed, at most `max` characters. */
+export const text = (max: number) => z.string().trim().max(max);
+/** Optional request text that null clears. */
+export const nullableText = (max: number, example?: string) => text(max).nullable().optional().openapi({ example });
+
 /**
  * A whole number written in plain decimal digits ("42") from a path or query string. "0x2a", "4.2e1",
  * " 42" and "42.0" are 400, not quietly read as 42 (as `z.coerce.number()` would).

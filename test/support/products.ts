@@ -3,7 +3,7 @@ import { afterAll, beforeAll } from "vitest";
 import { setIntegration } from "../../src/suppliers/admin";
 import { startFakeSupplierA, type FakeSupplierA, type SanMarCredentials } from "../fakes/supplier-a";
 import { startFakeSupplierB, type FakeSupplierB, type SsCredentials } from "../fakes/supplier-b";
-import { db, sql } from "./api";
+import { db, sql, type TestCompany } from "./api";
 
 /** Both fake suppliers for the test file (started before its tests, closed after). */
 export function useFakeSuppliers() {
@@ -49,29 +49,36 @@ export interface LineInput {
 }
 
 /**
- * One order (client → project → default invoice) with the given invoice lines, inserted directly:
- * the orders API is built elsewhere. Returns the ids.
+ * One order (client → project → default invoice) with the given invoice lines, through the admin import;
+ * the deleted variants are then marked with SQL (no API call creates them). Returns the ids.
  */
-export async function addOrder(companyId: number, lines: LineInput[], opts: { projectDeleted?: boolean; invoiceDeleted?: boolean } = {}) {
-  const [client] = await sql<{ id: number }>("insert into clients (company_id, company_name) values ($1, 'Order client') returning id", [companyId]);
-  const [project] = await sql<{ id: number }>(
-    "insert into projects (company_id, client_id, title, deleted_at) values ($1, $2, 'Order', $3) returning id",
-    [companyId, client.id, opts.projectDeleted ? new Date() : null],
-  );
-  const [invoice] = await sql<{ id: number }>(
-    "insert into invoices (company_id, project_id, client_id, deleted_at) values ($1, $2, $3, $4) returning id",
-    [companyId, project.id, client.id, opts.invoiceDeleted ? new Date() : null],
-  );
-  const items: number[] = [];
-  for (const [i, line] of lines.entries()) {
-    const [item] = await sql<{ id: number }>(
-      `insert into invoice_items (company_id, invoice_id, title, description, quantity, unit_price, sizes, position, deleted_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning id`,
-      [companyId, invoice.id, line.title, line.description ?? null, line.quantity ?? "1", line.unit_price ?? "0", JSON.stringify({ M: 2 }), i, line.deleted ? new Date() : null],
-    );
-    items.push(item.id);
-  }
-  return { projectId: project.id, invoiceId: invoice.id, items };
+export async function addOrder(co: TestCompany, lines: LineInput[], opts: { projectDeleted?: boolean; invoiceDeleted?: boolean } = {}) {
+  const ids = await co.load({
+    clients: [{ ref: "client", company_name: "Order client" }],
+    orders: [
+      {
+        ref: "order",
+        client_ref: "client",
+        title: "Order",
+        items: lines.map((line, i) => ({
+          ref: `item${i}`,
+          title: line.title,
+          description: line.description ?? null,
+          quantity: line.quantity ?? "1",
+          unit_price: line.unit_price ?? "0",
+          sizes: { M: 2 },
+        })),
+      },
+    ],
+  });
+  const projectId: number = ids.order;
+  const items: number[] = lines.map((_, i) => ids[`item${i}`]);
+  const [{ id: invoiceId }] = await sql<{ id: number }>("select id from invoices where project_id = $1", [projectId]);
+  if (opts.projectDeleted) await sql("update projects set deleted_at = now() where id = $1", [projectId]);
+  if (opts.invoiceDeleted) await sql("update invoices set deleted_at = now() where id = $1", [invoiceId]);
+  const deleted = items.filter((_, i) => lines[i].deleted);
+  if (deleted.length) await sql("update invoice_items set deleted_at = now() where id = any($1)", [deleted]);
+  return { projectId, invoiceId, items };
 }
 
 /** Every string value of the credentials must be absent from `text`. */

@@ -1,9 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { clients } from "../../db/schema";
-import { iso, timestamp } from "../../lib/openapi";
-
-const text = (max: number) => z.string().trim().max(max);
-const nullableText = (max: number, example?: string) => text(max).nullable().optional().openapi({ example });
+import { iso, nullableText, text, timestamp } from "../../lib/openapi";
 
 /** §2.1 fields; strict, so unknown fields are rejected by name (mass-assignment defence). */
 const fields = {

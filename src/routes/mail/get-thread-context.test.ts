@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
+import { newClient, newOrder } from "../../../test/support/orders";
 
 const CONTEXT_FIELDS = [
   "thread_id", "legacy_thread_id", "sender_email", "client_id", "client_data", "clients_data", "orders_data",
@@ -15,14 +16,9 @@ interface Tenant {
 
 async function tenant(): Promise<Tenant> {
   const co = await newCompany();
-  const res = await co.post("/clients", { company_name: "Mail Client" });
-  expect(res.status).toBe(200);
-  const clientId = res.body.client.id as number;
-  const [{ id: projectId }] = await sql<{ id: number }>(
-    "insert into projects (company_id, client_id, title) values ($1, $2, 'Mail order') returning id",
-    [co.companyId, clientId],
-  );
-  return { co, clientId, projectId };
+  const clientId = await newClient(co, { company_name: "Mail Client" });
+  const { project } = await newOrder(co, { client_id: clientId, title: "Mail order" });
+  return { co, clientId, projectId: project.id };
 }
 
 let a: Tenant;
@@ -196,10 +192,8 @@ describe("GET /mail/threads/{legacyThreadId}", () => {
     });
 
     it("a soft-deleted order still ties", async () => {
-      const [{ id: projectId }] = await sql<{ id: number }>(
-        "insert into projects (company_id, client_id, title, deleted_at) values ($1, $2, 'Old', now()) returning id",
-        [a.co.companyId, a.clientId],
-      );
+      const projectId = (await newOrder(a.co, { client_id: a.clientId, title: "Old" })).project.id;
+      await sql("update projects set deleted_at = now() where id = $1", [projectId]);
       await expectVisible(a.co, await cache({ orders_data: [{ id: projectId }] }));
     });
 

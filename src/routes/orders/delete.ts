@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, eq, isNull, sql } from "drizzle-orm";
-import { invoiceWasSynced, notifyOutbox, recordAccountingChange, syncApplies } from "../../accounting/outbox";
-import { invoices, projects } from "../../db/schema";
+import { and, eq, exists, inArray, isNull, sql } from "drizzle-orm";
+import { accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
+import { accountingOutbox, invoices, projects } from "../../db/schema";
 import { authErrors, errorResponses, notFound } from "../../lib/errors";
 import { bearerSecurity, idParam, type Router } from "../../lib/openapi";
-import { lockOrder } from "./queries";
+import { companySyncSql, defaultInvoiceOf, liveProjects } from "./queries";
 
 const DeletedSchema = z
   .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted order (project) id", example: 7 }) })
@@ -16,9 +16,9 @@ const route = createRoute({
   tags: ["Orders"],
   summary: "Soft-delete an order",
   description:
-    "Soft-deletes the project and its invoice in one transaction and answers `{ \"deleted\": true, \"id\": <id> }`. " +
+    "Soft-deletes the project and its invoice atomically (one statement) and answers `{ \"deleted\": true, \"id\": <id> }`. " +
     "Afterwards GET, PATCH and DELETE of the order answer 404 and the list hides it (a repeated DELETE is 404, not 200). " +
-    "An accounting `delete` is queued in the same transaction when the company has accounting sync enabled, or when the " +
+    "An accounting `delete` is queued in the same statement when the company has accounting sync enabled, or when the " +
     "order's invoice was synced before (e.g. created with `quickbooks_enabled: true`), so no remote invoice outlives its order.",
   security: bearerSecurity,
   request: { params: idParam("Order (project) id") },
@@ -33,17 +33,38 @@ export const registerDeleteOrder = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
     const { companyId } = c.var.auth;
-    const outboxIds = await c.var.db.transaction(async (tx) => {
-      const order = await lockOrder(tx, companyId, id);
-      if (!order) throw notFound("Order");
-      const now = sql`now()`;
-      await tx.update(projects).set({ deletedAt: now, updatedAt: now }).where(eq(projects.id, id));
-      await tx.update(invoices).set({ deletedAt: now, updatedAt: now }).where(and(eq(invoices.projectId, id), isNull(invoices.deletedAt)));
-      // No body: the company setting decides, and an invoice synced before is always deleted remotely.
-      return syncApplies(undefined, order.companySync) || (await invoiceWasSynced(tx, order.invoice.id))
-        ? [await recordAccountingChange(tx, { companyId, projectId: id, invoiceId: order.invoice.id, operation: "delete", payload: {} })]
-        : [];
-    });
-    if (outboxIds.length) notifyOutbox(c.env, outboxIds, c.var.defer);
+    // One statement (atomic, one round trip); the updates lock the rows, and a concurrent DELETE that
+    // committed first leaves no live project to match (404).
+    const db = c.var.db;
+    const now = sql`now()`;
+    const project = db.$with("project").as(
+      db
+        .update(projects)
+        .set({ deletedAt: now, updatedAt: now })
+        // An order is a live project with its live default invoice.
+        .where(and(liveProjects(companyId), eq(projects.id, id), exists(db.select({ id: invoices.id }).from(invoices).where(defaultInvoiceOf(projects.id)))))
+        .returning({ id: projects.id }),
+    );
+    const invoice = db.$with("invoice").as(
+      db
+        .update(invoices)
+        .set({ deletedAt: now, updatedAt: now })
+        .where(and(inArray(invoices.projectId, db.select({ id: project.id }).from(project)), isNull(invoices.deletedAt)))
+        .returning({ id: invoices.id, isDefault: invoices.isDefault }),
+    );
+    // No body: the company setting decides, and an invoice synced before is always deleted remotely.
+    // (The statement's own outbox row is not visible to `exists`: all of it reads the same snapshot.)
+    const sync = syncApplies(undefined, companySyncSql(companyId));
+    const outbox = accountingChangeCte(
+      db,
+      { companyId, projectId: id, invoiceId: sql`${invoice.id}`, operation: "delete", payload: {} },
+      sql`from ${invoice} where ${invoice.isDefault} and (${sync} or exists (select 1 from ${accountingOutbox} where ${accountingOutbox.invoiceId} = ${invoice.id}))`,
+    );
+    const [row] = await db
+      .with(project, invoice, outbox)
+      .select({ outboxId: sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number) })
+      .from(project);
+    if (!row) throw notFound("Order");
+    if (row.outboxId !== null) notifyOutbox(c.env, [row.outboxId], c.var.defer);
     return c.json({ deleted: true as const, id }, 200);
   });

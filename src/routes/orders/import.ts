@@ -3,7 +3,7 @@ import Big from "big.js";
 import { liveClients } from "../clients/queries";
 import { ImportError, parseRecord, refSchema, remember, resolveRef, type ImportContext, type SectionImporter } from "../../cli/import-kit";
 import { artworks, clients, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
-import { invoiceColumns, OrderImportSchema, PERCENT_MESSAGE, percentOutOfRange, StatusCreateSchema, TaxCreateSchema } from "./schema";
+import { invoiceColumns, OrderImportSchema, StatusCreateSchema, TaxCreateSchema } from "./schema";
 import { insertStatuses, insertTaxes } from "./settings";
 
 /** `order_statuses: [{ ref, name, position? }]` */
@@ -30,14 +30,7 @@ export const importTaxes: SectionImporter = async (ctx, records) => {
  * A few statements for the whole section, never one per record.
  */
 export const importOrders: SectionImporter = async (ctx, records) => {
-  const parsed = records.map((r, i) => {
-    const order = parseRecord(OrderImportSchema, r, `orders[${i}]`);
-    // Without a type the stored type is `percentage`, so the amount is a percent.
-    if (percentOutOfRange(order.invoice?.discount_amount, order.invoice?.discount_amount_type ?? "percentage")) {
-      throw new ImportError(`invalid record orders[${i}]: orders[${i}].invoice.discount_amount: ${PERCENT_MESSAGE}`);
-    }
-    return order;
-  });
+  const parsed = records.map((r, i) => parseRecord(OrderImportSchema, r, `orders[${i}]`));
   if (!parsed.length) return;
   const where = (i: number, field: string) => `orders[${i}].${field}`;
   const resolved = parsed.map((o, i) => ({

@@ -99,7 +99,7 @@ export const registerListOrders = (api: Router) =>
       .orderBy(...newestFirst);
     const total = await pageTotal(rows, page, async () => (await db.select({ n: count() }).from(projects).where(where))[0].n);
     const data = rows.map((r) => {
-      const totals = invoiceTotals(invoiceTerms(r.invoice, r.taxRate), r.lines, r.paymentAmounts);
+      const totals = invoiceTotals(invoiceTerms(r.invoice, r.taxRate), r.lines, r.payments.map((p) => p.amount));
       return {
         ...serializeProject(r.project),
         status_name: r.statusName,

@@ -150,7 +150,7 @@ async function patchOrder(db: AnyDb, companyId: number, id: number, body: OrderP
     : undefined;
   const written = await writeOrder(db, companyId, order, body, changes);
   if (!written) return undefined;
-  const totals = invoiceTotals(invoiceTerms(written.invoice, taxRate), written.lines, written.paymentAmounts);
+  const totals = invoiceTotals(invoiceTerms(written.invoice, taxRate), written.lines, written.payments.map((p) => p.amount));
   return { project: written.project, invoice: written.invoice, totals, outboxId: written.outboxId };
 }
 

@@ -4,9 +4,9 @@ import {
   artworks, clients, companies, invoiceItems, invoices, orderStatuses, payments, projects, taxes,
 } from "../../db/schema";
 import type { AnyDb } from "../../lib/db";
-import { tableRows } from "../../lib/sql-kit";
+import { jsonRows, tableRows } from "../../lib/sql-kit";
 import { invoiceTerms } from "./schema";
-import { invoiceTotals, type LineAmounts } from "./totals";
+import { invoiceTotals } from "./totals";
 
 
 /** Live (not soft-deleted) projects of the company. */
@@ -17,31 +17,19 @@ export const defaultInvoiceOf = (projectId: AnyPgColumn | number) =>
 
 /**
  * What `invoiceTotals` needs besides the invoice row, as correlated subqueries so a whole page of orders
- * gets them in the same query (no query per row). Numerics travel as text: JSON numbers would be floats.
+ * gets them in the same query (no query per row). `jsonRows` keeps the numerics exact.
  */
 export const invoiceAmountsColumns = (invoiceId: AnyPgColumn | number) => ({
-  lines: sql<LineAmounts[]>`coalesce((select json_agg(json_build_object('quantity', ${invoiceItems.quantity}::text, 'unit_price', ${invoiceItems.unitPrice}::text)) from ${invoiceItems} where ${invoiceItems.invoiceId} = ${invoiceId} and ${invoiceItems.deletedAt} is null), '[]'::json)`,
-  paymentAmounts: sql<string[]>`coalesce((select json_agg(${payments.amount}::text) from ${payments} where ${payments.invoiceId} = ${invoiceId} and ${payments.deletedAt} is null), '[]'::json)`,
+  lines: jsonRows(
+    { quantity: invoiceItems.quantity, unit_price: invoiceItems.unitPrice },
+    sql`(select ${invoiceItems.quantity}, ${invoiceItems.unitPrice} from ${invoiceItems} where ${invoiceItems.invoiceId} = ${invoiceId} and ${invoiceItems.deletedAt} is null)`,
+  ),
+  payments: jsonRows({ amount: payments.amount }, sql`(select ${payments.amount} from ${payments} where ${payments.invoiceId} = ${invoiceId} and ${payments.deletedAt} is null)`),
 });
 
 /** The company's accounting-sync default, as a scalar subquery of a larger statement. */
 export const companySyncSql = (companyId: number) =>
   sql<boolean>`coalesce((select ${companies.accountingSyncEnabled} from ${companies} where ${companies.id} = ${companyId}), false)`;
-
-/**
- * A live order (project + default invoice) of the company, both rows locked for the rest of the
- * transaction, with the company's accounting-sync default. Undefined when missing or another company's.
- */
-export async function lockOrder(tx: AnyDb, companyId: number, id: number) {
-  const [row] = await tx
-    .select({ project: projects, invoice: invoices, companySync: companies.accountingSyncEnabled })
-    .from(projects)
-    .innerJoin(invoices, defaultInvoiceOf(projects.id))
-    .innerJoin(companies, eq(companies.id, projects.companyId))
-    .where(and(liveProjects(companyId), eq(projects.id, id)))
-    .for("update", { of: [projects, invoices] });
-  return row;
-}
 
 /**
  * Everything GET /orders/{id} shows in ONE query (items, payments and artworks as JSON lists): one round

@@ -2,12 +2,11 @@ import { z } from "@hono/zod-openapi";
 import { isoDate, isoDateTime } from "../../lib/dates";
 import type { artworks, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
 import { decimalInput, MAX_MONEY, moneyString, plainDecimal } from "../../lib/money";
-import { iso, timestamp } from "../../lib/openapi";
+import { iso, MAX_INT_ID, nullableText, text, timestamp } from "../../lib/openapi";
+import { refSchema } from "../../cli/import-kit";
 import { lineAmount, type InvoiceTotals } from "./totals";
 
-const text = (max: number) => z.string().trim().max(max);
-const nullableText = (max: number, example?: string) => text(max).nullable().optional().openapi({ example });
-const dbId = () => z.number().int().positive().max(2_147_483_647);
+const dbId = () => z.number().int().positive().max(MAX_INT_ID);
 const isoDateField = (description: string, example = "2026-12-01") => isoDate().openapi({ description: `${description} (YYYY-MM-DD)`, example });
 
 export const DISCOUNT_AMOUNT_TYPES = ["percentage", "fixed_amount"] as const;
@@ -41,6 +40,9 @@ export const percentOutOfRange = (amount: string | undefined, type: string | und
   amount !== undefined && type === "percentage" && Number(amount) > PERCENT_MAX;
 const discountInRange = (b: { discount_amount?: string; discount_amount_type?: string }) =>
   !percentOutOfRange(b.discount_amount, b.discount_amount_type);
+/** An imported invoice has no stored type to check against: without a type it is stored `percentage`, so the amount is a percent. */
+const importedDiscountInRange = (b: { discount_amount?: string; discount_amount_type?: string }) =>
+  !percentOutOfRange(b.discount_amount, b.discount_amount_type ?? "percentage");
 export const PERCENT_MESSAGE = "A percentage discount must be between 0 and 100";
 
 const startDate = text(100).nullable().optional().openapi({ description: "Passed through unchanged (ISO date recommended)", example: "2026-11-20" });
@@ -62,7 +64,7 @@ export const OrderPatchSchema = z
     deadline: isoDateField("Project deadline; also copied to the invoice due date. null clears both").nullable().optional(),
     client_id: dbId().optional().openapi({ description: "A live client of your company; updates project and invoice" }),
     status_id: dbId().nullable().optional().openapi({ description: "One of your company's order statuses; null clears it" }),
-    tax_id: z.number().int().min(0).max(2_147_483_647).nullable().optional().openapi({ description: "One of your company's tax rows; 0 or null means no tax" }),
+    tax_id: z.number().int().min(0).max(MAX_INT_ID).nullable().optional().openapi({ description: "One of your company's tax rows; 0 or null means no tax" }),
     ...invoiceFields,
     quickbooks_enabled: quickbooksEnabled,
   })
@@ -108,9 +110,9 @@ export const TaxCreateSchema = z.strictObject({
   rate: decimalInput({ scale: 4, min: 0, max: "100", description: "Tax rate in percent" }),
 });
 
-const refOrId = { ref: z.string().min(1).max(100).optional(), id: dbId().optional() };
+const refOrId = { ref: refSchema.optional(), id: dbId().optional() };
 const ItemImportSchema = z.strictObject({
-  ref: z.string().min(1).max(100),
+  ref: refSchema,
   title: text(500).min(1),
   description: nullableText(10_000),
   quantity: decimalInput({ scale: 2, min: 0, max: "9999999999.99", description: "Quantity" }).optional(),
@@ -118,14 +120,14 @@ const ItemImportSchema = z.strictObject({
   sizes: z.record(z.string().min(1).max(20), z.number().int().min(0)).nullable().optional(),
 });
 const PaymentImportSchema = z.strictObject({
-  ref: z.string().min(1).max(100),
+  ref: refSchema,
   amount: decimalInput({ scale: 2, min: 0, max: MAX_MONEY, description: "Amount" }),
   paid_date: isoDate().nullable().optional(),
   method: nullableText(100),
   reference: nullableText(255),
 });
 const ArtworkImportSchema = z.strictObject({
-  ref: z.string().min(1).max(100),
+  ref: refSchema,
   print_method: nullableText(100),
   placements: z.array(text(100)).max(50).optional(),
   colors: z.array(text(100)).max(50).optional(),
@@ -134,7 +136,7 @@ const ArtworkImportSchema = z.strictObject({
 });
 export const OrderImportSchema = z
   .strictObject({
-    ref: z.string().min(1).max(100),
+    ref: refSchema,
     client_ref: refOrId.ref,
     client_id: refOrId.id,
     title: OrderCreateSchema.shape.title,
@@ -146,7 +148,7 @@ export const OrderImportSchema = z
     created_at: isoDateTime().optional(),
     invoice: z
       .strictObject({ ...invoiceFields, due_date: isoDate().nullable().optional(), tax_ref: refOrId.ref, tax_id: refOrId.id })
-      .refine(discountInRange, { message: PERCENT_MESSAGE, path: ["discount_amount"] })
+      .refine(importedDiscountInRange, { message: PERCENT_MESSAGE, path: ["discount_amount"] })
       .optional(),
     items: z.array(ItemImportSchema).max(1000).optional(),
     payments: z.array(PaymentImportSchema).max(1000).optional(),
@@ -155,7 +157,6 @@ export const OrderImportSchema = z
   .refine((o) => (o.client_ref === undefined) !== (o.client_id === undefined), { message: "Give exactly one of client_ref and client_id", path: ["client_ref"] })
   .refine((o) => o.status_ref === undefined || o.status_id === undefined, { message: "Give at most one of status_ref and status_id", path: ["status_ref"] })
   .refine((o) => o.invoice?.tax_ref === undefined || o.invoice?.tax_id === undefined, { message: "Give at most one of tax_ref and tax_id", path: ["invoice", "tax_ref"] });
-export type OrderImport = z.infer<typeof OrderImportSchema>;
 
 // ---- Responses ----
 

@@ -1,4 +1,5 @@
 import Big from "big.js";
+import { toCents } from "../../lib/money";
 
 /**
  * Invoice totals: the ONE place they are computed (GET /orders/{id}, the list, POST and PATCH all call
@@ -37,19 +38,18 @@ export interface InvoiceTotals {
   balance_due: string;
 }
 
-const cents = (n: Big) => n.round(2, Big.roundHalfUp);
 const min = (a: Big, b: Big) => (a.lt(b) ? a : b);
 
 /** quantity × unit_price, rounded half-up to cents. */
-export const lineAmount = (line: LineAmounts) => cents(new Big(line.quantity).times(line.unit_price));
+export const lineAmount = (line: LineAmounts) => toCents(new Big(line.quantity).times(line.unit_price));
 
 export function invoiceTotals(terms: InvoiceTerms, lines: LineAmounts[], paymentAmounts: string[]): InvoiceTotals {
   const subtotal = lines.reduce((sum, line) => sum.plus(lineAmount(line)), new Big(0));
   const rate = terms.taxExempt || terms.taxRate === null ? new Big(0) : new Big(terms.taxRate);
-  const taxOn = (base: Big) => cents(base.times(rate).div(100));
+  const taxOn = (base: Big) => toCents(base.times(rate).div(100));
   const discountOn = (base: Big) => {
     const amount = new Big(terms.discountAmount);
-    const raw = terms.discountAmountType === "fixed_amount" ? amount : cents(base.times(amount).div(100));
+    const raw = terms.discountAmountType === "fixed_amount" ? amount : toCents(base.times(amount).div(100));
     // Never more than the base: a 150 % or an oversized fixed discount stops at zero.
     return min(raw, base.lt(0) ? new Big(0) : base);
   };

@@ -164,7 +164,7 @@ describe("GET /products/supplier_b", () => {
 describe("GET /products/invoice_item", () => {
   it("returns the live invoice item of the caller's company", async () => {
     const co = await newCompany();
-    const order = await addOrder(co.companyId, [{ title: "Polo, left chest logo", description: "Embroidery", quantity: "12.5", unit_price: "18.00" }]);
+    const order = await addOrder(co, [{ title: "Polo, left chest logo", description: "Embroidery", quantity: "12.5", unit_price: "18.00" }]);
     const res = await fetchProduct(co, "invoice_item", { id: String(order.items[0]) });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -189,10 +189,10 @@ describe("GET /products/invoice_item", () => {
   it("answers 404 for a deleted item, an item of a deleted invoice or order, another company's item, or none", async () => {
     const a = await newCompany();
     const b = await newCompany();
-    const deletedItem = (await addOrder(a.companyId, [{ title: "gone", deleted: true }])).items[0];
-    const deletedOrder = (await addOrder(a.companyId, [{ title: "order gone" }], { projectDeleted: true })).items[0];
-    const deletedInvoice = (await addOrder(a.companyId, [{ title: "invoice gone" }], { invoiceDeleted: true })).items[0];
-    const ofA = (await addOrder(a.companyId, [{ title: "A's line" }])).items[0];
+    const deletedItem = (await addOrder(a, [{ title: "gone", deleted: true }])).items[0];
+    const deletedOrder = (await addOrder(a, [{ title: "order gone" }], { projectDeleted: true })).items[0];
+    const deletedInvoice = (await addOrder(a, [{ title: "invoice gone" }], { invoiceDeleted: true })).items[0];
+    const ofA = (await addOrder(a, [{ title: "A's line" }])).items[0];
     const [{ max }] = await sql<{ max: number }>("select max(id) as max from invoice_items");
 
     const absent = await fetchProduct(b, "invoice_item", { id: String(max + 1000) });

@@ -1,22 +1,18 @@
 import { z } from "@hono/zod-openapi";
 import { catalogItems } from "../../db/schema";
 import { parseRecord, refSchema, remember, type SectionImporter } from "../../cli/import-kit";
+import { decimalInput, MAX_MONEY } from "../../lib/money";
+import { nullableText, text } from "../../lib/openapi";
 
-const text = (max: number) => z.string().trim().max(max);
 
 /** A catalog item as the import file spells it; money as a decimal string or number with at most two decimals. */
 const CatalogItemImportSchema = z.strictObject({
   ref: refSchema.optional(),
   title: text(500).min(1, "title must not be blank"),
-  sku: text(100).nullable().optional(),
-  description: text(5000).nullable().optional(),
-  unit_price: z
-    .union([z.string().trim(), z.number().nonnegative()])
-    .transform(String)
-    .pipe(z.string().regex(/^\d{1,12}(\.\d{1,2})?$/, "must be a non-negative amount with at most two decimals"))
-    .nullable()
-    .optional(),
-  category: text(200).nullable().optional(),
+  sku: nullableText(100),
+  description: nullableText(5000),
+  unit_price: decimalInput({ scale: 2, min: 0, max: MAX_MONEY }).nullable().optional(),
+  category: nullableText(200),
   image_url: z.url().max(2048).nullable().optional(),
 });
 

@@ -59,7 +59,7 @@ describe("GET /products/search — local catalog", () => {
     const co = await newCompany();
     await connectBoth(co);
     await co.load({ catalog_items: Array.from({ length: 12 }, (_, i) => ({ title: `Item ${i + 1}` })) });
-    await addOrder(co.companyId, [{ title: "Item line" }]);
+    await addOrder(co, [{ title: "Item line" }]);
     const before = fakes.a.requests.length + fakes.b.requests.length;
 
     for (const params of [{}, { q: "   " }, { q: "" }] as Record<string, string>[]) {
@@ -85,7 +85,7 @@ describe("GET /products/search — include", () => {
     const co = await newCompany();
     await connectBoth(co);
     await co.load({ catalog_items: [{ title: "PC54 tee, screen printed" }] });
-    await addOrder(co.companyId, [{ title: "PC54 navy tees" }]);
+    await addOrder(co, [{ title: "PC54 navy tees" }]);
     const countA = fakes.a.requests.length;
     const countB = fakes.b.requests.length;
 
@@ -114,14 +114,14 @@ describe("GET /products/search — include", () => {
 describe("GET /products/search — invoice lines", () => {
   it("matches title or description; skips deleted items and items of deleted invoices or orders", async () => {
     const co = await newCompany();
-    const live = await addOrder(co.companyId, [
+    const live = await addOrder(co, [
       { title: "Navy tees, front print", quantity: "24", unit_price: "9.75" },
       { title: "Setup fee", description: "Screen setup for NAVY tees" },
       { title: "Navy tees (cancelled line)", deleted: true },
       { title: "Hats" },
     ]);
-    await addOrder(co.companyId, [{ title: "Navy tees in deleted order" }], { projectDeleted: true });
-    await addOrder(co.companyId, [{ title: "Navy tees on deleted invoice" }], { invoiceDeleted: true });
+    await addOrder(co, [{ title: "Navy tees in deleted order" }], { projectDeleted: true });
+    await addOrder(co, [{ title: "Navy tees on deleted invoice" }], { invoiceDeleted: true });
 
     const res = await search(co, { q: "navy tee", include: "lines" });
     expect(res.status).toBe(200);
@@ -240,7 +240,7 @@ describe("GET /products/search — all sources together", () => {
     // Both fakes hold their answer for 300 ms: run one after the other, the calls could not overlap.
     await connectBoth(co, "delay-300", "delay-300");
     await co.load({ catalog_items: [{ title: "ST350 performance tee, full color" }] });
-    await addOrder(co.companyId, [{ title: "ST350 royal tees" }]);
+    await addOrder(co, [{ title: "ST350 royal tees" }]);
     const sinceA = fakes.a.requests.length;
     const sinceB = fakes.b.requests.length;
 
@@ -283,7 +283,7 @@ describe("GET /products/search — failing sources", () => {
     secrets.push(await failing(co.companyId, source === "supplier_a" ? (fakes.a as any) : (fakes.b as any), scenario, { valid }));
     secrets.push(await working(co.companyId, source === "supplier_a" ? (fakes.b as any) : (fakes.a as any)));
     await co.load({ catalog_items: [{ title: "Gildan 2000 tee" }] });
-    await addOrder(co.companyId, [{ title: "Gildan 2000 order line" }]);
+    await addOrder(co, [{ title: "Gildan 2000 order line" }]);
 
     const res = await search(co, { q: "2000" });
     expect(res.status).toBe(200);
@@ -334,7 +334,7 @@ describe("GET /products/search — tenancy", () => {
     const fresh = await newCompany();
     await connectBoth(a);
     await a.load({ catalog_items: [{ title: "Gildan 2000 house tee" }] });
-    await addOrder(a.companyId, [{ title: "Gildan 2000 order line" }]);
+    await addOrder(a, [{ title: "Gildan 2000 order line" }]);
 
     const seenByA = await search(a, { q: "2000" });
     expect(seenByA.body.local_items).toHaveLength(1);
