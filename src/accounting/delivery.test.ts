@@ -599,7 +599,10 @@ describe("admin commands", () => {
     const company = await newCompany();
     await expect(
       connectAccounting(db(), { companyId: company.companyId, realmId: "r", clientId: "c", clientSecret: "s", refreshToken: "t", baseUrl: "ftp://x" }),
-    ).rejects.toThrow(/--base-url must be an http\(s\) URL/);
+    ).rejects.toThrow(/--base-url must be an absolute http\(s\) URL/);
+    await expect(
+      connectAccounting(db(), { companyId: company.companyId, realmId: "r", clientId: "c", clientSecret: "s", refreshToken: "t", tokenUrl: "https://u:p@x.example" }),
+    ).rejects.toThrow(/--token-url must not carry credentials/);
     await expect(accountingStatus(db(), { companyId: 2_000_000_000 })).rejects.toThrow(/does not exist/);
   });
 });
