@@ -6,11 +6,10 @@ import type { Logger } from "../lib/logger";
 import { companyClient, loadConnection } from "./connection";
 import { AccountingError, isFault } from "./errors";
 import { customerBody, invoiceCreateBody, invoiceUpdateFields, type InvoiceSnapshot } from "./mapping";
-import type { AccountingChange, DiscountState } from "./outbox";
+import { discountState, taxState, type AccountingUpdate } from "./outbox";
 import { type QboClient, withCurrentSyncToken } from "./qbo";
 
 type OutboxRow = typeof accountingOutbox.$inferSelect;
-type UpdateChanges = Extract<AccountingChange, { operation: "update" }>["payload"]["changes"];
 
 const UNFINISHED = ["pending", "failed"];
 // Namespaces (first key) of the transaction-scoped advisory locks: one invoice's rows, one client's customer.
@@ -171,7 +170,7 @@ export class Delivery {
     }
     if (row.operation === "create") return; // created already (a repeated create)
 
-    const changes = ((row.payload as { changes?: UpdateChanges }).changes ?? {}) as UpdateChanges;
+    const changes = (row.payload as { changes?: AccountingUpdate }).changes ?? {};
     const customerId = changes.client_id === undefined ? undefined : await this.ensureCustomer(client, row.companyId, changes.client_id);
     const fields = invoiceUpdateFields(changes, snap, customerId);
     if (!Object.keys(fields).length) return;
@@ -263,12 +262,8 @@ async function loadInvoice(db: AnyDb, companyId: number, invoiceId: number) {
     dueDate: inv.dueDate,
     clientNotes: inv.clientNotes,
     txnDate: inv.createdAt.toISOString().slice(0, 10),
-    discount: {
-      amount: inv.discountAmount,
-      amount_type: inv.discountAmountType as DiscountState["amount_type"],
-      discount_type: inv.discountType as DiscountState["discount_type"],
-    },
-    tax: { tax_id: row.taxRate === null ? null : inv.taxId, rate: row.taxRate, tax_exempt: inv.taxExempt },
+    discount: discountState(inv),
+    tax: taxState(inv, row.taxRate),
     items: items.map((i) => ({ title: i.title, description: i.description, quantity: i.quantity, unitPrice: i.unitPrice, sizes: i.sizes })),
   };
   return { ...snapshot, clientId: inv.clientId, deletedAt: inv.deletedAt };

@@ -7,7 +7,7 @@ import { startWorker, type RunningWorker } from "../../test/support/worker";
 import { FakeQbo, faultBody, startFakeQbo } from "../../test/fakes/qbo";
 import type { Bindings } from "../lib/env";
 import { accountingStatus, connectAccounting } from "./admin";
-import { notifyOutbox, recordAccountingChange, type AccountingChange, type OutboxMessage } from "./outbox";
+import { notifyOutbox, recordAccountingChange, type AccountingChange, type AccountingUpdate, type OutboxMessage } from "./outbox";
 
 /**
  * Delivery through the real queue consumer in workerd (Miniflare runs the queue, its dead-letter
@@ -115,7 +115,7 @@ const record = (order: Order, change: AccountingChange) =>
   db().transaction((tx) => recordAccountingChange(tx as never, { companyId: order.companyId, projectId: order.projectId, invoiceId: order.invoiceId, ...change }));
 const create: AccountingChange = { operation: "create", payload: {} };
 const del: AccountingChange = { operation: "delete", payload: {} };
-const update = (changes: Extract<AccountingChange, { operation: "update" }>["payload"]["changes"]): AccountingChange => ({ operation: "update", payload: { changes } });
+const update = (changes: AccountingUpdate): AccountingChange => ({ operation: "update", payload: { changes } });
 
 /** The real producer path: what the orders routes call after their transaction commits. */
 async function send(target: TestWorker, ids: number[], databaseUrl = inject("databaseUrl")) {
