@@ -47,9 +47,9 @@ afterAll(async () => {
 
 let realmSeq = 0;
 /** A sync-enabled company connected to its own fresh realm of the fake. */
-async function connectedCompany() {
+async function connectedCompany(clientSecret?: string) {
   const company = await newCompany({ accountingSync: true });
-  const creds = fake.addRealm(`realm-${process.pid}-${++realmSeq}`);
+  const creds = fake.addRealm(`realm-${process.pid}-${++realmSeq}`, clientSecret);
   await connectAccounting(db(), {
     companyId: company.companyId,
     realmId: creds.realm,
@@ -171,6 +171,17 @@ describe("accounting delivery: one queue, several databases", () => {
 });
 
 describe("accounting delivery: bodies", () => {
+  it("sends a client secret beyond Latin-1 as UTF-8 Basic credentials to the token endpoint", async () => {
+    const secret = "sécret-密钥-🔑";
+    const { company, creds } = await connectedCompany(secret);
+    const id = await record(await arrangeOrder(company), create);
+    await send(fast, [id]);
+    const [row] = await waitStatus([id], "done");
+    expect(row).toMatchObject({ attempts: 1, last_error: null });
+    const basic = `Basic ${Buffer.from(`${creds.clientId}:${secret}`, "utf8").toString("base64")}`;
+    expect(fake.tokenRequests().filter((r) => r.authorization === basic)).toHaveLength(1);
+  });
+
   it("creates the customer and the invoice, then applies a sparse update and a delete, with the v3 bodies", async () => {
     const { company, creds, realm } = await connectedCompany();
     const order = await arrangeOrder(company, {

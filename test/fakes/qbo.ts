@@ -82,10 +82,9 @@ export class FakeQbo {
   }
 
   /** A realm with an authorized app; returns the credentials `accounting connect` takes. */
-  addRealm(realm: string) {
+  addRealm(realm: string, clientSecret = randomBytes(16).toString("hex")) {
     this.realms.set(realm, { customers: new Map(), invoices: new Map(), nextId: 100, responses: new Map() });
     const clientId = `app-${realm}-${randomBytes(4).toString("hex")}`;
-    const clientSecret = randomBytes(16).toString("hex");
     this.apps.set(clientId, { secret: clientSecret, realm });
     return { realm, clientId, clientSecret, refreshToken: this.issueRefreshToken(clientId) };
   }
