@@ -1,8 +1,7 @@
 import path from "node:path";
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { db, newCompany, sql, type TestCompany } from "../../test/support/api";
+import { db, newCompany, sql, waitFor, workerLogLines, type TestCompany } from "../../test/support/api";
 import { startWorker, type RunningWorker } from "../../test/support/worker";
 import { FakeQbo, faultBody, startFakeQbo } from "../../test/fakes/qbo";
 import type { Bindings } from "../lib/env";
@@ -134,20 +133,10 @@ interface OutboxRow {
 }
 const rows = (ids: number[]) => sql<OutboxRow>("select * from accounting_outbox where id = any($1::bigint[]) order by id", [ids]);
 
-async function waitFor<T>(what: string, probe: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
-  const until = Date.now() + 20_000;
-  let value = await probe();
-  while (!done(value)) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-    value = await probe();
-  }
-  return value;
-}
 const waitStatus = (ids: number[], ...statuses: string[]) =>
   waitFor(`rows ${ids} to be ${statuses}`, () => rows(ids), (rs) => rs.length === ids.length && rs.every((r) => statuses.includes(r.status)));
 const waitLog = (target: TestWorker, match: (line: any) => boolean) =>
-  waitFor("a worker log line", async () => readFileSync(target.logFile, "utf8").split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l)).find(match), Boolean);
+  waitFor("a worker log line", () => workerLogLines(target.logFile).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l)).find(match));
 
 const link = async (companyId: number, entity: string, localId: number) =>
   (await sql<{ remote_id: string; sync_token: string }>("select * from accounting_links where company_id = $1 and entity = $2 and local_id = $3", [companyId, entity, localId]))[0];
