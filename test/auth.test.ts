@@ -1,15 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createToken, revokeToken } from "../src/cli/commands";
-import { call, db, expectError, newCompany, sql, workerLogLines } from "./support/api";
-
-const until = async (check: () => Promise<boolean>, tries = 40) => {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return false;
-};
+import { call, db, expectError, newCompany, sql, waitFor, workerLogLines } from "./support/api";
 
 describe("authentication", () => {
   it.each([
@@ -49,7 +41,7 @@ describe("authentication", () => {
       (await sql<{ t: Date | null }>("select last_used_at as t from api_tokens where id = $1", [a.tokenId]))[0].t;
     expect(await lastUsed()).toBeNull();
     await a.get("/clients");
-    expect(await until(async () => (await lastUsed()) !== null)).toBe(true);
+    await waitFor("last_used_at to be written", lastUsed, (t) => t !== null);
     const first = (await lastUsed())!.getTime();
     await a.get("/clients");
     await a.get("/clients");
@@ -59,7 +51,7 @@ describe("authentication", () => {
     await sql("update api_tokens set last_used_at = now() - interval '2 minutes' where id = $1", [a.tokenId]);
     const stale = (await lastUsed())!.getTime();
     await a.get("/clients");
-    expect(await until(async () => (await lastUsed())!.getTime() > stale)).toBe(true);
+    await waitFor("last_used_at to move on", lastUsed, (t) => t!.getTime() > stale);
   });
 
   it("uses the company of the token for every read and write", async () => {
@@ -91,11 +83,11 @@ describe("request ids and logs", () => {
     const a = await newCompany();
     const res = await a.get("/clients?q=logcheck");
     const id = res.headers.get("x-request-id")!;
-    let lines: Record<string, unknown>[] = [];
-    await until(async () => {
-      lines = workerLogLines().filter((l) => l.includes(id)).map((l) => JSON.parse(l.slice(l.indexOf("{"))));
-      return lines.length > 0;
-    });
+    const lines: Record<string, unknown>[] = await waitFor(
+      "the request's log line",
+      () => workerLogLines().filter((l) => l.includes(id)).map((l) => JSON.parse(l.slice(l.indexOf("{")))),
+      (ls) => ls.length > 0,
+    );
     expect(lines[0]).toMatchObject({ level: "info", msg: "request", request_id: id, status: 200, method: "GET", company_id: a.companyId });
     expect(workerLogLines().some((l) => l.includes(a.token))).toBe(false);
   });

@@ -1,19 +1,10 @@
 import { desc, eq, isNotNull, sql } from "drizzle-orm";
-import { accountingConnections, accountingOutbox, companies } from "../db/schema";
+import { accountingConnections, accountingOutbox } from "../db/schema";
 import type { AnyDb } from "../lib/db";
-import { CommandError } from "../cli/errors";
+import { httpUrlOption, requireCompany } from "../cli/commands";
 import { DEFAULT_BASE_URL, DEFAULT_TOKEN_URL } from "./qbo";
 
-function httpUrl(name: string, raw: string | undefined) {
-  if (raw === undefined) return null;
-  try {
-    const url = new URL(raw);
-    if (url.protocol === "https:" || url.protocol === "http:") return url.toString().replace(/\/$/, "");
-  } catch {
-    // reported below
-  }
-  throw new CommandError(`--${name} must be an http(s) URL`);
-}
+const urlOption = (option: string, raw: string | undefined) => (raw === undefined ? null : httpUrlOption(option, raw));
 
 /**
  * `accounting connect`: stores (or replaces) the company's connection. The access token is fetched
@@ -23,8 +14,7 @@ export async function connectAccounting(
   db: AnyDb,
   opts: { companyId: number; realmId: string; clientId: string; clientSecret: string; refreshToken: string; baseUrl?: string; tokenUrl?: string },
 ) {
-  const [company] = await db.select({ id: companies.id }).from(companies).where(eq(companies.id, opts.companyId));
-  if (!company) throw new CommandError(`company ${opts.companyId} does not exist`);
+  await requireCompany(db, opts.companyId);
   const values = {
     realmId: opts.realmId,
     clientId: opts.clientId,
@@ -32,8 +22,8 @@ export async function connectAccounting(
     refreshToken: opts.refreshToken,
     accessToken: null,
     accessTokenExpiresAt: null,
-    baseUrl: httpUrl("base-url", opts.baseUrl),
-    tokenUrl: httpUrl("token-url", opts.tokenUrl),
+    baseUrl: urlOption("base-url", opts.baseUrl),
+    tokenUrl: urlOption("token-url", opts.tokenUrl),
     updatedAt: sql`now()`,
   };
   await db
@@ -45,8 +35,8 @@ export async function connectAccounting(
 
 /** `accounting status`: the connection (no secrets) and the outbox counts with the latest error. */
 export async function accountingStatus(db: AnyDb, opts: { companyId: number }) {
-  const [[company], [conn], counts, [latest]] = await Promise.all([
-    db.select({ id: companies.id, sync: companies.accountingSyncEnabled }).from(companies).where(eq(companies.id, opts.companyId)),
+  const [company, [conn], counts, [latest]] = await Promise.all([
+    requireCompany(db, opts.companyId),
     db
       .select({ realmId: accountingConnections.realmId, baseUrl: accountingConnections.baseUrl, expiresAt: accountingConnections.accessTokenExpiresAt })
       .from(accountingConnections)
@@ -71,11 +61,10 @@ export async function accountingStatus(db: AnyDb, opts: { companyId: number }) {
       .orderBy(desc(accountingOutbox.updatedAt), desc(accountingOutbox.id))
       .limit(1),
   ]);
-  if (!company) throw new CommandError(`company ${opts.companyId} does not exist`);
   const count = (status: string) => counts.find((c) => c.status === status)?.n ?? 0;
   return {
     company_id: company.id,
-    sync_enabled: company.sync,
+    sync_enabled: company.accountingSyncEnabled,
     connected: Boolean(conn),
     realm_id: conn?.realmId ?? null,
     base_url: conn ? conn.baseUrl ?? DEFAULT_BASE_URL : null,

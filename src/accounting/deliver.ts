@@ -6,11 +6,13 @@ import type { Logger } from "../lib/logger";
 import { companyClient, loadConnection } from "./connection";
 import { AccountingError, isFault } from "./errors";
 import { customerBody, invoiceCreateBody, invoiceUpdateFields, type InvoiceSnapshot } from "./mapping";
-import type { AccountingChange, DiscountState } from "./outbox";
+import { discountState, taxState, type AccountingUpdate } from "./outbox";
 import { type QboClient, withCurrentSyncToken } from "./qbo";
 
 type OutboxRow = typeof accountingOutbox.$inferSelect;
-type UpdateChanges = Extract<AccountingChange, { operation: "update" }>["payload"]["changes"];
+/** The outbox row a message is for, with its invoice and company (the queue consumer reads them for the whole batch). */
+export type DeliveryTarget = Pick<OutboxRow, "id" | "invoiceId" | "companyId">;
+type Snapshot = Awaited<ReturnType<typeof loadInvoice>>;
 
 const UNFINISHED = ["pending", "failed"];
 // Namespaces (first key) of the transaction-scoped advisory locks: one invoice's rows, one client's customer.
@@ -71,13 +73,8 @@ export class Delivery {
     return client;
   }
 
-  async deliver(outboxId: number): Promise<Outcome> {
-    const [target] = await this.db
-      .select({ invoiceId: accountingOutbox.invoiceId, companyId: accountingOutbox.companyId })
-      .from(accountingOutbox)
-      .where(eq(accountingOutbox.id, outboxId));
-    if (!target) return ACK;
-
+  async deliver(target: DeliveryTarget): Promise<Outcome> {
+    const outboxId = target.id;
     return this.db.transaction(async (txRaw) => {
       const tx = txRaw as unknown as AnyDb;
       await tx.execute(sql`select pg_advisory_xact_lock(${LOCK_INVOICE}, ${target.invoiceId})`);
@@ -100,9 +97,11 @@ export class Delivery {
         await noteRows(tx, chain, noConnectionError(target.companyId));
         return ACK;
       }
+      // Delivery writes links only, never the invoice: one snapshot serves every row of the chain.
+      const snap = await loadInvoice(tx, target.companyId, target.invoiceId);
       for (const [i, row] of chain.entries()) {
         try {
-          await this.apply(tx, client, row);
+          await this.apply(tx, client, row, snap);
           await tx
             .update(accountingOutbox)
             .set({ status: "done", attempts: row.attempts + 1, lastError: null, processedAt: sql`now()`, updatedAt: sql`now()` })
@@ -141,8 +140,7 @@ export class Delivery {
     });
   }
 
-  private async apply(tx: AnyDb, client: QboClient, row: OutboxRow): Promise<void> {
-    const snap = await loadInvoice(tx, row.companyId, row.invoiceId);
+  private async apply(tx: AnyDb, client: QboClient, row: OutboxRow, snap: Snapshot): Promise<void> {
     if (!snap) throw new AccountingError("permanent", `invoice ${row.invoiceId} does not exist`);
     const link = await findLink(tx, row.companyId, "invoice", row.invoiceId);
     const ref = link && { Id: link.remoteId, SyncToken: link.syncToken ?? "0" };
@@ -171,7 +169,7 @@ export class Delivery {
     }
     if (row.operation === "create") return; // created already (a repeated create)
 
-    const changes = ((row.payload as { changes?: UpdateChanges }).changes ?? {}) as UpdateChanges;
+    const changes = (row.payload as { changes?: AccountingUpdate }).changes ?? {};
     const customerId = changes.client_id === undefined ? undefined : await this.ensureCustomer(client, row.companyId, changes.client_id);
     const fields = invoiceUpdateFields(changes, snap, customerId);
     if (!Object.keys(fields).length) return;
@@ -242,20 +240,19 @@ function saveLink(db: AnyDb, companyId: number, entity: Entity, localId: number,
 
 /** The invoice as delivery needs it, scoped to the row's company; deleted items are left out. */
 async function loadInvoice(db: AnyDb, companyId: number, invoiceId: number) {
-  const [[row], items] = await Promise.all([
-    db
-      .select({ invoice: invoices, title: projects.title, description: projects.description, taxRate: taxes.rate })
-      .from(invoices)
-      .innerJoin(projects, eq(projects.id, invoices.projectId))
-      .leftJoin(taxes, and(eq(taxes.id, invoices.taxId), eq(taxes.companyId, invoices.companyId)))
-      .where(and(eq(invoices.id, invoiceId), eq(invoices.companyId, companyId))),
-    db
-      .select()
-      .from(invoiceItems)
-      .where(and(eq(invoiceItems.invoiceId, invoiceId), eq(invoiceItems.companyId, companyId), isNull(invoiceItems.deletedAt)))
-      .orderBy(asc(invoiceItems.position), asc(invoiceItems.id)),
-  ]);
+  // Two plain queries in turn: on the transaction's one connection they would run in turn anyway.
+  const [row] = await db
+    .select({ invoice: invoices, title: projects.title, description: projects.description, taxRate: taxes.rate })
+    .from(invoices)
+    .innerJoin(projects, eq(projects.id, invoices.projectId))
+    .leftJoin(taxes, and(eq(taxes.id, invoices.taxId), eq(taxes.companyId, invoices.companyId)))
+    .where(and(eq(invoices.id, invoiceId), eq(invoices.companyId, companyId)));
   if (!row) return undefined;
+  const items = await db
+    .select()
+    .from(invoiceItems)
+    .where(and(eq(invoiceItems.invoiceId, invoiceId), eq(invoiceItems.companyId, companyId), isNull(invoiceItems.deletedAt)))
+    .orderBy(asc(invoiceItems.position), asc(invoiceItems.id));
   const inv = row.invoice;
   const snapshot: InvoiceSnapshot = {
     title: row.title,
@@ -263,12 +260,8 @@ async function loadInvoice(db: AnyDb, companyId: number, invoiceId: number) {
     dueDate: inv.dueDate,
     clientNotes: inv.clientNotes,
     txnDate: inv.createdAt.toISOString().slice(0, 10),
-    discount: {
-      amount: inv.discountAmount,
-      amount_type: inv.discountAmountType as DiscountState["amount_type"],
-      discount_type: inv.discountType as DiscountState["discount_type"],
-    },
-    tax: { tax_id: row.taxRate === null ? null : inv.taxId, rate: row.taxRate, tax_exempt: inv.taxExempt },
+    discount: discountState(inv),
+    tax: taxState(inv, row.taxRate),
     items: items.map((i) => ({ title: i.title, description: i.description, quantity: i.quantity, unitPrice: i.unitPrice, sizes: i.sizes })),
   };
   return { ...snapshot, clientId: inv.clientId, deletedAt: inv.deletedAt };

@@ -1,13 +1,12 @@
 import path from "node:path";
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { db, newCompany, sql, type TestCompany } from "../../test/support/api";
+import { db, newCompany, sql, waitFor, workerLogLines, type TestCompany } from "../../test/support/api";
 import { startWorker, type RunningWorker } from "../../test/support/worker";
 import { FakeQbo, faultBody, startFakeQbo } from "../../test/fakes/qbo";
 import type { Bindings } from "../lib/env";
 import { accountingStatus, connectAccounting } from "./admin";
-import { notifyOutbox, recordAccountingChange, type AccountingChange, type OutboxMessage } from "./outbox";
+import { notifyOutbox, recordAccountingChange, type AccountingChange, type AccountingUpdate, type OutboxMessage } from "./outbox";
 
 /**
  * Delivery through the real queue consumer in workerd (Miniflare runs the queue, its dead-letter
@@ -47,9 +46,9 @@ afterAll(async () => {
 
 let realmSeq = 0;
 /** A sync-enabled company connected to its own fresh realm of the fake. */
-async function connectedCompany() {
+async function connectedCompany(clientSecret?: string) {
   const company = await newCompany({ accountingSync: true });
-  const creds = fake.addRealm(`realm-${process.pid}-${++realmSeq}`);
+  const creds = fake.addRealm(`realm-${process.pid}-${++realmSeq}`, clientSecret);
   await connectAccounting(db(), {
     companyId: company.companyId,
     realmId: creds.realm,
@@ -115,7 +114,7 @@ const record = (order: Order, change: AccountingChange) =>
   db().transaction((tx) => recordAccountingChange(tx as never, { companyId: order.companyId, projectId: order.projectId, invoiceId: order.invoiceId, ...change }));
 const create: AccountingChange = { operation: "create", payload: {} };
 const del: AccountingChange = { operation: "delete", payload: {} };
-const update = (changes: Extract<AccountingChange, { operation: "update" }>["payload"]["changes"]): AccountingChange => ({ operation: "update", payload: { changes } });
+const update = (changes: AccountingUpdate): AccountingChange => ({ operation: "update", payload: { changes } });
 
 /** The real producer path: what the orders routes call after their transaction commits. */
 async function send(target: TestWorker, ids: number[], databaseUrl = inject("databaseUrl")) {
@@ -134,20 +133,10 @@ interface OutboxRow {
 }
 const rows = (ids: number[]) => sql<OutboxRow>("select * from accounting_outbox where id = any($1::bigint[]) order by id", [ids]);
 
-async function waitFor<T>(what: string, probe: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
-  const until = Date.now() + 20_000;
-  let value = await probe();
-  while (!done(value)) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-    value = await probe();
-  }
-  return value;
-}
 const waitStatus = (ids: number[], ...statuses: string[]) =>
   waitFor(`rows ${ids} to be ${statuses}`, () => rows(ids), (rs) => rs.length === ids.length && rs.every((r) => statuses.includes(r.status)));
 const waitLog = (target: TestWorker, match: (line: any) => boolean) =>
-  waitFor("a worker log line", async () => readFileSync(target.logFile, "utf8").split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l)).find(match), Boolean);
+  waitFor("a worker log line", () => workerLogLines(target.logFile).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l)).find(match));
 
 const link = async (companyId: number, entity: string, localId: number) =>
   (await sql<{ remote_id: string; sync_token: string }>("select * from accounting_links where company_id = $1 and entity = $2 and local_id = $3", [companyId, entity, localId]))[0];
@@ -171,6 +160,17 @@ describe("accounting delivery: one queue, several databases", () => {
 });
 
 describe("accounting delivery: bodies", () => {
+  it("sends a client secret beyond Latin-1 as UTF-8 Basic credentials to the token endpoint", async () => {
+    const secret = "sécret-密钥-🔑";
+    const { company, creds } = await connectedCompany(secret);
+    const id = await record(await arrangeOrder(company), create);
+    await send(fast, [id]);
+    const [row] = await waitStatus([id], "done");
+    expect(row).toMatchObject({ attempts: 1, last_error: null });
+    const basic = `Basic ${Buffer.from(`${creds.clientId}:${secret}`, "utf8").toString("base64")}`;
+    expect(fake.tokenRequests().filter((r) => r.authorization === basic)).toHaveLength(1);
+  });
+
   it("creates the customer and the invoice, then applies a sparse update and a delete, with the v3 bodies", async () => {
     const { company, creds, realm } = await connectedCompany();
     const order = await arrangeOrder(company, {
@@ -599,7 +599,10 @@ describe("admin commands", () => {
     const company = await newCompany();
     await expect(
       connectAccounting(db(), { companyId: company.companyId, realmId: "r", clientId: "c", clientSecret: "s", refreshToken: "t", baseUrl: "ftp://x" }),
-    ).rejects.toThrow(/--base-url must be an http\(s\) URL/);
+    ).rejects.toThrow(/--base-url must be an absolute http\(s\) URL/);
+    await expect(
+      connectAccounting(db(), { companyId: company.companyId, realmId: "r", clientId: "c", clientSecret: "s", refreshToken: "t", tokenUrl: "https://u:p@x.example" }),
+    ).rejects.toThrow(/--token-url must not carry credentials/);
     await expect(accountingStatus(db(), { companyId: 2_000_000_000 })).rejects.toThrow(/does not exist/);
   });
 });

@@ -1,6 +1,6 @@
 import Big from "big.js";
 import { invoiceTotals, lineAmount } from "../routes/orders/totals";
-import type { AccountingChange, DiscountState, TaxState } from "./outbox";
+import type { AccountingUpdate, DiscountState, TaxState } from "./outbox";
 
 /**
  * Local orders → QuickBooks Online v3 invoice and customer bodies. Pure functions; amounts are
@@ -97,14 +97,12 @@ export function invoiceCreateBody(s: InvoiceSnapshot, customerId: string) {
   };
 }
 
-type UpdateChanges = Extract<AccountingChange, { operation: "update" }>["payload"]["changes"];
-
 /**
  * The sparse update for one recorded change. Discount and tax changes resend the whole `Line`
  * array (a sparse update replaces all lines) from the current items, with the discount and tax
  * state recorded in the change. A cleared due date is left as is: the service cannot unset it.
  */
-export function invoiceUpdateFields(changes: UpdateChanges, s: InvoiceSnapshot, customerId?: string) {
+export function invoiceUpdateFields(changes: AccountingUpdate, s: InvoiceSnapshot, customerId?: string) {
   const fields: Record<string, unknown> = {};
   if ("private_note" in changes) fields.PrivateNote = limit(changes.private_note ?? "", 4000);
   if (changes.due_date) fields.DueDate = changes.due_date;

@@ -1,6 +1,7 @@
 import type { SQL } from "drizzle-orm";
-import { accountingOutbox } from "../db/schema";
+import { accountingOutbox, type invoices } from "../db/schema";
 import type { AnyDb } from "../lib/db";
+import { plainDecimal } from "../lib/money";
 import { insertFrom } from "../lib/sql-kit";
 import type { Bindings } from "../lib/env";
 
@@ -40,6 +41,25 @@ export type AccountingChange =
       };
     }
   | { operation: "delete"; payload: Record<string, never> };
+
+/** The `changes` of an update row. */
+export type AccountingUpdate = Extract<AccountingChange, { operation: "update" }>["payload"]["changes"];
+
+type InvoiceTerms = Pick<typeof invoices.$inferSelect, "discountAmount" | "discountAmountType" | "discountType" | "taxId" | "taxExempt">;
+
+/** The invoice row's discount (its check constraints keep the two columns to these values). */
+export const discountState = (invoice: InvoiceTerms): DiscountState => ({
+  amount: invoice.discountAmount,
+  amount_type: invoice.discountAmountType as DiscountState["amount_type"],
+  discount_type: invoice.discountType as DiscountState["discount_type"],
+});
+
+/** The invoice row's tax, given the rate of its tax (null: none, and then no tax id either). */
+export const taxState = (invoice: InvoiceTerms, rate: string | null): TaxState => ({
+  tax_id: rate === null ? null : invoice.taxId,
+  rate: rate === null ? null : plainDecimal(rate),
+  tax_exempt: invoice.taxExempt,
+});
 
 /**
  * The request's `quickbooks_enabled` when sent, otherwise the company-level flag (a boolean, or the SQL that

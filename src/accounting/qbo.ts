@@ -1,3 +1,4 @@
+import { basicAuth } from "../lib/basic-auth";
 import { AccountingError, isFault } from "./errors";
 
 /**
@@ -64,51 +65,62 @@ export class QboClient {
     if (opts.requestId) url.searchParams.set("requestid", opts.requestId);
 
     let token = await this.opts.tokens.token();
-    let res = await this.send(method, url, token, opts.body);
-    if (res.status === 401) {
+    const what = `${method} ${resource}`;
+    let reply = await this.send(method, url, token, what, opts.body);
+    if (reply.status === 401) {
       token = await this.opts.tokens.refresh(token);
-      res = await this.send(method, url, token, opts.body);
-      if (res.status === 401) {
-        throw new AccountingError("connection", `accounting system rejected a freshly refreshed access token (401): ${excerpt(await res.text())}`);
+      reply = await this.send(method, url, token, what, opts.body);
+      if (reply.status === 401) {
+        throw new AccountingError("connection", `accounting system rejected a freshly refreshed access token (401): ${excerpt(reply.text)}`);
       }
     }
-    return parseResponse(res, `${method} ${resource}`);
+    return parseResponse(reply, what);
   }
 
-  private async send(method: string, url: URL, token: string, body?: Json): Promise<Response> {
-    try {
-      return await fetch(url, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          accept: "application/json",
-          ...(body ? { "content-type": "application/json" } : {}),
-        },
-        body: body ? JSON.stringify(body) : undefined,
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
-    } catch (e) {
-      throw new AccountingError("transient", `accounting system unreachable: ${(e as Error).message}`);
-    }
+  private send(method: string, url: URL, token: string, what: string, body?: Json): Promise<Reply> {
+    const headers = { authorization: `Bearer ${token}`, accept: "application/json", ...(body ? { "content-type": "application/json" } : {}) };
+    return exchange(url, { method, headers, body: body ? JSON.stringify(body) : undefined }, { who: "accounting system", what });
   }
 }
 
-/** 429/5xx are transient; a Fault body is a failure whatever the HTTP status (the service sends some with 200). */
-async function parseResponse(res: Response, what: string): Promise<Json> {
+/** An answer read whole: its status, its text and that text as JSON (undefined when it is not JSON). */
+interface Reply {
+  status: number;
+  ok: boolean;
+  text: string;
+  body: Json | undefined;
+}
+
+/**
+ * One request to the service or its token endpoint, with the timeout, read whole. Unreachable, 429
+ * and 5xx are transient; anything else is the caller's to judge.
+ */
+async function exchange(url: URL | string, init: RequestInit, about: { who: string; what?: string }): Promise<Reply> {
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  } catch (e) {
+    throw new AccountingError("transient", `${about.who} unreachable: ${(e as Error).message}`);
+  }
   const text = await res.text();
   if (res.status === 429 || res.status >= 500) {
-    throw new AccountingError("transient", `accounting system answered ${res.status} to ${what}: ${excerpt(text)}`);
+    throw new AccountingError("transient", `${about.who} answered ${res.status}${about.what ? ` to ${about.what}` : ""}: ${excerpt(text)}`);
   }
   let body: Json | undefined;
   try {
     body = JSON.parse(text) as Json;
   } catch {
-    // handled below
+    // not JSON: the caller reports it
   }
+  return { status: res.status, ok: res.ok, text, body };
+}
+
+/** A Fault body is a failure whatever the HTTP status (the service sends some with 200). */
+function parseResponse({ status, ok, text, body }: Reply, what: string): Json {
   const fault = body && faultOf(body);
   if (fault) throw fault;
-  if (!res.ok || !body) {
-    throw new AccountingError("permanent", `accounting system answered ${res.status} to ${what}: ${excerpt(text)}`);
+  if (!ok || !body) {
+    throw new AccountingError("permanent", `accounting system answered ${status} to ${what}: ${excerpt(text)}`);
   }
   return body;
 }
@@ -150,35 +162,23 @@ export async function withCurrentSyncToken<T>(
 export async function refreshAccessToken(
   conn: { clientId: string; clientSecret: string; refreshToken: string; tokenUrl: string },
 ): Promise<{ accessToken: string; refreshToken: string; expiresIn: number }> {
-  let res: Response;
-  try {
-    res = await fetch(conn.tokenUrl, {
+  const { status, ok, text, body = {} } = await exchange(
+    conn.tokenUrl,
+    {
       method: "POST",
       headers: {
-        authorization: `Basic ${btoa(`${conn.clientId}:${conn.clientSecret}`)}`,
+        authorization: basicAuth(conn.clientId, conn.clientSecret),
         accept: "application/json",
         "content-type": "application/x-www-form-urlencoded",
       },
       body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: conn.refreshToken }).toString(),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-  } catch (e) {
-    throw new AccountingError("transient", `token endpoint unreachable: ${(e as Error).message}`);
-  }
-  const text = await res.text();
-  if (res.status === 429 || res.status >= 500) {
-    throw new AccountingError("transient", `token endpoint answered ${res.status}: ${excerpt(text)}`);
-  }
-  let body: Json = {};
-  try {
-    body = JSON.parse(text) as Json;
-  } catch {
-    // handled below
-  }
-  if (!res.ok || typeof body.access_token !== "string" || typeof body.refresh_token !== "string") {
+    },
+    { who: "token endpoint" },
+  );
+  if (!ok || typeof body.access_token !== "string" || typeof body.refresh_token !== "string") {
     // invalid_grant (refresh token revoked or expired) / invalid_client: only reconnecting helps.
     const reason = [body.error, body.error_description].filter(Boolean).join(": ") || excerpt(text);
-    throw new AccountingError("connection", `token refresh rejected (${res.status} ${reason}); reconnect with \`accounting connect\``);
+    throw new AccountingError("connection", `token refresh rejected (${status} ${reason}); reconnect with \`accounting connect\``);
   }
   return { accessToken: body.access_token, refreshToken: body.refresh_token, expiresIn: Number(body.expires_in ?? 3600) };
 }

@@ -4,7 +4,7 @@ import { accountingOutbox } from "../db/schema";
 import { type AnyDb, createDb } from "../lib/db";
 import type { Bindings } from "../lib/env";
 import { createLogger, type Logger } from "../lib/logger";
-import { backoffSeconds, Delivery, deliveryConfig } from "./deliver";
+import { backoffSeconds, Delivery, deliveryConfig, type DeliveryTarget } from "./deliver";
 import { databaseTag, enqueueOutbox, type OutboxMessage } from "./outbox";
 
 /** Invoices delivered at once per batch; each may hold up to three pooled connections (chain, customer, token). */
@@ -52,25 +52,25 @@ export function handleQueue(batch: MessageBatch<OutboxMessage>, env: Bindings): 
       // One invoice's messages run one after another (they share its lock); invoices run side by side.
       const rows = ids.size
         ? await db
-            .select({ id: accountingOutbox.id, invoiceId: accountingOutbox.invoiceId })
+            .select({ id: accountingOutbox.id, invoiceId: accountingOutbox.invoiceId, companyId: accountingOutbox.companyId })
             .from(accountingOutbox)
             .where(inArray(accountingOutbox.id, [...ids.values()]))
         : [];
-      const invoiceOf = new Map(rows.map((r) => [r.id, r.invoiceId]));
-      const groups = new Map<number, Message<OutboxMessage>[]>();
+      const rowOf = new Map(rows.map((r) => [r.id, r]));
+      const groups = new Map<number, [Message<OutboxMessage>, DeliveryTarget][]>();
       for (const [message, id] of ids) {
-        const invoiceId = invoiceOf.get(id);
-        if (invoiceId === undefined) {
+        const row = rowOf.get(id);
+        if (!row) {
           message.ack(); // no such row
           continue;
         }
-        groups.set(invoiceId, [...(groups.get(invoiceId) ?? []), message]);
+        groups.set(row.invoiceId, [...(groups.get(row.invoiceId) ?? []), [message, row]]);
       }
       const limit = pLimit(CONCURRENT_INVOICES);
       await Promise.all(
         [...groups.values()].map((messages) =>
           limit(async () => {
-            for (const message of messages) await handleMessage(ctx, message, ids.get(message)!);
+            for (const [message, row] of messages) await handleMessage(ctx, message, row);
           }),
         ),
       );
@@ -87,9 +87,10 @@ interface BatchContext {
   logger: Logger;
 }
 
-async function handleMessage(ctx: BatchContext, message: Message<OutboxMessage>, outboxId: number) {
+async function handleMessage(ctx: BatchContext, message: Message<OutboxMessage>, target: DeliveryTarget) {
+  const outboxId = target.id;
   try {
-    const outcome = await ctx.delivery.deliver(outboxId);
+    const outcome = await ctx.delivery.deliver(target);
     if (outcome.action === "retry") return message.retry({ delaySeconds: outcome.delaySeconds });
     if (outcome.resend) await enqueueOutbox(ctx.env, [outcome.resend.outboxId], outcome.resend.delaySeconds);
     message.ack();

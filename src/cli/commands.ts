@@ -18,9 +18,32 @@ export async function createCompany(db: AnyDb, opts: { name: string; accountingS
   return { company_id: row.id };
 }
 
-async function requireCompany(db: AnyDb, companyId: number) {
-  const [row] = await db.select({ id: companies.id }).from(companies).where(eq(companies.id, companyId));
+/** The company row (id and accounting flag); an unknown id is bad operator input. */
+export async function requireCompany(db: AnyDb, companyId: number) {
+  const [row] = await db
+    .select({ id: companies.id, accountingSyncEnabled: companies.accountingSyncEnabled })
+    .from(companies)
+    .where(eq(companies.id, companyId));
   if (!row) throw new CommandError(`company ${companyId} does not exist`);
+  return row;
+}
+
+/**
+ * An operator-given endpoint (`--<option>`): an absolute http(s) URL without credentials (those
+ * belong in their own options, and a URL ends up in output), returned without trailing slashes.
+ */
+export function httpUrlOption(option: string, raw: string, credentialsHint?: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) throw new CommandError(`--${option} must be an absolute http(s) URL`);
+  if (url.username || url.password) {
+    throw new CommandError(`--${option} must not carry credentials${credentialsHint ? `; ${credentialsHint}` : ""}`);
+  }
+  return url.toString().replace(/\/+$/, "");
 }
 
 export async function createToken(db: AnyDb, opts: { companyId: number }) {

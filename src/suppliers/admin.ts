@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
-import { companies, supplierIntegrations } from "../db/schema";
+import { supplierIntegrations } from "../db/schema";
 import type { AnyDb } from "../lib/db";
+import { httpUrlOption, requireCompany } from "../cli/commands";
 import { CommandError } from "../cli/errors";
 import { credentialSchemas, PRODUCTION_BASE_URLS, PROVIDERS, type Provider } from "./integrations";
 
@@ -12,18 +13,6 @@ export interface SetIntegrationInput {
   baseUrl?: string | null;
   /** undefined: keep the stored credentials; otherwise replaces them whole. */
   credentials?: unknown;
-}
-
-function checkBaseUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new CommandError("--base-url must be an absolute http(s) URL");
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw new CommandError("--base-url must be an absolute http(s) URL");
-  if (url.username || url.password) throw new CommandError("--base-url must not carry credentials; use --credentials");
-  return url.toString().replace(/\/+$/, "");
 }
 
 /** Names the offending fields only: the operator's values (secrets) are never echoed. */
@@ -42,12 +31,11 @@ function checkCredentials(provider: Provider, value: unknown) {
 export async function setIntegration(db: AnyDb, input: SetIntegrationInput) {
   if (!(PROVIDERS as readonly string[]).includes(input.provider)) throw new CommandError(`--provider must be one of ${PROVIDERS.join(", ")}`);
   const provider = input.provider as Provider;
-  const baseUrl = typeof input.baseUrl === "string" ? checkBaseUrl(input.baseUrl) : input.baseUrl;
+  const baseUrl = typeof input.baseUrl === "string" ? httpUrlOption("base-url", input.baseUrl, "use --credentials") : input.baseUrl;
   const credentials = input.credentials === undefined ? undefined : checkCredentials(provider, input.credentials);
 
   const row = await db.transaction(async (tx) => {
-    const [company] = await tx.select({ id: companies.id }).from(companies).where(eq(companies.id, input.companyId));
-    if (!company) throw new CommandError(`company ${input.companyId} does not exist`);
+    await requireCompany(tx, input.companyId);
     const [existing] = await tx
       .select()
       .from(supplierIntegrations)

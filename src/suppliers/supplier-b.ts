@@ -8,6 +8,7 @@
 import { z } from "@hono/zod-openapi";
 import { fetchText, imageUrl, SupplierError } from "./http";
 import type { SupplierConfig } from "./integrations";
+import { basicAuth } from "../lib/basic-auth";
 import { priceFrom as money } from "../lib/money";
 
 /** S&S returns image paths relative to its web site. */
@@ -56,8 +57,7 @@ const image = (path: string | null) => imageUrl(path, IMAGE_ORIGIN);
 
 function authHeader(config: SupplierConfig<"supplier_b">): string {
   const { account_number, api_key } = config.credentials;
-  const bytes = new TextEncoder().encode(`${account_number}:${api_key}`);
-  return `Basic ${btoa(String.fromCharCode(...bytes))}`;
+  return basicAuth(account_number, api_key);
 }
 
 /** GET <base>/v2/<path>; a JSON array of rows, [] on 404, SupplierError otherwise. */

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { startFake, type FakeServer } from "./server";
 
 /**
  * A fake QuickBooks Online Accounting API v3 (JSON) and its OAuth 2 token endpoint, for delivery
@@ -64,28 +64,28 @@ export class FakeQbo {
   private readonly refreshTokens = new Map<string, { clientId: string }>();
   private readonly accessTokens = new Map<string, { realm: string; revoked: boolean }>();
   private readonly scripted: Scripted[] = [];
-  private server = createServer((req, res) => void this.handle(req, res));
+  private server?: FakeServer;
   url = "";
 
   get tokenUrl() {
     return `${this.url}/oauth2/v1/tokens/bearer`;
   }
 
+  /** On the shared fake plumbing: its first-path-segment scenarios (`v3`, `oauth2`) are never special ones. */
   async start() {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.server = await startFake(({ req, res, url, body }) => this.handle(req, res, url, body));
+    this.url = this.server.origin;
     return this;
   }
 
-  stop() {
-    return new Promise<void>((resolve) => this.server.close(() => resolve()));
+  async stop() {
+    await this.server?.close();
   }
 
   /** A realm with an authorized app; returns the credentials `accounting connect` takes. */
-  addRealm(realm: string) {
+  addRealm(realm: string, clientSecret = randomBytes(16).toString("hex")) {
     this.realms.set(realm, { customers: new Map(), invoices: new Map(), nextId: 100, responses: new Map() });
     const clientId = `app-${realm}-${randomBytes(4).toString("hex")}`;
-    const clientSecret = randomBytes(16).toString("hex");
     this.apps.set(clientId, { secret: clientSecret, realm });
     return { realm, clientId, clientSecret, refreshToken: this.issueRefreshToken(clientId) };
   }
@@ -136,11 +136,7 @@ export class FakeQbo {
     return token;
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks).toString("utf8");
-    const url = new URL(req.url ?? "/", "http://fake");
+  private handle(req: IncomingMessage, res: ServerResponse, url: URL, raw: string) {
     const query = Object.fromEntries(url.searchParams);
     const log: LoggedRequest = {
       method: req.method ?? "GET",

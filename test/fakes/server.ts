@@ -2,11 +2,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 
 /**
- * Shared plumbing of the fake supplier servers. The first path segment of a request is its
- * scenario (`ok`, `delay-300`, `slow`, `status500`, `malformed`, `garbage`, `fault`, `unauthorized`),
- * so one server serves every test at once: a test points an integration's base URL at
- * `fake.url(scenario)`. Every request is recorded with monotonic start and end times, so tests can
- * assert that calls overlapped instead of timing the API.
+ * Shared plumbing of the fake third-party servers (suppliers, the accounting service). The first
+ * path segment of a request is its scenario (`ok`, `delay-300`, `slow`, `status500`, `malformed`,
+ * `garbage`, `fault`, `unauthorized`), so one server serves every test at once: a test points an
+ * integration's base URL at `fake.url(scenario)`. Every request is recorded with monotonic start
+ * and end times, so tests can assert that calls overlapped instead of timing the API.
  */
 export interface RecordedRequest {
   scenario: string;

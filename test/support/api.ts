@@ -83,9 +83,25 @@ export async function newCompany(opts: { name?: string; accountingSync?: boolean
   };
 }
 
-/** The Worker's JSON log lines written so far. */
-export function workerLogLines(): string[] {
-  return readFileSync(inject("logFile"), "utf8").split("\n").filter((l) => l.trim());
+/** The Worker's JSON log lines written so far (the shared Worker's, or those of a Worker started with its own `logFile`). */
+export function workerLogLines(logFile: string = inject("logFile")): string[] {
+  return readFileSync(logFile, "utf8").split("\n").filter((l) => l.trim());
+}
+
+/**
+ * Polls `probe` until `done` holds for its value (by default: until it is truthy) and returns that
+ * value; for work the Worker finishes after its response (deferred writes, queue consumers, logs).
+ * Gives up after 20 s with what it waited for and the last value.
+ */
+export async function waitFor<T>(what: string, probe: () => T | Promise<T>, done: (value: T) => boolean = Boolean): Promise<T> {
+  const until = Date.now() + 20_000;
+  let value = await probe();
+  while (!done(value)) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 100));
+    value = await probe();
+  }
+  return value;
 }
 
 /** Asserts the error envelope and returns it. */

@@ -1,9 +1,6 @@
-import type { AccountingChange } from "../../accounting/outbox";
+import { discountState, taxState, type AccountingUpdate } from "../../accounting/outbox";
 import type { invoices } from "../../db/schema";
-import { plainDecimal } from "../../lib/money";
 import type { OrderPatch } from "./schema";
-
-export type AccountingUpdate = Extract<AccountingChange, { operation: "update" }>["payload"]["changes"];
 
 /**
  * A PATCH in accounting terms (the outbox `update` payload): only the fields this request sent that the
@@ -21,14 +18,10 @@ export function accountingUpdate(
   if (body.client_id !== undefined) changes.client_id = body.client_id;
   if (body.client_notes !== undefined) changes.customer_memo = body.client_notes;
   if (body.discount_amount !== undefined || body.discount_amount_type !== undefined || body.discount_type !== undefined) {
-    changes.discount = {
-      amount: invoice.discountAmount,
-      amount_type: invoice.discountAmountType as "percentage" | "fixed_amount",
-      discount_type: invoice.discountType as "before_tax" | "after_tax",
-    };
+    changes.discount = discountState(invoice);
   }
   if (body.tax_id !== undefined || body.tax_exempt !== undefined) {
-    changes.tax = { tax_id: invoice.taxId, rate: taxRate === null ? null : plainDecimal(taxRate), tax_exempt: invoice.taxExempt };
+    changes.tax = taxState(invoice, taxRate);
   }
   return Object.keys(changes).length ? changes : undefined;
 }

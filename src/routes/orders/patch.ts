@@ -2,12 +2,12 @@ import { createRoute } from "@hono/zod-openapi";
 import { and, eq, exists, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { liveClients } from "../clients/queries";
-import { accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
+import { accountingChangeCte, notifyOutbox, syncApplies, type AccountingUpdate } from "../../accounting/outbox";
 import { clients, companies, invoices, orderStatuses, projects, taxes } from "../../db/schema";
 import type { AnyDb } from "../../lib/db";
 import { authErrors, errorResponses, invalid, notFound } from "../../lib/errors";
 import { bearerSecurity, idParam, type Router } from "../../lib/openapi";
-import { accountingUpdate, type AccountingUpdate } from "./accounting";
+import { accountingUpdate } from "./accounting";
 import { defaultInvoiceOf, invoiceAmountsColumns, liveProjects, unknownReference } from "./queries";
 import {
   invoiceColumns, invoiceTerms, OrderEnvelopeSchema, type OrderPatch, OrderPatchSchema, PERCENT_MESSAGE, percentOutOfRange, projectColumns, serializeInvoice, serializeProject,
