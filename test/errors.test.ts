@@ -135,13 +135,23 @@ describe("dates outside what PostgreSQL stores", () => {
       ["first_message_at", "0000-01-01T00:00:00Z"],
       ["last_synced_at", "9999-12-31T23:59:59-14:00"],
       ["last_message_at", "0001-01-01T00:00:00+14:00"],
+      // Read back through JavaScript's date parser, year 0050 would come back as 1950.
+      ["first_message_at", "0050-01-01T00:00:00Z"],
+      ["first_message_at", "0999-12-31T23:59:59Z"],
     ]) {
       const res = await a.put("/mail/email-threads/dated", { account_email: "a@b.co", messages: [], [field]: value });
       expect(expectError(res, 400, "invalid_request").details).toEqual([expect.objectContaining({ field })]);
     }
     // The edges themselves are fine.
     expect((await a.get("/orders?from=0001-01-01&to=9999-12-31")).status).toBe(200);
-    expect((await a.put("/mail/email-threads/dated", { account_email: "a@b.co", messages: [], last_synced_at: "9999-12-31T23:59:59Z" })).status).toBe(200);
+    const edges = await a.put("/mail/email-threads/dated", {
+      account_email: "a@b.co",
+      messages: [],
+      first_message_at: "1000-01-01T00:00:00Z",
+      last_synced_at: "9999-12-31T23:59:59Z",
+    });
+    expect(edges.status).toBe(200);
+    expect(edges.body.email_thread).toMatchObject({ first_message_at: "1000-01-01T00:00:00.000Z", last_synced_at: "9999-12-31T23:59:59.000Z" });
   });
 });
 
@@ -157,5 +167,17 @@ describe("numbers in paths and queries are plain digits", () => {
   it.each(["page=0x10", "page=1e3", "per_page=2.0", "per_page=%2010"])("GET /clients?%s is a 400", async (q) => {
     const a = await newCompany();
     expectError(await a.get(`/clients?${q}`), 400, "invalid_request");
+  });
+});
+
+describe("numeric parameter messages", () => {
+  it("says what is wrong: not digits, or out of range", async () => {
+    const a = await newCompany();
+    const notDigits = expectError(await a.get("/clients?page=0x1"), 400, "invalid_request");
+    expect(notDigits.details).toEqual([{ field: "page", message: "Must be a whole number written in digits" }]);
+    const tooBig = expectError(await a.get("/clients?per_page=101"), 400, "invalid_request");
+    expect(tooBig.details).toEqual([{ field: "per_page", message: expect.stringMatching(/100/) }]);
+    const tooSmall = expectError(await a.get("/orders/0"), 400, "invalid_request");
+    expect(tooSmall.details[0].message).not.toMatch(/digits/);
   });
 });

@@ -1,17 +1,19 @@
 import { z } from "@hono/zod-openapi";
 
 /**
- * ISO 8601 dates and timestamps limited to years 0001–9999 (UTC), the range PostgreSQL's `date`
- * and `timestamptz` share with JavaScript. zod's ISO checks alone accept year 0000 and offsets
- * that push a timestamp past 9999, which would fail in the database as a 500.
+ * ISO 8601 dates and timestamps limited to what round-trips exactly. zod's ISO checks alone accept
+ * year 0000 and offsets that push a timestamp past 9999, which PostgreSQL refuses (a 500 otherwise).
+ * Timestamps also start at year 1000: they are read back through JavaScript's date parser, which
+ * takes PostgreSQL's "0050-01-01 00:00:00+00" for 1950. Dates (YYYY-MM-DD) travel as text: 0001–9999.
  */
-const YEAR_RANGE = "Year must be between 0001 and 9999 (UTC)";
-// An unparseable value already failed the ISO check (zod still runs refinements): one message is enough.
-const inRange = (d: Date) => Number.isNaN(d.getTime()) || (d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999);
+const inYears = (from: number, to: number) => (d: Date) =>
+  // An unparseable value already failed the ISO check (zod still runs refinements): one message is enough.
+  Number.isNaN(d.getTime()) || (d.getUTCFullYear() >= from && d.getUTCFullYear() <= to);
 
-/** YYYY-MM-DD, a real calendar date. */
-export const isoDate = () => z.iso.date().refine((s) => inRange(new Date(`${s}T00:00:00Z`)), { message: YEAR_RANGE });
+/** YYYY-MM-DD, a real calendar date, years 0001–9999. */
+export const isoDate = () =>
+  z.iso.date().refine((s) => inYears(1, 9999)(new Date(`${s}T00:00:00Z`)), { message: "Year must be between 0001 and 9999" });
 
-/** Date-time with seconds and `Z` or `±hh:mm`, a real calendar date. */
+/** Date-time with seconds and `Z` or `±hh:mm`, a real calendar date, years 1000–9999 in UTC. */
 export const isoDateTime = () =>
-  z.iso.datetime({ offset: true }).refine((s) => inRange(new Date(s)), { message: YEAR_RANGE });
+  z.iso.datetime({ offset: true }).refine((s) => inYears(1000, 9999)(new Date(s)), { message: "Year must be between 1000 and 9999 (UTC)" });

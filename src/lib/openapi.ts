@@ -25,7 +25,8 @@ export const nullableText = (max: number, example?: string) => text(max).nullabl
 export const digitsInt = (bounds: (n: z.ZodNumber) => z.ZodNumber = (n) => n) =>
   z.preprocess(
     (v) => (typeof v === "string" && /^\d{1,10}$/.test(v) ? Number(v) : v),
-    bounds(z.number({ error: "Must be a whole number written in digits" }).int()),
+    // Our message for text that is not digits; range checks keep their own ("Too small: expected >= 1").
+    bounds(z.number({ error: (issue) => (issue.code === "invalid_type" ? "Must be a whole number written in digits" : undefined) }).int()),
   );
 
 /** A positive int4 id written in plain digits, or undefined: for parameters whose meaning depends on another. */
