@@ -181,3 +181,36 @@ describe("numeric parameter messages", () => {
     expect(tooSmall.details[0].message).not.toMatch(/digits/);
   });
 });
+
+describe("oversized chunked uploads", () => {
+  it("413 for a chunked body over the limit, after which the next requests are served", async () => {
+    const a = await newCompany();
+    const chunk = new TextEncoder().encode(`"${"x".repeat(64 * 1024 - 2)}",`);
+    for (let round = 0; round < 2; round++) {
+      // No Content-Length: the limit is only known while reading, so the guard must drain the rest.
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent === 0) controller.enqueue(new TextEncoder().encode('{"company_name": ['));
+          if (sent >= 40) {
+            controller.enqueue(new TextEncoder().encode('"x"]}'));
+            controller.close();
+            return;
+          }
+          sent++;
+          controller.enqueue(chunk);
+        },
+      });
+      const res = await fetch(`${inject("apiUrl")}/clients`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${a.token}`, "content-type": "application/json" },
+        body,
+        duplex: "half",
+      } as RequestInit);
+      expect(res.status).toBe(413);
+      expect(((await res.json()) as any).error).toMatchObject({ code: "invalid_request", details: { max_bytes: 1024 * 1024 } });
+      expect((await a.get("/clients")).status).toBe(200);
+      expect((await a.post("/clients", { company_name: "After the big one" })).status).toBe(200);
+    }
+  });
+});

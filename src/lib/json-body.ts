@@ -1,4 +1,3 @@
-import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "./env";
@@ -16,74 +15,85 @@ const JSON_TYPE = /^application\/([\w.+-]*\+)?json\s*(;|$)/i;
 const COMPANY_KEYS = ["company_id", "companyId"];
 
 /**
- * Guards every request body before validation: size limit (413, Hono's bodyLimit), JSON content
+ * Guards every request body before validation: size limit (413, `readLimited`), JSON content
  * type (415), a body present and well-formed (400), no company identifier (the company comes
  * from the token), and nothing PostgreSQL cannot store (400 naming the field), so such input never
- * turns into a 500. The parsed body is cached on the request, so validators do not parse it again.
+ * turns into a 500. The text and the parse are kept on the request, so nothing parses the body twice.
  * The first guard that runs for a request wins, so a route can set its own limit ahead of the default.
  */
-export const jsonBody = (maxBytes = DEFAULT_BODY_LIMIT) => {
-  const limit = bodyLimit({
-    maxSize: maxBytes,
-    onError: async (c) => {
-      await discardBody(c.req.raw);
-      throw new ApiError(413, "invalid_request", `Request body exceeds the limit of ${maxBytes} bytes`, { max_bytes: maxBytes });
-    },
-  });
-  return createMiddleware<AppEnv>(async (c, next) => {
+export const jsonBody = (maxBytes = DEFAULT_BODY_LIMIT) =>
+  createMiddleware<AppEnv>(async (c, next) => {
     const method = c.req.method;
     if ((method !== "POST" && method !== "PUT" && method !== "PATCH") || c.var.bodyGuarded) return next();
     // No route for this method and path: leave the answer (404 / 405) to the router, whatever the body.
     if (!matchedRoutes(c).some((route) => route.method !== "ALL")) return next();
     c.set("bodyGuarded", true);
-    return limit(c, async () => {
-      const text = await c.req.text();
-      if (text.length === 0) throw invalid("Request body is required: send a JSON object");
-      if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) {
-        throw new ApiError(415, "invalid_request", "Request body must be sent with Content-Type: application/json", {
-          content_type: c.req.header("content-type") ?? null,
-        });
+    const text = await readLimited(c.req.raw, maxBytes);
+    // Hono reads bodies once: later c.req.text() (routes keeping exact JSON) gets this text.
+    (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+    if (text.length === 0) throw invalid("Request body is required: send a JSON object");
+    if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) {
+      throw new ApiError(415, "invalid_request", "Request body must be sent with Content-Type: application/json", {
+        content_type: c.req.header("content-type") ?? null,
+      });
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw invalid("Request body is not valid JSON");
+    }
+    if (body && typeof body === "object" && !Array.isArray(body)) {
+      const found = COMPANY_KEYS.filter((k) => k in body);
+      if (found.length) {
+        throw invalid(
+          "The body must not carry a company identifier; the company comes from the API token",
+          found.map((field) => ({ field, message: "Company identifiers are not accepted" })),
+        );
       }
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw invalid("Request body is not valid JSON");
-      }
-      if (body && typeof body === "object" && !Array.isArray(body)) {
-        const found = COMPANY_KEYS.filter((k) => k in body);
-        if (found.length) {
-          throw invalid(
-            "The body must not carry a company identifier; the company comes from the API token",
-            found.map((field) => ({ field, message: "Company identifiers are not accepted" })),
-          );
-        }
-      }
-      const unstorable = unstorableJson(body);
-      if (unstorable) throw unstorableError(unstorable);
-      c.req.bodyCache.json = Promise.resolve(body);
-      await next();
-    });
+    }
+    const unstorable = unstorableJson(body);
+    if (unstorable) throw unstorableError(unstorable);
+    // Validators call c.req.json(), which in Hono re-parses the text: hand them this parse instead.
+    c.req.json = (() => Promise.resolve(body)) as typeof c.req.json;
+    await next();
   });
-};
 
 /** How much of a rejected body is read and dropped so the client still receives the 413. */
 const DISCARD_CAP = 32 * 1024 * 1024;
 
 /**
- * Reads and drops the rest of an oversized upload before answering: a server that answers and
- * closes while the client is still sending makes the client see a connection reset, not the 413.
+ * The body as text, at most `maxBytes` (413 above, also for a declared Content-Length above it).
+ * An oversized upload is read to its end (up to DISCARD_CAP) and dropped before answering: a server
+ * that answers while the client is still sending leaves the connection broken (the client sees a
+ * reset, or its next request hangs). Hono's bodyLimit stops reading and keeps the stream locked,
+ * so it cannot drain a chunked upload; hence this small reader.
  */
-async function discardBody(req: Request) {
-  if (!req.body || req.body.locked) return;
+export async function readLimited(req: Request, maxBytes: number): Promise<string> {
+  if (!req.body) return "";
+  let over = Number(req.headers.get("content-length") ?? Number.NaN) > maxBytes;
   const reader = req.body.getReader();
-  let read = 0;
-  while (read <= DISCARD_CAP) {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
     const { done, value } = await reader.read();
-    if (done) return;
-    read += value.byteLength;
+    if (done) break;
+    size += value.byteLength;
+    over ||= size > maxBytes;
+    if (!over) chunks.push(value);
+    else if (size > DISCARD_CAP) {
+      await reader.cancel();
+      break;
+    }
   }
-  await reader.cancel();
+  if (over) throw new ApiError(413, "invalid_request", `Request body exceeds the limit of ${maxBytes} bytes`, { max_bytes: maxBytes });
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
 }
 
 export interface Unstorable {
