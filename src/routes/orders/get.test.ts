@@ -110,3 +110,24 @@ describe("GET /orders/{id}", () => {
     expect(b.artworks[0]).toMatchObject({ id: ids.a, created_at: at, updated_at: at });
   });
 });
+
+describe("size breakdowns", () => {
+  it("come back in apparel order (youth, XXS…6XL, one size, then others), whatever jsonb did to the keys", async () => {
+    const co = await newCompany();
+    const ids = await co.load({
+      clients: [{ ref: "c", company_name: "Sizes Inc" }],
+      orders: [
+        {
+          ref: "o",
+          client_ref: "c",
+          title: "Mixed sizes",
+          items: [{ ref: "i", title: "Tee", unit_price: "10.00", sizes: { XL: 8, "Custom A": 1, s: 6, "2XL": 4, M: 14, L: 14, YM: 2, OSFA: 3 } }],
+        },
+      ],
+    });
+    const res = await co.get(`/orders/${ids.o}`);
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.invoice_items[0].sizes)).toEqual(["YM", "s", "M", "L", "XL", "2XL", "OSFA", "Custom A"]);
+    expect(res.body.invoice_items[0].sizes).toEqual({ YM: 2, s: 6, M: 14, L: 14, XL: 8, "2XL": 4, OSFA: 3, "Custom A": 1 });
+  });
+});

@@ -4,6 +4,7 @@ import type { artworks, invoiceItems, invoices, orderStatuses, payments, project
 import { decimalInput, MAX_MONEY, moneyString, plainDecimal } from "../../lib/money";
 import { iso, MAX_INT_ID, nullableText, text, timestamp } from "../../lib/openapi";
 import { refSchema } from "../../cli/import-kit";
+import { orderedSizes } from "./sizes";
 import { lineAmount, type InvoiceTotals } from "./totals";
 
 const dbId = () => z.number().int().positive().max(MAX_INT_ID);
@@ -304,7 +305,7 @@ export function serializeItem(row: Row<typeof invoiceItems>): z.infer<typeof Inv
     quantity: plainDecimal(row.quantity),
     unit_price: row.unitPrice,
     amount: lineAmount({ quantity: row.quantity, unit_price: row.unitPrice }).toFixed(2),
-    sizes: row.sizes ?? null,
+    sizes: row.sizes ? orderedSizes(row.sizes) : null,
     position: row.position,
     created_at: iso(row.createdAt)!,
     updated_at: iso(row.updatedAt)!,
