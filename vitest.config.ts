@@ -8,5 +8,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Two cores: more workers would only contend with workerd and PostgreSQL.
     maxWorkers: 2,
+    // The console report, plus a JSON summary that .ci/run turns into one plain closing line.
+    reporters: ["default", "json"],
+    outputFile: { json: ".test-results/vitest.json" },
   },
 });
