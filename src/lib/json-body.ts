@@ -2,6 +2,7 @@ import { createMiddleware } from "hono/factory";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "./env";
 import { ApiError, invalid } from "./errors";
+import { readText } from "./read-text";
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024; // 1 MiB
 
@@ -70,30 +71,12 @@ const DISCARD_CAP = 32 * 1024 * 1024;
  * so it cannot drain a chunked upload; hence this small reader.
  */
 export async function readLimited(req: Request, maxBytes: number): Promise<string> {
-  if (!req.body) return "";
-  let over = Number(req.headers.get("content-length") ?? Number.NaN) > maxBytes;
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    over ||= size > maxBytes;
-    if (!over) chunks.push(value);
-    else if (size > DISCARD_CAP) {
-      await reader.cancel();
-      break;
-    }
+  const declaredOver = Number(req.headers.get("content-length") ?? Number.NaN) > maxBytes;
+  const text = await readText(req.body, maxBytes, DISCARD_CAP);
+  if (text === undefined || declaredOver) {
+    throw new ApiError(413, "invalid_request", `Request body exceeds the limit of ${maxBytes} bytes`, { max_bytes: maxBytes });
   }
-  if (over) throw new ApiError(413, "invalid_request", `Request body exceeds the limit of ${maxBytes} bytes`, { max_bytes: maxBytes });
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
+  return text;
 }
 
 export interface Unstorable {

@@ -4,6 +4,7 @@
  * (never a URL with credentials, never a header, never the supplier's own error text).
  */
 import { withDeadline as withDeadlineOf } from "../lib/deadline";
+import { readText } from "../lib/read-text";
 
 export type SupplierFailure =
   | "timeout" // no complete answer before the deadline
@@ -62,27 +63,9 @@ export async function fetchText(url: string, init: RequestInit, signal: AbortSig
 }
 
 async function readCapped(res: Response): Promise<string> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_RESPONSE_BYTES) {
-      await reader.cancel();
-      throw new SupplierError("bad_response", res.status);
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    all.set(c, offset);
-    offset += c.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  const text = await readText(res.body, MAX_RESPONSE_BYTES);
+  if (text === undefined) throw new SupplierError("bad_response", res.status);
+  return text;
 }
 
 /** A supplier call with its time budget; running out is the `timeout` supplier failure. */
