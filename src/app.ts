@@ -1,19 +1,19 @@
 import { Scalar } from "@scalar/hono-api-reference";
 import type { Context } from "hono";
-import { authenticate } from "./lib/auth";
-import type { AppEnv } from "./lib/env";
-import { errorBody, onError } from "./lib/errors";
-import { jsonBody, MAX_JSON_DEPTH } from "./lib/json-body";
-import { withResponseHeaders } from "./lib/openapi-headers";
-import { paramsGuard } from "./lib/params-guard";
-import { createRouter } from "./lib/openapi";
-import { requestContext } from "./lib/request-context";
+import { API_PREFIX } from "./http/api-prefix";
+import { authenticate } from "./http/auth";
+import type { AppEnv } from "./http/context";
+import { errorBody, onError } from "./http/errors";
+import { jsonBody, MAX_JSON_DEPTH } from "./http/json-body";
+import { createRouter } from "./http/openapi";
+import { withResponseHeaders } from "./http/openapi-headers";
+import { paramsGuard } from "./http/params-guard";
+import { requestContext } from "./http/request-context";
 import { clientsApi } from "./routes/clients";
 import { mailApi, mailBodyLimit } from "./routes/mail";
 import { ordersApi } from "./routes/orders";
 import { productsApi } from "./routes/products";
 
-export const API_PREFIX = "/api/v1";
 const PUBLIC_PATHS = new Set(["/openapi.json", "/docs"]);
 
 /** Resource routers. Add a resource here and nowhere else. */

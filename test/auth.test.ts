@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createToken, revokeToken } from "../src/cli/commands";
+import { createToken, revokeToken } from "../tools/ops/commands";
 import { call, db, expectError, newCompany, sql, waitFor, workerLogLines } from "./support/api";
 
 describe("authentication", () => {
@@ -65,12 +65,7 @@ describe("authentication", () => {
 describe("request ids and logs", () => {
   it("puts X-Request-Id on every response, echoing a sane incoming id", async () => {
     const a = await newCompany();
-    for (const res of [
-      await a.get("/clients"),
-      await call("GET", "/clients"),
-      await a.get("/nope"),
-      await call("GET", "/openapi.json"),
-    ]) {
+    for (const res of [await a.get("/clients"), await call("GET", "/clients"), await a.get("/nope"), await call("GET", "/openapi.json")]) {
       expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     }
     const echoed = await a.get("/clients", { headers: { "x-request-id": "trace-abc.123" } });
@@ -85,7 +80,10 @@ describe("request ids and logs", () => {
     const id = res.headers.get("x-request-id")!;
     const lines: Record<string, unknown>[] = await waitFor(
       "the request's log line",
-      () => workerLogLines().filter((l) => l.includes(id)).map((l) => JSON.parse(l.slice(l.indexOf("{")))),
+      () =>
+        workerLogLines()
+          .filter((l) => l.includes(id))
+          .map((l) => JSON.parse(l.slice(l.indexOf("{")))),
       (ls) => ls.length > 0,
     );
     expect(lines[0]).toMatchObject({ level: "info", msg: "request", request_id: id, status: 200, method: "GET", company_id: a.companyId });

@@ -1,8 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { call, expectError, newCompany, sql } from "./support/api";
 import { startWorker } from "./support/worker";
 
@@ -27,7 +26,11 @@ describe("error envelope", () => {
 
   it("400 for malformed JSON", async () => {
     const a = await newCompany();
-    const res = await call("POST", "/clients", { token: a.token, rawBody: '{"company_name": "x",', headers: { "content-type": "application/json" } });
+    const res = await call("POST", "/clients", {
+      token: a.token,
+      rawBody: '{"company_name": "x",',
+      headers: { "content-type": "application/json" },
+    });
     expect(expectError(res, 400, "invalid_request").message).toMatch(/not valid JSON/);
   });
 
@@ -55,7 +58,11 @@ describe("error envelope", () => {
   it("400 for a missing body", async () => {
     const a = await newCompany();
     expectError(await call("POST", "/clients", { token: a.token }), 400, "invalid_request");
-    expectError(await call("PATCH", "/clients/1", { token: a.token, headers: { "content-type": "application/json" } }), 400, "invalid_request");
+    expectError(
+      await call("PATCH", "/clients/1", { token: a.token, headers: { "content-type": "application/json" } }),
+      400,
+      "invalid_request",
+    );
   });
 
   it("413 for a body over 1 MiB, writing nothing", async () => {
@@ -93,9 +100,17 @@ describe("routing comes before the body", () => {
     const noBody = await call("PUT", "/clients", { token: a.token });
     expectError(noBody, 405, "invalid_request");
     expect(noBody.headers.get("allow")).toBe("GET, POST");
-    expectError(await call("POST", "/clients/1", { token: a.token, rawBody: "hello", headers: { "content-type": "text/plain" } }), 405, "invalid_request");
+    expectError(
+      await call("POST", "/clients/1", { token: a.token, rawBody: "hello", headers: { "content-type": "text/plain" } }),
+      405,
+      "invalid_request",
+    );
     expectError(await call("POST", "/no-such-route", { token: a.token }), 404, "not_found");
-    expectError(await call("POST", "/no-such-route", { token: a.token, rawBody: "{", headers: { "content-type": "application/json" } }), 404, "not_found");
+    expectError(
+      await call("POST", "/no-such-route", { token: a.token, rawBody: "{", headers: { "content-type": "application/json" } }),
+      404,
+      "not_found",
+    );
     expectError(await call("POST", "/openapi.json", { rawBody: "x" }), 405, "invalid_request");
   });
 });
@@ -125,8 +140,12 @@ describe("NUL characters in the URL", () => {
 describe("dates outside what PostgreSQL stores", () => {
   it("400 (not 500) for year 0000 or a timestamp pushed past 9999 by its offset", async () => {
     const a = await newCompany();
-    expect(expectError(await a.get("/orders?from=0000-01-01"), 400, "invalid_request").details).toEqual([expect.objectContaining({ field: "from" })]);
-    expect(expectError(await a.get("/orders?to=0000-12-31"), 400, "invalid_request").details).toEqual([expect.objectContaining({ field: "to" })]);
+    expect(expectError(await a.get("/orders?from=0000-01-01"), 400, "invalid_request").details).toEqual([
+      expect.objectContaining({ field: "from" }),
+    ]);
+    expect(expectError(await a.get("/orders?to=0000-12-31"), 400, "invalid_request").details).toEqual([
+      expect.objectContaining({ field: "to" }),
+    ]);
     const { id: clientId } = (await a.post("/clients", { company_name: "Dated" })).body.client;
     const order = (await a.post("/orders", { title: "Dated order", client_id: clientId })).body;
     const err = expectError(await a.patch(`/orders/${order.project.id}`, { deadline: "0000-01-01" }), 400, "invalid_request");
@@ -151,7 +170,10 @@ describe("dates outside what PostgreSQL stores", () => {
       last_synced_at: "9999-12-31T23:59:59Z",
     });
     expect(edges.status).toBe(200);
-    expect(edges.body.email_thread).toMatchObject({ first_message_at: "1000-01-01T00:00:00.000Z", last_synced_at: "9999-12-31T23:59:59.000Z" });
+    expect(edges.body.email_thread).toMatchObject({
+      first_message_at: "1000-01-01T00:00:00.000Z",
+      last_synced_at: "9999-12-31T23:59:59.000Z",
+    });
   });
 });
 

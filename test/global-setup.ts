@@ -2,8 +2,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { runMigrations } from "../src/cli/migrate";
-import { startStack } from "../src/local/stack";
+import { startStack } from "../tools/local/stack";
+import { runMigrations } from "../tools/ops/migrate";
 import { buildWorker, startWorker } from "./support/worker";
 
 declare module "vitest" {

@@ -31,13 +31,25 @@ describe("OpenAPI document and docs page", () => {
 
   it("lists every route of the API", async () => {
     const doc = (await call("GET", "/openapi.json")).body;
-    const operations = Object.entries(doc.paths as Record<string, object>).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+    const operations = Object.entries(doc.paths as Record<string, object>).flatMap(([path, item]) =>
+      Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(operations.sort()).toEqual(
       [
-        "GET /clients", "POST /clients", "GET /clients/{id}", "PATCH /clients/{id}",
-        "GET /orders", "POST /orders", "GET /orders/{id}", "PATCH /orders/{id}", "DELETE /orders/{id}",
-        "GET /products/search", "GET /products/{source}",
-        "GET /mail/threads/{legacyThreadId}", "PUT /mail/email-threads/{legacyThreadId}", "GET /mail/email-threads/{legacyThreadId}",
+        "GET /clients",
+        "POST /clients",
+        "GET /clients/{id}",
+        "PATCH /clients/{id}",
+        "GET /orders",
+        "POST /orders",
+        "GET /orders/{id}",
+        "PATCH /orders/{id}",
+        "DELETE /orders/{id}",
+        "GET /products/search",
+        "GET /products/{source}",
+        "GET /mail/threads/{legacyThreadId}",
+        "PUT /mail/email-threads/{legacyThreadId}",
+        "GET /mail/email-threads/{legacyThreadId}",
       ].sort(),
     );
   });

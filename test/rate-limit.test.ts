@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { describe, expect, inject, it } from "vitest";
-import { startRedis } from "../src/local/redis";
-import { startUpstashServer } from "../src/local/upstash-server";
+import { startRedis } from "../tools/local/redis";
+import { startUpstashServer } from "../tools/local/upstash-server";
 import { call, expectError, newCompany } from "./support/api";
 import { startWorker } from "./support/worker";
 
@@ -35,7 +35,8 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
     // The next request the limiter answers is refused. (On a loaded machine a limiter call can take over
     // 1 s; that request is served without limiter headers (fail-open, tested below) but still counted.)
     let over = await a.get("/clients?per_page=1");
-    for (let i = 0; i < 3 && over.status === 200 && over.headers.get("x-ratelimit-limit") === null; i++) over = await a.get("/clients?per_page=1");
+    for (let i = 0; i < 3 && over.status === 200 && over.headers.get("x-ratelimit-limit") === null; i++)
+      over = await a.get("/clients?per_page=1");
     const err = expectError(over, 429, "rate_limited");
     const retryAfter = Number(over.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);

@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { accountingConnections } from "../db/schema";
-import type { AnyDb } from "../lib/db";
+import type { AnyDb } from "../platform/db";
 import { DEFAULT_BASE_URL, DEFAULT_TOKEN_URL, QboClient, refreshAccessToken, type TokenSource } from "./qbo";
 
 export type Connection = typeof accountingConnections.$inferSelect;

@@ -1,12 +1,12 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { accountingLinks, accountingOutbox, clients, invoiceItems, invoices, projects, taxes } from "../db/schema";
-import type { AnyDb } from "../lib/db";
-import type { Bindings } from "../lib/env";
-import type { Logger } from "../lib/logger";
+import type { AnyDb } from "../platform/db";
+import type { Bindings } from "../platform/env";
+import type { Logger } from "../platform/logger";
 import { companyClient, loadConnection } from "./connection";
 import { AccountingError, isFault } from "./errors";
-import { customerBody, invoiceCreateBody, invoiceUpdateFields, type InvoiceSnapshot } from "./mapping";
-import { discountState, taxState, type AccountingUpdate } from "./outbox";
+import { customerBody, type InvoiceSnapshot, invoiceCreateBody, invoiceUpdateFields } from "./mapping";
+import { type AccountingUpdate, discountState, taxState } from "./outbox";
 import { type QboClient, withCurrentSyncToken } from "./qbo";
 
 type OutboxRow = typeof accountingOutbox.$inferSelect;
@@ -39,9 +39,7 @@ export const backoffSeconds = (attempts: number, base: number) => Math.min(MAX_D
  * What the consumer does with the message: ack it (optionally sending a fresh message for the
  * earlier row that now drives this invoice's operations), or retry it after a delay.
  */
-export type Outcome =
-  | { action: "ack"; resend?: { outboxId: number; delaySeconds: number } }
-  | { action: "retry"; delaySeconds: number };
+export type Outcome = { action: "ack"; resend?: { outboxId: number; delaySeconds: number } } | { action: "retry"; delaySeconds: number };
 
 const ACK: Outcome = { action: "ack" };
 
@@ -88,7 +86,11 @@ export class Delivery {
       // The oldest row waits for a retry that is still due: that retry's message moves the invoice on.
       const head = chain[0];
       if (head.enqueuedAt && head.enqueuedAt.getTime() > Date.now() + DUE_TOLERANCE_MS) {
-        this.logger.info("accounting row waits for an earlier retry", { outbox_id: outboxId, waiting_for: head.id, due: head.enqueuedAt.toISOString() });
+        this.logger.info("accounting row waits for an earlier retry", {
+          outbox_id: outboxId,
+          waiting_for: head.id,
+          due: head.enqueuedAt.toISOString(),
+        });
         return ACK;
       }
 
@@ -127,12 +129,24 @@ export class Delivery {
           const due = sql`now() + make_interval(secs => ${delaySeconds})`;
           await tx
             .update(accountingOutbox)
-            .set({ status: e.kind === "permanent" ? "failed" : row.status, attempts, lastError: e.message, enqueuedAt: due, updatedAt: sql`now()` })
+            .set({
+              status: e.kind === "permanent" ? "failed" : row.status,
+              attempts,
+              lastError: e.message,
+              enqueuedAt: due,
+              updatedAt: sql`now()`,
+            })
             .where(eq(accountingOutbox.id, row.id));
           // The rows after it wait for it; their messages need not come back before it is due.
           const later = chain.slice(i + 1).map((r) => r.id);
           if (later.length) await tx.update(accountingOutbox).set({ enqueuedAt: due }).where(inArray(accountingOutbox.id, later));
-          this.logger.warn("accounting row retrying", { outbox_id: row.id, company_id: row.companyId, attempts, delay_seconds: delaySeconds, error: e.message });
+          this.logger.warn("accounting row retrying", {
+            outbox_id: row.id,
+            company_id: row.companyId,
+            attempts,
+            delay_seconds: delaySeconds,
+            error: e.message,
+          });
           return row.id === outboxId ? { action: "retry", delaySeconds } : { action: "ack", resend: { outboxId: row.id, delaySeconds } };
         }
       }
@@ -148,7 +162,9 @@ export class Delivery {
     if (row.operation === "delete") {
       if (!ref) return; // never created in the accounting system: nothing to delete
       try {
-        await withCurrentSyncToken(client, ref, (token) => client.deleteInvoice({ ...ref, SyncToken: token }, requestId(row, "delete", token)));
+        await withCurrentSyncToken(client, ref, (token) =>
+          client.deleteInvoice({ ...ref, SyncToken: token }, requestId(row, "delete", token)),
+        );
       } catch (e) {
         if (!isFault(e, "610")) throw e; // 610 Object Not Found: already deleted there
       }
@@ -190,9 +206,12 @@ export class Delivery {
       await tx.execute(sql`select pg_advisory_xact_lock(${LOCK_CUSTOMER}, ${clientId})`);
       const link = await findLink(tx, companyId, "customer", clientId);
       if (link) return link.remoteId;
-      const [c] = await tx.select().from(clients).where(and(eq(clients.id, clientId), eq(clients.companyId, companyId)));
+      const [c] = await tx
+        .select()
+        .from(clients)
+        .where(and(eq(clients.id, clientId), eq(clients.companyId, companyId)));
       if (!c) throw new AccountingError("permanent", `client ${clientId} does not exist`);
-      let customer;
+      let customer: Awaited<ReturnType<typeof client.createCustomer>>;
       try {
         customer = await client.createCustomer(customerBody(c), `crm-client-${clientId}`);
       } catch (e) {
@@ -218,7 +237,12 @@ function noteRows(tx: AnyDb, rows: OutboxRow[], error: string) {
   return tx
     .update(accountingOutbox)
     .set({ lastError: error, enqueuedAt: sql`now()`, updatedAt: sql`now()` })
-    .where(inArray(accountingOutbox.id, rows.map((r) => r.id)));
+    .where(
+      inArray(
+        accountingOutbox.id,
+        rows.map((r) => r.id),
+      ),
+    );
 }
 
 type Entity = "customer" | "invoice";
@@ -226,7 +250,10 @@ const linkKey = (companyId: number, entity: Entity, localId: number) =>
   and(eq(accountingLinks.companyId, companyId), eq(accountingLinks.entity, entity), eq(accountingLinks.localId, localId));
 
 async function findLink(db: AnyDb, companyId: number, entity: Entity, localId: number) {
-  const [link] = await db.select().from(accountingLinks).where(linkKey(companyId, entity, localId));
+  const [link] = await db
+    .select()
+    .from(accountingLinks)
+    .where(linkKey(companyId, entity, localId));
   return link;
 }
 

@@ -1,12 +1,11 @@
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import { db, newCompany, sql, waitFor, workerLogLines, type TestCompany } from "../../test/support/api";
-import { startWorker, type RunningWorker } from "../../test/support/worker";
-import { FakeQbo, faultBody, startFakeQbo } from "../../test/fakes/qbo";
-import type { Bindings } from "../lib/env";
-import { accountingStatus, connectAccounting } from "./admin";
-import { notifyOutbox, recordAccountingChange, type AccountingChange, type AccountingUpdate, type OutboxMessage } from "./outbox";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type FakeQbo, faultBody, startFakeQbo } from "../../test/fakes/qbo";
+import { db, newCompany, sql, type TestCompany, waitFor, workerLogLines } from "../../test/support/api";
+import { type RunningWorker, startWorker } from "../../test/support/worker";
+import { accountingStatus, connectAccounting } from "../../tools/ops/accounting";
+import type { Bindings, OutboxMessage } from "../platform/env";
+import { type AccountingChange, type AccountingUpdate, notifyOutbox, recordAccountingChange } from "./outbox";
 
 /**
  * Delivery through the real queue consumer in workerd (Miniflare runs the queue, its dead-letter
@@ -81,11 +80,20 @@ async function arrangeOrder(
     items?: [string, string, string][];
   } = {},
 ): Promise<Order> {
-  const res = await company.post("/clients", { company_name: opts.clientName ?? `Client ${Date.now()}-${Math.random()}`, first_name: "Maya", email: "maya@example.com" });
+  const res = await company.post("/clients", {
+    company_name: opts.clientName ?? `Client ${Date.now()}-${Math.random()}`,
+    first_name: "Maya",
+    email: "maya@example.com",
+  });
   expect(res.status).toBe(200);
   const clientId: number = res.body.client.id;
   const taxId = opts.taxRate
-    ? (await sql<{ id: number }>("insert into taxes (company_id, name, rate) values ($1, 'Sales tax', $2) returning id", [company.companyId, opts.taxRate]))[0].id
+    ? (
+        await sql<{ id: number }>("insert into taxes (company_id, name, rate) values ($1, 'Sales tax', $2) returning id", [
+          company.companyId,
+          opts.taxRate,
+        ])
+      )[0].id
     : null;
   const [project] = await sql<{ id: number }>(
     "insert into projects (company_id, client_id, title, description) values ($1, $2, 'Team tees', $3) returning id",
@@ -111,7 +119,9 @@ async function arrangeOrder(
 }
 
 const record = (order: Order, change: AccountingChange) =>
-  db().transaction((tx) => recordAccountingChange(tx as never, { companyId: order.companyId, projectId: order.projectId, invoiceId: order.invoiceId, ...change }));
+  db().transaction((tx) =>
+    recordAccountingChange(tx as never, { companyId: order.companyId, projectId: order.projectId, invoiceId: order.invoiceId, ...change }),
+  );
 const create: AccountingChange = { operation: "create", payload: {} };
 const del: AccountingChange = { operation: "delete", payload: {} };
 const update = (changes: AccountingUpdate): AccountingChange => ({ operation: "update", payload: { changes } });
@@ -134,12 +144,26 @@ interface OutboxRow {
 const rows = (ids: number[]) => sql<OutboxRow>("select * from accounting_outbox where id = any($1::bigint[]) order by id", [ids]);
 
 const waitStatus = (ids: number[], ...statuses: string[]) =>
-  waitFor(`rows ${ids} to be ${statuses}`, () => rows(ids), (rs) => rs.length === ids.length && rs.every((r) => statuses.includes(r.status)));
+  waitFor(
+    `rows ${ids} to be ${statuses}`,
+    () => rows(ids),
+    (rs) => rs.length === ids.length && rs.every((r) => statuses.includes(r.status)),
+  );
 const waitLog = (target: TestWorker, match: (line: any) => boolean) =>
-  waitFor("a worker log line", () => workerLogLines(target.logFile).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l)).find(match));
+  waitFor("a worker log line", () =>
+    workerLogLines(target.logFile)
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l))
+      .find(match),
+  );
 
 const link = async (companyId: number, entity: string, localId: number) =>
-  (await sql<{ remote_id: string; sync_token: string }>("select * from accounting_links where company_id = $1 and entity = $2 and local_id = $3", [companyId, entity, localId]))[0];
+  (
+    await sql<{ remote_id: string; sync_token: string }>(
+      "select * from accounting_links where company_id = $1 and entity = $2 and local_id = $3",
+      [companyId, entity, localId],
+    )
+  )[0];
 const requestIdsOf = (realm: string) => fake.apiRequests(realm).map((r) => `${r.op} ${r.entity} ${r.query.requestid ?? "-"} ${r.status}`);
 const scheduled = async (target: TestWorker) => (await target.worker.mf.getWorker()).scheduled({ cron: "*/5 * * * *" });
 
@@ -193,16 +217,35 @@ describe("accounting delivery: bodies", () => {
     // OAuth: the refresh grant with Basic client auth; the rotated refresh token is saved.
     const [tokenReq] = fake.tokenRequests().filter((r) => r.authorization === `Basic ${btoa(`${creds.clientId}:${creds.clientSecret}`)}`);
     expect(tokenReq.body).toEqual({ grant_type: "refresh_token", refresh_token: creds.refreshToken });
-    const [conn] = await sql<{ refresh_token: string; access_token: string }>("select * from accounting_connections where company_id = $1", [company.companyId]);
+    const [conn] = await sql<{ refresh_token: string; access_token: string }>(
+      "select * from accounting_connections where company_id = $1",
+      [company.companyId],
+    );
     expect(conn.refresh_token).toBe(fake.currentRefreshToken(creds.clientId));
     expect(conn.access_token).toBeTruthy();
 
     const [customer] = fake.customers(realm);
-    expect(customer).toMatchObject({ DisplayName: "Northside Print Co.", CompanyName: "Northside Print Co.", GivenName: "Maya", PrimaryEmailAddr: { Address: "maya@example.com" }, Taxable: true });
+    expect(customer).toMatchObject({
+      DisplayName: "Northside Print Co.",
+      CompanyName: "Northside Print Co.",
+      GivenName: "Maya",
+      PrimaryEmailAddr: { Address: "maya@example.com" },
+      Taxable: true,
+    });
     const [invoice] = fake.invoices(realm);
     const itemLines = [
-      { DetailType: "SalesItemLineDetail", Amount: 37.5, Description: "Gildan 5000 tee", SalesItemLineDetail: { Qty: 3, UnitPrice: 12.5, TaxCodeRef: { value: "TAX" } } },
-      { DetailType: "SalesItemLineDetail", Amount: 24.98, Description: "Hoodie embroidery", SalesItemLineDetail: { Qty: 2.5, UnitPrice: 9.99, TaxCodeRef: { value: "TAX" } } },
+      {
+        DetailType: "SalesItemLineDetail",
+        Amount: 37.5,
+        Description: "Gildan 5000 tee",
+        SalesItemLineDetail: { Qty: 3, UnitPrice: 12.5, TaxCodeRef: { value: "TAX" } },
+      },
+      {
+        DetailType: "SalesItemLineDetail",
+        Amount: 24.98,
+        Description: "Hoodie embroidery",
+        SalesItemLineDetail: { Qty: 2.5, UnitPrice: 9.99, TaxCodeRef: { value: "TAX" } },
+      },
     ];
     // subtotal 62.48; 10 % discount 6.25; tax 8.875 % of 56.23 = 4.99
     expect(invoice).toMatchObject({
@@ -212,7 +255,10 @@ describe("accounting delivery: bodies", () => {
       CustomerMemo: { value: "Thank you!" },
       ApplyTaxAfterDiscount: true,
       TxnTaxDetail: { TotalTax: 4.99 },
-      Line: [...itemLines, { DetailType: "DiscountLineDetail", Amount: 6.25, DiscountLineDetail: { PercentBased: true, DiscountPercent: 10 } }],
+      Line: [
+        ...itemLines,
+        { DetailType: "DiscountLineDetail", Amount: 6.25, DiscountLineDetail: { PercentBased: true, DiscountPercent: 10 } },
+      ],
       SyncToken: "0",
     });
     expect(await link(company.companyId, "invoice", order.invoiceId)).toMatchObject({ remote_id: invoice.Id, sync_token: "0" });
@@ -264,7 +310,11 @@ describe("accounting delivery: bodies", () => {
     await send(fast, [deleteId]);
     await waitStatus([deleteId], "done");
     const deleteReq = fake.apiRequests(realm).at(-1)!;
-    expect(deleteReq).toMatchObject({ op: "delete", query: { operation: "delete", requestid: `crm-${deleteId}-delete-2`, minorversion: "75" }, body: { Id: invoice.Id, SyncToken: "2" } });
+    expect(deleteReq).toMatchObject({
+      op: "delete",
+      query: { operation: "delete", requestid: `crm-${deleteId}-delete-2`, minorversion: "75" },
+      body: { Id: invoice.Id, SyncToken: "2" },
+    });
     expect(fake.invoices(realm)).toEqual([]);
     expect(await link(company.companyId, "invoice", order.invoiceId)).toBeUndefined();
   });
@@ -339,7 +389,11 @@ describe("accounting delivery: idempotency and ordering", () => {
     const createId = await record(order, create);
     fake.script(realm, { entity: "invoice", op: "create" }, 429, faultBody("003001", "ThrottleExceeded", "Throttle exceeded", "SERVICE"));
     await send(slow, [createId]);
-    const [backingOff] = await waitFor("the 429 to be recorded", () => rows([createId]), ([r]) => r.attempts === 1);
+    const [backingOff] = await waitFor(
+      "the 429 to be recorded",
+      () => rows([createId]),
+      ([r]) => r.attempts === 1,
+    );
     expect(backingOff.status).toBe("pending");
     expect(backingOff.last_error).toMatch(/429/);
     // Backoff: the retry is due a base delay (600 s here) later.
@@ -348,14 +402,23 @@ describe("accounting delivery: idempotency and ordering", () => {
     const updateId = await record(order, update({ private_note: "later" }));
     await send(slow, [updateId]);
     await waitLog(slow, (l) => l.msg === "accounting row waits for an earlier retry" && l.outbox_id === updateId);
-    expect(await rows([createId, updateId])).toMatchObject([{ status: "pending", attempts: 1 }, { status: "pending", attempts: 0 }]);
+    expect(await rows([createId, updateId])).toMatchObject([
+      { status: "pending", attempts: 1 },
+      { status: "pending", attempts: 0 },
+    ]);
     expect(requestIdsOf(realm)).toEqual([`create customer crm-client-${order.clientId} 200`, `create invoice crm-${createId}-create 429`]);
   });
 
   it("does not fail a delete forever after its create died, nor create an invoice deleted before it was sent", async () => {
     const { company, realm } = await connectedCompany();
     const dying = await arrangeOrder(company);
-    fake.script(realm, { entity: "invoice", op: "create" }, 400, faultBody("6000", "A business validation error has occurred while processing your request", "Business Validation Error: bad line"), 3);
+    fake.script(
+      realm,
+      { entity: "invoice", op: "create" },
+      400,
+      faultBody("6000", "A business validation error has occurred while processing your request", "Business Validation Error: bad line"),
+      3,
+    );
     const createId = await record(dying, create);
     await send(fast, [createId]);
     await waitStatus([createId], "dead");
@@ -379,7 +442,8 @@ describe("accounting delivery: idempotency and ordering", () => {
 describe("accounting delivery: failures", () => {
   it("refreshes an expired access token, saving the rotated refresh token every time, and refreshes once on a 401", async () => {
     const { company, creds, realm } = await connectedCompany();
-    const tokenCalls = () => fake.tokenRequests().filter((r) => r.authorization?.endsWith(btoa(`${creds.clientId}:${creds.clientSecret}`))).length;
+    const tokenCalls = () =>
+      fake.tokenRequests().filter((r) => r.authorization?.endsWith(btoa(`${creds.clientId}:${creds.clientSecret}`))).length;
     const deliver = async () => {
       const id = await record(await arrangeOrder(company), create);
       await send(fast, [id]);
@@ -390,7 +454,9 @@ describe("accounting delivery: failures", () => {
     await deliver(); // the saved access token is still valid
     expect(tokenCalls()).toBe(1);
 
-    await sql("update accounting_connections set access_token_expires_at = now() - interval '1 minute' where company_id = $1", [company.companyId]);
+    await sql("update accounting_connections set access_token_expires_at = now() - interval '1 minute' where company_id = $1", [
+      company.companyId,
+    ]);
     await deliver(); // works only with the refresh token saved by the first refresh
     expect(tokenCalls()).toBe(2);
 
@@ -399,8 +465,15 @@ describe("accounting delivery: failures", () => {
     expect(row.attempts).toBe(1);
     expect(tokenCalls()).toBe(3);
     // The rejected request (this order's customer create) was repeated once with the new token.
-    expect(requestIdsOf(realm).filter((r) => r.startsWith("create customer")).slice(-2).map((r) => r.split(" ").at(-1))).toEqual(["401", "200"]);
-    const [conn] = await sql<{ refresh_token: string }>("select refresh_token from accounting_connections where company_id = $1", [company.companyId]);
+    expect(
+      requestIdsOf(realm)
+        .filter((r) => r.startsWith("create customer"))
+        .slice(-2)
+        .map((r) => r.split(" ").at(-1)),
+    ).toEqual(["401", "200"]);
+    const [conn] = await sql<{ refresh_token: string }>("select refresh_token from accounting_connections where company_id = $1", [
+      company.companyId,
+    ]);
     expect(conn.refresh_token).toBe(fake.currentRefreshToken(creds.clientId));
   });
 
@@ -423,7 +496,11 @@ describe("accounting delivery: failures", () => {
       `update invoice crm-${updateId}-update-1 200`,
     ]);
     expect(fake.apiRequests(realm).at(-3)!.body).toMatchObject({ SyncToken: "0" });
-    expect(fake.invoices(realm)[0]).toMatchObject({ SyncToken: "2", CustomerMemo: { value: "memo" }, PrivateNote: "edited in the accounting system" });
+    expect(fake.invoices(realm)[0]).toMatchObject({
+      SyncToken: "2",
+      CustomerMemo: { value: "memo" },
+      PrivateNote: "edited in the accounting system",
+    });
     expect(await link(company.companyId, "invoice", order.invoiceId)).toMatchObject({ sync_token: "2" });
   });
 
@@ -436,14 +513,29 @@ describe("accounting delivery: failures", () => {
     await send(fast, [id]);
     const [row] = await waitStatus([id], "done");
     expect(row).toMatchObject({ attempts: 3, last_error: null });
-    expect(fake.apiRequests(realm).filter((r) => r.entity === "invoice").map((r) => r.status)).toEqual([429, 500, 200]);
+    expect(
+      fake
+        .apiRequests(realm)
+        .filter((r) => r.entity === "invoice")
+        .map((r) => r.status),
+    ).toEqual([429, 500, 200]);
     expect(fake.invoices(realm)).toHaveLength(1);
   });
 
   it("fails a row on a Fault (4xx, or with HTTP 200) with its text, and makes it dead after the attempts run out", async () => {
     const { company, realm } = await connectedCompany();
     const order = await arrangeOrder(company);
-    fake.script(realm, { entity: "invoice", op: "create" }, 200, faultBody("6000", "A business validation error has occurred while processing your request", "Business Validation Error: Txn date is in a closed period"), 1);
+    fake.script(
+      realm,
+      { entity: "invoice", op: "create" },
+      200,
+      faultBody(
+        "6000",
+        "A business validation error has occurred while processing your request",
+        "Business Validation Error: Txn date is in a closed period",
+      ),
+      1,
+    );
     const id = await record(order, create);
     await send(slow, [id]); // slow: the row stays `failed` for a look
     const [failed] = await waitStatus([id], "failed");
@@ -452,7 +544,17 @@ describe("accounting delivery: failures", () => {
     expect(failed.last_error).toContain("Txn date is in a closed period");
 
     const other = await arrangeOrder(company);
-    fake.script(realm, { entity: "invoice", op: "create" }, 400, faultBody("6000", "A business validation error has occurred while processing your request", "Business Validation Error: Customer is inactive"), 3);
+    fake.script(
+      realm,
+      { entity: "invoice", op: "create" },
+      400,
+      faultBody(
+        "6000",
+        "A business validation error has occurred while processing your request",
+        "Business Validation Error: Customer is inactive",
+      ),
+      3,
+    );
     const deadId = await record(other, create);
     await send(fast, [deadId]);
     const [dead] = await waitStatus([deadId], "dead");
@@ -489,19 +591,36 @@ describe("accounting delivery: connections, cron and tenants", () => {
     const order = await arrangeOrder(company);
     const id = await record(order, create);
     await send(fast, [id]);
-    const [row] = await waitFor("the missing connection to be noted", () => rows([id]), ([r]) => r.last_error !== null);
+    const [row] = await waitFor(
+      "the missing connection to be noted",
+      () => rows([id]),
+      ([r]) => r.last_error !== null,
+    );
     expect(row).toMatchObject({ status: "pending", attempts: 0 });
     expect(row.last_error).toContain(`no accounting connection for company ${company.companyId}`);
-    expect(await accountingStatus(db(), { companyId: company.companyId })).toMatchObject({ connected: false, pending: 1, last_error: { outbox_id: Number(id) } });
+    expect(await accountingStatus(db(), { companyId: company.companyId })).toMatchObject({
+      connected: false,
+      pending: 1,
+      last_error: { outbox_id: Number(id) },
+    });
 
     // The cron pass leaves unconnected companies alone…
-    await sql("update accounting_outbox set created_at = now() - interval '10 minutes', enqueued_at = now() - interval '10 minutes' where id = $1", [id]);
+    await sql(
+      "update accounting_outbox set created_at = now() - interval '10 minutes', enqueued_at = now() - interval '10 minutes' where id = $1",
+      [id],
+    );
     await scheduled(fast);
     expect((await rows([id]))[0].enqueued_at!.getTime()).toBeLessThan(Date.now() - 5 * 60_000);
 
     // …and sends their rows once connected.
     const creds = fake.addRealm(`realm-${process.pid}-late`);
-    await connectAccounting(db(), { companyId: company.companyId, realmId: creds.realm, ...creds, baseUrl: fake.url, tokenUrl: fake.tokenUrl });
+    await connectAccounting(db(), {
+      companyId: company.companyId,
+      realmId: creds.realm,
+      ...creds,
+      baseUrl: fake.url,
+      tokenUrl: fake.tokenUrl,
+    });
     await scheduled(fast);
     await waitStatus([id], "done");
     expect(fake.invoices(creds.realm)).toHaveLength(1);
@@ -512,7 +631,11 @@ describe("accounting delivery: connections, cron and tenants", () => {
     await sql("update accounting_connections set refresh_token = 'revoked' where company_id = $1", [company.companyId]);
     const id = await record(await arrangeOrder(company), create);
     await send(fast, [id]);
-    const [row] = await waitFor("the rejection to be noted", () => rows([id]), ([r]) => r.last_error !== null);
+    const [row] = await waitFor(
+      "the rejection to be noted",
+      () => rows([id]),
+      ([r]) => r.last_error !== null,
+    );
     expect(row).toMatchObject({ status: "pending", attempts: 0 });
     expect(row.last_error).toMatch(/token refresh rejected \(400 invalid_grant/);
     expect(fake.apiRequests(realm)).toEqual([]);
@@ -543,9 +666,16 @@ describe("accounting delivery: connections, cron and tenants", () => {
     await send(fast, [idsA[0], idsB[0], idsA[1], idsB[1]]); // one batch, interleaved
     await waitStatus([...idsA, ...idsB], "done");
 
-    expect(fake.invoices(a.realm)).toEqual([expect.objectContaining({ PrivateNote: "A", Line: [expect.objectContaining({ Amount: 11 })] })]);
-    expect(fake.invoices(b.realm)).toEqual([expect.objectContaining({ PrivateNote: "B", Line: [expect.objectContaining({ Amount: 22 })] })]);
-    for (const [who, ids] of [[a, idsA], [b, idsB]] as const) {
+    expect(fake.invoices(a.realm)).toEqual([
+      expect.objectContaining({ PrivateNote: "A", Line: [expect.objectContaining({ Amount: 11 })] }),
+    ]);
+    expect(fake.invoices(b.realm)).toEqual([
+      expect.objectContaining({ PrivateNote: "B", Line: [expect.objectContaining({ Amount: 22 })] }),
+    ]);
+    for (const [who, ids] of [
+      [a, idsA],
+      [b, idsB],
+    ] as const) {
       const mine = fake.apiRequests().filter((r) => ids.some((id) => r.query.requestid?.startsWith(`crm-${id}-`)));
       expect(mine.length).toBeGreaterThan(0);
       expect(mine.every((r) => r.realm === who.realm)).toBe(true);
@@ -582,8 +712,17 @@ describe("admin commands", () => {
     for (const secret of [creds.clientSecret, creds.refreshToken, creds.clientId]) expect(text).not.toContain(secret);
 
     // Reconnecting replaces the credentials and forgets the old access token.
-    await sql("update accounting_connections set access_token = 'old', access_token_expires_at = now() + interval '1 hour' where company_id = $1", [company.companyId]);
-    const out = await connectAccounting(db(), { companyId: company.companyId, realmId: "other-realm", clientId: "c", clientSecret: "s", refreshToken: "r" });
+    await sql(
+      "update accounting_connections set access_token = 'old', access_token_expires_at = now() + interval '1 hour' where company_id = $1",
+      [company.companyId],
+    );
+    const out = await connectAccounting(db(), {
+      companyId: company.companyId,
+      realmId: "other-realm",
+      clientId: "c",
+      clientSecret: "s",
+      refreshToken: "r",
+    });
     expect(out).toEqual({
       company_id: company.companyId,
       realm_id: "other-realm",
@@ -591,17 +730,40 @@ describe("admin commands", () => {
       token_url: "https://oauth.platform.intuit.com/oauth2/v1/tokens/bearer",
     });
     const [conn] = await sql("select * from accounting_connections where company_id = $1", [company.companyId]);
-    expect(conn).toMatchObject({ realm_id: "other-realm", client_id: "c", client_secret: "s", refresh_token: "r", access_token: null, base_url: null });
+    expect(conn).toMatchObject({
+      realm_id: "other-realm",
+      client_id: "c",
+      client_secret: "s",
+      refresh_token: "r",
+      access_token: null,
+      base_url: null,
+    });
   });
 
   it("rejects an unknown company and a malformed URL", async () => {
-    await expect(connectAccounting(db(), { companyId: 2_000_000_000, realmId: "r", clientId: "c", clientSecret: "s", refreshToken: "t" })).rejects.toThrow(/does not exist/);
+    await expect(
+      connectAccounting(db(), { companyId: 2_000_000_000, realmId: "r", clientId: "c", clientSecret: "s", refreshToken: "t" }),
+    ).rejects.toThrow(/does not exist/);
     const company = await newCompany();
     await expect(
-      connectAccounting(db(), { companyId: company.companyId, realmId: "r", clientId: "c", clientSecret: "s", refreshToken: "t", baseUrl: "ftp://x" }),
+      connectAccounting(db(), {
+        companyId: company.companyId,
+        realmId: "r",
+        clientId: "c",
+        clientSecret: "s",
+        refreshToken: "t",
+        baseUrl: "ftp://x",
+      }),
     ).rejects.toThrow(/--base-url must be an absolute http\(s\) URL/);
     await expect(
-      connectAccounting(db(), { companyId: company.companyId, realmId: "r", clientId: "c", clientSecret: "s", refreshToken: "t", tokenUrl: "https://u:p@x.example" }),
+      connectAccounting(db(), {
+        companyId: company.companyId,
+        realmId: "r",
+        clientId: "c",
+        clientSecret: "s",
+        refreshToken: "t",
+        tokenUrl: "https://u:p@x.example",
+      }),
     ).rejects.toThrow(/--token-url must not carry credentials/);
     await expect(accountingStatus(db(), { companyId: 2_000_000_000 })).rejects.toThrow(/does not exist/);
   });

@@ -1,7 +1,7 @@
 import Big from "big.js";
 import { describe, expect, it } from "vitest";
-import { invoiceTotals } from "../routes/orders/totals";
-import { invoiceAmounts, type InvoiceSnapshot } from "./mapping";
+import { invoiceTotals } from "../domain/totals";
+import { type InvoiceSnapshot, invoiceAmounts } from "./mapping";
 import type { DiscountState } from "./outbox";
 
 type Line = { DetailType: string; Amount?: number; DiscountLineDetail?: { PercentBased: boolean; DiscountPercent?: number } };
@@ -31,7 +31,13 @@ const tax = { tax_id: 1, rate: "8.875", tax_exempt: false };
 const snapshot = (discount: DiscountState) => ({ title: "Team tees", items, discount, tax });
 const ourTotals = (discount: DiscountState) =>
   invoiceTotals(
-    { discountAmount: discount.amount, discountAmountType: discount.amount_type, discountType: discount.discount_type, taxExempt: false, taxRate: tax.rate },
+    {
+      discountAmount: discount.amount,
+      discountAmountType: discount.amount_type,
+      discountType: discount.discount_type,
+      taxExempt: false,
+      taxRate: tax.rate,
+    },
     items.map((i) => ({ quantity: i.quantity, unit_price: i.unitPrice })),
     [],
   );
@@ -41,7 +47,11 @@ describe("invoiceAmounts: the discount line", () => {
   it("sends a before-tax percentage as percent-based (QuickBooks takes it of the pre-tax subtotal, as we do)", () => {
     const body = invoiceAmounts(snapshot({ amount: "10", amount_type: "percentage", discount_type: "before_tax" }));
     // subtotal 62.48; 10 % = 6.25; tax 8.875 % of 56.23 = 4.99
-    expect(discountLine(body)).toEqual({ DetailType: "DiscountLineDetail", Amount: 6.25, DiscountLineDetail: { PercentBased: true, DiscountPercent: 10 } });
+    expect(discountLine(body)).toEqual({
+      DetailType: "DiscountLineDetail",
+      Amount: 6.25,
+      DiscountLineDetail: { PercentBased: true, DiscountPercent: 10 },
+    });
     expect(body).toMatchObject({ ApplyTaxAfterDiscount: true, TxnTaxDetail: { TotalTax: 4.99 } });
   });
 

@@ -1,6 +1,6 @@
 import Big from "big.js";
-import { orderedSizes } from "../routes/orders/sizes";
-import { invoiceTotals, lineAmount } from "../routes/orders/totals";
+import { orderedSizes } from "../domain/sizes";
+import { invoiceTotals, lineAmount } from "../domain/totals";
 import type { AccountingUpdate, DiscountState, TaxState } from "./outbox";
 
 /**
@@ -38,7 +38,11 @@ const limit = (text: string, max: number) => (text.length > max ? text.slice(0, 
 const taxable = (tax: TaxState) => tax.tax_id !== null && tax.rate !== null && !tax.tax_exempt;
 
 function lineDescription(item: InvoiceSnapshot["items"][number]) {
-  const sizes = item.sizes && Object.entries(orderedSizes(item.sizes)).map(([size, n]) => `${size}×${n}`).join(", ");
+  const sizes =
+    item.sizes &&
+    Object.entries(orderedSizes(item.sizes))
+      .map(([size, n]) => `${size}×${n}`)
+      .join(", ");
   return limit([item.title, item.description, sizes && `(${sizes})`].filter(Boolean).join(" — "), 4000);
 }
 

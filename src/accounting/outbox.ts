@@ -1,9 +1,9 @@
 import type { SQL } from "drizzle-orm";
 import { accountingOutbox, type invoices } from "../db/schema";
-import type { AnyDb } from "../lib/db";
-import { plainDecimal } from "../lib/money";
-import { insertFrom } from "../lib/sql-kit";
-import type { Bindings } from "../lib/env";
+import type { AnyDb } from "../platform/db";
+import type { Bindings, OutboxMessage } from "../platform/env";
+import { plainDecimal } from "../platform/money";
+import { insertFrom } from "../platform/sql-kit";
 
 /**
  * The contract between order changes (writers) and accounting delivery (the consumer).
@@ -97,7 +97,6 @@ export const accountingChangeCte = (db: AnyDb, row: OutboxRow<number | SQL>, fro
  * it lives in. Pull-request preview versions share their Worker's queue, whose consumer runs on the
  * base preview version against another database; an id is only meaningful in its own database.
  */
-export type OutboxMessage = { outbox_id: number; database?: string };
 
 /** host/database of a connection string (no credentials): which database an outbox id belongs to. */
 export function databaseTag(databaseUrl: string): string {
@@ -109,10 +108,12 @@ export function databaseTag(databaseUrl: string): string {
   }
 }
 
-const outboxMessage = (database: string) => (id: number): MessageSendRequest<OutboxMessage> => ({
-  body: { outbox_id: id, database },
-  contentType: "json",
-});
+const outboxMessage =
+  (database: string) =>
+  (id: number): MessageSendRequest<OutboxMessage> => ({
+    body: { outbox_id: id, database },
+    contentType: "json",
+  });
 
 /** Queues accept at most 100 messages per sendBatch. */
 const SEND_BATCH_MAX = 100;

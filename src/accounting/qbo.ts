@@ -1,4 +1,4 @@
-import { basicAuth } from "../lib/basic-auth";
+import { basicAuth } from "../platform/basic-auth";
 import { AccountingError, isFault } from "./errors";
 
 /**
@@ -29,9 +29,7 @@ export interface QboEntity {
 type Json = Record<string, unknown>;
 
 export class QboClient {
-  constructor(
-    private readonly opts: { baseUrl: string; realmId: string; tokens: TokenSource },
-  ) {}
+  constructor(private readonly opts: { baseUrl: string; realmId: string; tokens: TokenSource }) {}
 
   async createCustomer(body: Json, requestId: string): Promise<QboEntity> {
     return (await this.call("POST", "customer", { body, requestId })).Customer as QboEntity;
@@ -58,7 +56,11 @@ export class QboClient {
    * One request; a 401 refreshes the access token once and repeats the request (same requestid:
    * the rejected one was never processed).
    */
-  private async call(method: string, resource: string, opts: { body?: Json; requestId?: string; query?: Record<string, string> }): Promise<Json> {
+  private async call(
+    method: string,
+    resource: string,
+    opts: { body?: Json; requestId?: string; query?: Record<string, string> },
+  ): Promise<Json> {
     const url = new URL(`${this.opts.baseUrl.replace(/\/$/, "")}/v3/company/${encodeURIComponent(this.opts.realmId)}/${resource}`);
     url.searchParams.set("minorversion", MINOR_VERSION);
     for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
@@ -71,14 +73,21 @@ export class QboClient {
       token = await this.opts.tokens.refresh(token);
       reply = await this.send(method, url, token, what, opts.body);
       if (reply.status === 401) {
-        throw new AccountingError("connection", `accounting system rejected a freshly refreshed access token (401): ${excerpt(reply.text)}`);
+        throw new AccountingError(
+          "connection",
+          `accounting system rejected a freshly refreshed access token (401): ${excerpt(reply.text)}`,
+        );
       }
     }
     return parseResponse(reply, what);
   }
 
   private send(method: string, url: URL, token: string, what: string, body?: Json): Promise<Reply> {
-    const headers = { authorization: `Bearer ${token}`, accept: "application/json", ...(body ? { "content-type": "application/json" } : {}) };
+    const headers = {
+      authorization: `Bearer ${token}`,
+      accept: "application/json",
+      ...(body ? { "content-type": "application/json" } : {}),
+    };
     return exchange(url, { method, headers, body: body ? JSON.stringify(body) : undefined }, { who: "accounting system", what });
   }
 }
@@ -132,9 +141,7 @@ function faultOf(body: Json): AccountingError | undefined {
   const errors = ((fault.Error ?? fault.error) as Json[] | undefined) ?? [];
   const first = errors[0] ?? {};
   const code = String(first.code ?? "");
-  const text = errors
-    .map((e) => [e.Message ?? e.message, e.Detail ?? e.detail].filter(Boolean).join(": "))
-    .join("; ");
+  const text = errors.map((e) => [e.Message ?? e.message, e.Detail ?? e.detail].filter(Boolean).join(": ")).join("; ");
   return new AccountingError("permanent", `${fault.type ?? "Fault"} ${code}: ${text || "no detail"}`.trim(), code);
 }
 
@@ -159,10 +166,18 @@ export async function withCurrentSyncToken<T>(
 }
 
 /** The OAuth 2 refresh grant (token endpoint, client id and secret as HTTP Basic). */
-export async function refreshAccessToken(
-  conn: { clientId: string; clientSecret: string; refreshToken: string; tokenUrl: string },
-): Promise<{ accessToken: string; refreshToken: string; expiresIn: number }> {
-  const { status, ok, text, body = {} } = await exchange(
+export async function refreshAccessToken(conn: {
+  clientId: string;
+  clientSecret: string;
+  refreshToken: string;
+  tokenUrl: string;
+}): Promise<{ accessToken: string; refreshToken: string; expiresIn: number }> {
+  const {
+    status,
+    ok,
+    text,
+    body = {},
+  } = await exchange(
     conn.tokenUrl,
     {
       method: "POST",

@@ -1,11 +1,11 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import pLimit from "p-limit";
 import { accountingOutbox } from "../db/schema";
-import { type AnyDb, createDb } from "../lib/db";
-import type { Bindings } from "../lib/env";
-import { createLogger, type Logger } from "../lib/logger";
-import { backoffSeconds, Delivery, deliveryConfig, type DeliveryTarget } from "./deliver";
-import { databaseTag, enqueueOutbox, type OutboxMessage } from "./outbox";
+import { type AnyDb, createDb } from "../platform/db";
+import type { Bindings, OutboxMessage } from "../platform/env";
+import { createLogger, type Logger } from "../platform/logger";
+import { backoffSeconds, Delivery, type DeliveryTarget, deliveryConfig } from "./deliver";
+import { databaseTag, enqueueOutbox } from "./outbox";
 
 /** Invoices delivered at once per batch; each may hold up to three pooled connections (chain, customer, token). */
 const CONCURRENT_INVOICES = 2;

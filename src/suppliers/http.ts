@@ -3,8 +3,8 @@
  * and failures classified into a small set of reasons that are safe to show callers and to log
  * (never a URL with credentials, never a header, never the supplier's own error text).
  */
-import { withDeadline as withDeadlineOf } from "../lib/deadline";
-import { readText } from "../lib/read-text";
+import { withDeadline as withDeadlineOf } from "../platform/deadline";
+import { readText } from "../platform/read-text";
 
 export type SupplierFailure =
   | "timeout" // no complete answer before the deadline

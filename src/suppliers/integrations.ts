@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, inArray } from "drizzle-orm";
 import { supplierIntegrations } from "../db/schema";
-import type { AnyDb } from "../lib/db";
+import type { AnyDb } from "../platform/db";
 
 /** Neutral names on the wire; README says which supplier protocol each adapter speaks. */
 export const PROVIDERS = ["supplier_a", "supplier_b"] as const;

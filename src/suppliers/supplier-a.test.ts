@@ -61,17 +61,28 @@ describe("supplier_a answer parsing", () => {
 
   it("reads a single listResponse as one product and an empty element as no images", () => {
     const products = parseProductInfoResponse(
-      ok(envelope("<errorOccured>false</errorOccured><listResponse><productBasicInfo><style>K420</style><size>M</size></productBasicInfo><productImageInfo/><productPriceInfo><piecePrice>21.5</piecePrice></productPriceInfo></listResponse><message/>")),
+      ok(
+        envelope(
+          "<errorOccured>false</errorOccured><listResponse><productBasicInfo><style>K420</style><size>M</size></productBasicInfo><productImageInfo/><productPriceInfo><piecePrice>21.5</piecePrice></productPriceInfo></listResponse><message/>",
+        ),
+      ),
     );
     expect(products).toHaveLength(1);
     expect(products[0]).toMatchObject({ style: "K420", size: "M", piece_price: "21.50", image_url: null, color: null });
   });
 
-  it("treats \"Invalid style\" as empty and classifies other in-band errors", () => {
-    expect(parseProductInfoResponse(ok(envelope("<errorOccured>true</errorOccured><message>ERROR: Invalid style : XX1</message>")))).toEqual([]);
-    expect(failure(() => parseProductInfoResponse(ok(envelope("<errorOccured>true</errorOccured><message>User authentication failed</message>")))))
-      .toBe("auth_failed");
-    expect(failure(() => parseProductInfoResponse(ok(envelope("<errorOccured>true</errorOccured><message>System busy</message>"))))).toBe("upstream_error");
+  it('treats "Invalid style" as empty and classifies other in-band errors', () => {
+    expect(
+      parseProductInfoResponse(ok(envelope("<errorOccured>true</errorOccured><message>ERROR: Invalid style : XX1</message>"))),
+    ).toEqual([]);
+    expect(
+      failure(() =>
+        parseProductInfoResponse(ok(envelope("<errorOccured>true</errorOccured><message>User authentication failed</message>"))),
+      ),
+    ).toBe("auth_failed");
+    expect(failure(() => parseProductInfoResponse(ok(envelope("<errorOccured>true</errorOccured><message>System busy</message>"))))).toBe(
+      "upstream_error",
+    );
     expect(parseProductInfoResponse(ok(envelope("<errorOccured>false</errorOccured><message/>")))).toEqual([]);
   });
 
@@ -79,11 +90,21 @@ describe("supplier_a answer parsing", () => {
     const fault = `<S:Envelope xmlns:S="${SOAP_ENVELOPE_NS}"><S:Body><S:Fault><faultcode>S:Server</faultcode><faultstring>boom</faultstring></S:Fault></S:Body></S:Envelope>`;
     expect(failure(() => parseProductInfoResponse(ok(fault, 500)))).toBe("upstream_fault");
     expect(failure(() => parseProductInfoResponse(ok(fault, 200)))).toBe("upstream_fault");
-    expect(failure(() => parseProductInfoResponse(ok(`<!DOCTYPE x [<!ENTITY a "b">]>${envelope("<errorOccured>false</errorOccured>")}`)))).toBe("bad_response");
+    expect(
+      failure(() => parseProductInfoResponse(ok(`<!DOCTYPE x [<!ENTITY a "b">]>${envelope("<errorOccured>false</errorOccured>")}`))),
+    ).toBe("bad_response");
     expect(failure(() => parseProductInfoResponse(ok(envelope("<errorOccured>false</errorOccured>").slice(0, 150))))).toBe("bad_response");
     expect(failure(() => parseProductInfoResponse(ok("<html><body>maintenance</body></html>")))).toBe("bad_response");
     expect(failure(() => parseProductInfoResponse(ok(envelope("<errorOccured>maybe</errorOccured>"))))).toBe("bad_response");
-    expect(failure(() => parseProductInfoResponse(ok(envelope("<errorOccured>false</errorOccured><listResponse><productBasicInfo><size>M</size></productBasicInfo></listResponse>"))))).toBe("bad_response");
+    expect(
+      failure(() =>
+        parseProductInfoResponse(
+          ok(
+            envelope("<errorOccured>false</errorOccured><listResponse><productBasicInfo><size>M</size></productBasicInfo></listResponse>"),
+          ),
+        ),
+      ),
+    ).toBe("bad_response");
     expect(failure(() => parseProductInfoResponse(ok("<html>oops</html>", 500)))).toBe("upstream_status");
     expect(failure(() => parseProductInfoResponse(ok("", 503)))).toBe("upstream_status");
     expect(failure(() => parseProductInfoResponse(ok("", 401)))).toBe("auth_failed");

@@ -11,9 +11,9 @@ import { z } from "@hono/zod-openapi";
 import XMLBuilder from "fast-xml-builder";
 import { XMLParser } from "fast-xml-parser";
 import { SyntaxValidator } from "fast-xml-validator";
+import { priceFrom as money, priceRange } from "../platform/money";
 import { fetchText, imageUrl, SupplierError, type UpstreamResponse } from "./http";
 import type { SupplierConfig } from "./integrations";
-import { priceFrom as money, priceRange } from "../lib/money";
 
 export const SOAP_ENVELOPE_NS = "http://schemas.xmlsoap.org/soap/envelope/";
 export const SANMAR_IMPL_NS = "http://impl.webservice.integration.sanmar.com/";
@@ -71,6 +71,7 @@ const parser = new XMLParser({
 });
 
 /** Well-formed XML without a DTD (SOAP 1.1 forbids one), or undefined; the parser alone accepts truncated input. */
+// biome-ignore lint/suspicious/noExplicitAny: parsed SOAP XML is walked field by field and checked where read
 function parseXml(text: string): any {
   if (!text.trim() || text.includes("<!DOCTYPE")) return undefined;
   try {
@@ -127,7 +128,7 @@ const ReturnSchema = z.looseObject({
   listResponse: z.array(EntrySchema).optional(),
 });
 
-const str = (v: string | undefined) => (v && v.trim() ? v.trim() : null);
+const str = (v: string | undefined) => (v?.trim() ? v.trim() : null);
 const int = (v: string | undefined) => (v && /^\d{1,9}$/.test(v.trim()) ? Number(v.trim()) : null);
 
 function toProduct(entry: z.infer<typeof EntrySchema>) {

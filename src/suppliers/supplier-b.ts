@@ -6,10 +6,10 @@
  * S&S answers 404 when nothing matches: that is an empty result, not a failure.
  */
 import { z } from "@hono/zod-openapi";
+import { basicAuth } from "../platform/basic-auth";
+import { priceFrom as money } from "../platform/money";
 import { fetchText, imageUrl, SupplierError } from "./http";
 import type { SupplierConfig } from "./integrations";
-import { basicAuth } from "../lib/basic-auth";
-import { priceFrom as money } from "../lib/money";
 
 /** S&S returns image paths relative to its web site. */
 export const IMAGE_ORIGIN = "https://www.ssactivewear.com/";
@@ -17,7 +17,10 @@ export const IMAGE_ORIGIN = "https://www.ssactivewear.com/";
 /** At most this many styles from one search (S&S returns every match, unpaged). */
 export const MAX_STYLES = 25;
 
-const optText = z.union([z.string(), z.number()]).nullish().transform((v) => (v === null || v === undefined || v === "" ? null : String(v)));
+const optText = z
+  .union([z.string(), z.number()])
+  .nullish()
+  .transform((v) => (v === null || v === undefined || v === "" ? null : String(v)));
 const optNumber = z.number().nullish();
 
 const StyleSchema = z.looseObject({
@@ -114,7 +117,10 @@ export function groupByColor(rows: ProductRow[]) {
   for (const row of rows) {
     const key = `${row.styleID}|${row.colorCode ?? row.colorName ?? ""}`;
     let group = groups.get(key);
-    if (!group) groups.set(key, (group = newGroup(row)));
+    if (!group) {
+      group = newGroup(row);
+      groups.set(key, group);
+    }
     group.sizes.push({
       sku: row.sku,
       size_name: row.sizeName,

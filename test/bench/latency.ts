@@ -12,12 +12,12 @@ import path from "node:path";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../src/db/schema";
-import { createCompany, createToken, importFile } from "../../src/cli/commands";
-import { runMigrations } from "../../src/cli/migrate";
-import type { AnyDb } from "../../src/lib/db";
-import { startStack } from "../../src/local/stack";
-import { benchScenarios } from "./scenarios";
+import type { AnyDb } from "../../src/platform/db";
+import { startStack } from "../../tools/local/stack";
+import { createCompany, createToken, importFile } from "../../tools/ops/commands";
+import { runMigrations } from "../../tools/ops/migrate";
 import { buildWorker, startWorker } from "../support/worker";
+import { benchScenarios } from "./scenarios";
 
 const dbDelay = Number(process.env.BENCH_DB_DELAY_MS ?? 10);
 const redisDelay = Number(process.env.BENCH_REDIS_DELAY_MS ?? 10);
@@ -42,7 +42,7 @@ async function measure(delays: { db: number; redis: number }) {
     const { token } = await createToken(db, { companyId: company_id });
     const load = async (data: unknown) => (await importFile(db, { companyId: company_id, data })).ids;
     const ctx = { db, companyId: company_id, load, onDispose: (fn: () => Promise<void>) => void disposers.push(fn) };
-    const ids = await load(JSON.parse(readFileSync(path.join(import.meta.dirname, "../../src/local/demo-seed.json"), "utf8")));
+    const ids = await load(JSON.parse(readFileSync(path.join(import.meta.dirname, "../../tools/ops/demo-seed.json"), "utf8")));
     const results: Record<string, number> = {};
     const only = process.env.BENCH_ONLY?.toLowerCase();
     for (const scenario of benchScenarios.filter((s) => !only || s.name.toLowerCase().includes(only))) {
@@ -79,7 +79,13 @@ console.log(["scenario".padEnd(46), "no delay", "delayed", "added", "≈ DB roun
 for (const name of Object.keys(base)) {
   const added = slow[name] - base[name];
   console.log(
-    [name.padEnd(46), `${base[name].toFixed(1)} ms`.padStart(8), `${slow[name].toFixed(1)} ms`.padStart(7), `${added.toFixed(1)} ms`.padStart(6), (added / rtt).toFixed(1).padStart(8)].join("  "),
+    [
+      name.padEnd(46),
+      `${base[name].toFixed(1)} ms`.padStart(8),
+      `${slow[name].toFixed(1)} ms`.padStart(7),
+      `${added.toFixed(1)} ms`.padStart(6),
+      (added / rtt).toFixed(1).padStart(8),
+    ].join("  "),
   );
 }
 process.exit(0);

@@ -1,5 +1,5 @@
-import type { AnyDb } from "../../src/lib/db";
-import { setIntegration } from "../../src/suppliers/admin";
+import type { AnyDb } from "../../src/platform/db";
+import { setIntegration } from "../../tools/ops/suppliers";
 import { startFakeSupplierA } from "../fakes/supplier-a";
 import { startFakeSupplierB } from "../fakes/supplier-b";
 
@@ -35,8 +35,20 @@ function connectSuppliers(ctx: BenchContext) {
       const credsB = { account_number: "bench", api_key: "bench" };
       a.allow(credsA);
       b.allow(credsB);
-      await setIntegration(ctx.db, { companyId: ctx.companyId, provider: "supplier_a", enabled: true, baseUrl: a.url(SUPPLIER_DELAY), credentials: credsA });
-      await setIntegration(ctx.db, { companyId: ctx.companyId, provider: "supplier_b", enabled: true, baseUrl: b.url(SUPPLIER_DELAY), credentials: credsB });
+      await setIntegration(ctx.db, {
+        companyId: ctx.companyId,
+        provider: "supplier_a",
+        enabled: true,
+        baseUrl: a.url(SUPPLIER_DELAY),
+        credentials: credsA,
+      });
+      await setIntegration(ctx.db, {
+        companyId: ctx.companyId,
+        provider: "supplier_b",
+        enabled: true,
+        baseUrl: b.url(SUPPLIER_DELAY),
+        credentials: credsB,
+      });
     })();
     connected.set(ctx.db, done);
   }
@@ -61,7 +73,9 @@ export const benchScenarios: BenchScenario[] = [
   {
     name: "GET /clients (page of 25)",
     async prepare({ load }) {
-      await load({ clients: Array.from({ length: 60 }, (_, i) => ({ ref: `bc${i}`, company_name: `Bench Client ${i}`, phone: `555-01${i}` })) });
+      await load({
+        clients: Array.from({ length: 60 }, (_, i) => ({ ref: `bc${i}`, company_name: `Bench Client ${i}`, phone: `555-01${i}` })),
+      });
       return { path: "/clients" };
     },
   },
@@ -98,7 +112,13 @@ export const benchScenarios: BenchScenario[] = [
       return { path: "/products/supplier_b?styleId=39" };
     },
   },
-  { name: "GET /products/invoice_item", prepare: async ({ ids }) => ({ path: `/products/invoice_item?id=${ids["ord-northside-tees-i1"]}` }) },
+  {
+    name: "GET /products/invoice_item",
+    prepare: async ({ ids }) => ({ path: `/products/invoice_item?id=${ids["ord-northside-tees-i1"]}` }),
+  },
   { name: "GET /mail/threads/{id} (context)", prepare: async () => ({ path: "/mail/threads/demo-18c2f1a9b7e4d305" }) },
-  { name: "PUT /mail/email-threads/{id} (50 msgs)", prepare: async () => ({ method: "PUT", path: "/mail/email-threads/bench-thread-1", body: thread(50) }) },
+  {
+    name: "PUT /mail/email-threads/{id} (50 msgs)",
+    prepare: async () => ({ method: "PUT", path: "/mail/email-threads/bench-thread-1", body: thread(50) }),
+  },
 ];

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { startFake, type FakeServer } from "./server";
+import { type FakeServer, startFake } from "./server";
 
 /**
  * A fake QuickBooks Online Accounting API v3 (JSON) and its OAuth 2 token endpoint, for delivery
@@ -52,7 +52,10 @@ export const faultBody = (code: string, message: string, detail = message, type 
 const authFault = () => ({
   warnings: null,
   intuitObject: null,
-  fault: { error: [{ message: "message=AuthenticationFailed; errorCode=003200; statusCode=401", detail: null, code: "3200", element: null }], type: "AUTHENTICATION" },
+  fault: {
+    error: [{ message: "message=AuthenticationFailed; errorCode=003200; statusCode=401", detail: null, code: "3200", element: null }],
+    type: "AUTHENTICATION",
+  },
   time: now(),
 });
 
@@ -180,11 +183,13 @@ export class FakeQbo {
     const access = bearer ? this.accessTokens.get(bearer) : undefined;
     log.tokenRealm = access?.realm ?? null;
     // A token authorizes one realm only.
-    if (!access || access.revoked || access.realm !== log.realm) return send(401, authFault(), { "www-authenticate": 'Bearer realm="Intuit"' });
+    if (!access || access.revoked || access.realm !== log.realm)
+      return send(401, authFault(), { "www-authenticate": 'Bearer realm="Intuit"' });
 
     // Throttling and outages happen before processing: nothing is applied or remembered.
     const scripted = this.scripted.find(
-      (s) => s.times > 0 && s.realm === log.realm && (!s.match.entity || s.match.entity === entity) && (!s.match.op || s.match.op === log.op),
+      (s) =>
+        s.times > 0 && s.realm === log.realm && (!s.match.entity || s.match.entity === entity) && (!s.match.op || s.match.op === log.op),
     );
     if (scripted) {
       scripted.times--;
@@ -212,18 +217,43 @@ export class FakeQbo {
       return [400, { error: "unsupported_grant_type" }];
     }
     const holder = this.refreshTokens.get(form.refresh_token ?? "");
-    if (!holder || holder.clientId !== clientId) return [400, { error: "invalid_grant", error_description: "Incorrect or invalid refresh token" }];
+    if (!holder || holder.clientId !== clientId)
+      return [400, { error: "invalid_grant", error_description: "Incorrect or invalid refresh token" }];
     const accessToken = `at-${randomBytes(12).toString("hex")}`;
     this.accessTokens.set(accessToken, { realm: app.realm, revoked: false });
-    return [200, { token_type: "bearer", access_token: accessToken, expires_in: 3600, refresh_token: this.issueRefreshToken(clientId), x_refresh_token_expires_in: 8726400 }];
+    return [
+      200,
+      {
+        token_type: "bearer",
+        access_token: accessToken,
+        expires_in: 3600,
+        refresh_token: this.issueRefreshToken(clientId),
+        x_refresh_token_expires_in: 8726400,
+      },
+    ];
   }
 
   private customer(realm: Realm, log: LoggedRequest): [number, Json] {
     if (log.op !== "create") return [400, faultBody("2020", "Operation not supported by this fake")];
     const body = log.body ?? {};
-    if (!body.DisplayName) return [400, faultBody("2020", "Required param missing, need to supply the required value for the API", "Required parameter DisplayName is missing in the request")];
+    if (!body.DisplayName)
+      return [
+        400,
+        faultBody(
+          "2020",
+          "Required param missing, need to supply the required value for the API",
+          "Required parameter DisplayName is missing in the request",
+        ),
+      ];
     if ([...realm.customers.values()].some((c) => c.DisplayName === body.DisplayName)) {
-      return [400, faultBody("6240", "Duplicate Name Exists Error", `The name supplied already exists. : Another customer, vendor or employee is already using this name. Please use a different name.`)];
+      return [
+        400,
+        faultBody(
+          "6240",
+          "Duplicate Name Exists Error",
+          `The name supplied already exists. : Another customer, vendor or employee is already using this name. Please use a different name.`,
+        ),
+      ];
     }
     const customer = { ...body, Id: String(realm.nextId++), SyncToken: "0", Active: true, domain: "QBO", sparse: false };
     realm.customers.set(customer.Id, customer);
@@ -234,23 +264,68 @@ export class FakeQbo {
     const body = log.body ?? {};
     if (log.op === "read") {
       const inv = id && realm.invoices.get(id);
-      return inv ? [200, { Invoice: inv, time: now() }] : [400, faultBody("610", "Object Not Found", `Object Not Found : Something you're trying to use has been made inactive. Check the fields with accounts, customers, items, vendors or employees.`)];
+      return inv
+        ? [200, { Invoice: inv, time: now() }]
+        : [
+            400,
+            faultBody(
+              "610",
+              "Object Not Found",
+              `Object Not Found : Something you're trying to use has been made inactive. Check the fields with accounts, customers, items, vendors or employees.`,
+            ),
+          ];
     }
     if (log.op === "create") {
       if (!body.CustomerRef?.value || !realm.customers.has(body.CustomerRef.value)) {
-        return [400, faultBody("2500", "Invalid Reference Id", `Invalid Reference Id : Something you're trying to use has been made inactive. Check the fields with accounts, customers, items, vendors or employees.`)];
+        return [
+          400,
+          faultBody(
+            "2500",
+            "Invalid Reference Id",
+            `Invalid Reference Id : Something you're trying to use has been made inactive. Check the fields with accounts, customers, items, vendors or employees.`,
+          ),
+        ];
       }
       if (!Array.isArray(body.Line) || !body.Line.length) {
-        return [400, faultBody("2020", "Required param missing, need to supply the required value for the API", "Required parameter Line is missing in the request")];
+        return [
+          400,
+          faultBody(
+            "2020",
+            "Required param missing, need to supply the required value for the API",
+            "Required parameter Line is missing in the request",
+          ),
+        ];
       }
-      const invoice = { ...body, Id: String(realm.nextId++), SyncToken: "0", DocNumber: String(1000 + realm.invoices.size), domain: "QBO", sparse: false };
+      const invoice = {
+        ...body,
+        Id: String(realm.nextId++),
+        SyncToken: "0",
+        DocNumber: String(1000 + realm.invoices.size),
+        domain: "QBO",
+        sparse: false,
+      };
       realm.invoices.set(invoice.Id, invoice);
       return [200, { Invoice: invoice, time: now() }];
     }
     const existing = realm.invoices.get(String(body.Id));
-    if (!existing) return [400, faultBody("610", "Object Not Found", `Object Not Found : Something you're trying to use has been made inactive. Check the fields with accounts, customers, items, vendors or employees.`)];
+    if (!existing)
+      return [
+        400,
+        faultBody(
+          "610",
+          "Object Not Found",
+          `Object Not Found : Something you're trying to use has been made inactive. Check the fields with accounts, customers, items, vendors or employees.`,
+        ),
+      ];
     if (String(body.SyncToken) !== existing.SyncToken) {
-      return [400, faultBody("5010", "Stale Object Error", `Stale Object Error : You and root were working on this at the same time. root finished before you did, so your work was not saved.`)];
+      return [
+        400,
+        faultBody(
+          "5010",
+          "Stale Object Error",
+          `Stale Object Error : You and root were working on this at the same time. root finished before you did, so your work was not saved.`,
+        ),
+      ];
     }
     if (log.op === "delete") {
       realm.invoices.delete(existing.Id);
@@ -259,7 +334,8 @@ export class FakeQbo {
     if (body.CustomerRef && !realm.customers.has(body.CustomerRef.value)) return [400, faultBody("2500", "Invalid Reference Id")];
     // Sparse: only the fields sent change; a full update replaces the writable fields.
     const { sparse, Id: _id, SyncToken: _token, ...fields } = body;
-    const updated = sparse === true ? { ...existing, ...fields } : { Id: existing.Id, DocNumber: existing.DocNumber, domain: "QBO", ...fields };
+    const updated =
+      sparse === true ? { ...existing, ...fields } : { Id: existing.Id, DocNumber: existing.DocNumber, domain: "QBO", ...fields };
     updated.SyncToken = String(Number(existing.SyncToken) + 1);
     updated.sparse = false;
     realm.invoices.set(existing.Id, updated);

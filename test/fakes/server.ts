@@ -48,7 +48,14 @@ export async function startFake(handle: (x: Exchange) => Promise<void> | void): 
     const url = new URL(req.url ?? "/", "http://fake");
     const [, scenario = "", ...rest] = url.pathname.split("/");
     const path = `/${rest.join("/")}${url.search}`;
-    const record: RecordedRequest = { scenario, method: req.method ?? "", path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), startedAt };
+    const record: RecordedRequest = {
+      scenario,
+      method: req.method ?? "",
+      path,
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString("utf8"),
+      startedAt,
+    };
     requests.push(record);
     const done = () => (record.endedAt ??= performance.now());
     res.on("finish", done);

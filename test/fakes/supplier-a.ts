@@ -1,6 +1,6 @@
 import XMLBuilder from "fast-xml-builder";
 import { XMLParser } from "fast-xml-parser";
-import { startFake, type FakeServer } from "./server";
+import { type FakeServer, startFake } from "./server";
 
 /**
  * Fake of SanMar's SOAP 1.1 product-info service (supplier_a), `getProductInfoByStyleColorSize`.
@@ -45,7 +45,14 @@ const SIZES: [string, number][] = [
 ];
 
 /** Every color × size row of one style. */
-const style = (style: string, title: string, brand: string, colors: string[], sizes: [string, number][], price: (size: string) => [string, string]): Row[] =>
+const style = (
+  style: string,
+  title: string,
+  brand: string,
+  colors: string[],
+  sizes: [string, number][],
+  price: (size: string) => [string, string],
+): Row[] =>
   colors.flatMap((color) =>
     sizes.map(([size, sizeIndex]) => {
       const [piecePrice, casePrice] = price(size);
@@ -58,8 +65,14 @@ export const CATALOG: Row[] = [
   ...style("PC54", "Port & Company Core Cotton Tee. PC54", "Port & Company", ["Navy", "Jet Black", "Athletic Heather"], SIZES, (size) =>
     size === "2XL" ? ["6.48", "5.48"] : ["4.18", "3.18"],
   ),
-  ...style("ST350", "Sport-Tek PosiCharge Competitor Tee. ST350", "Sport-Tek", ["True Royal", "Black"], SIZES.slice(0, 4), () => ["7.98", "6.98"]),
-  ...style("2000", "Gildan Ultra Cotton 100% US Cotton T-Shirt. 2000", "Gildan", ["White", "Sport Grey"], SIZES.slice(1, 4), () => ["3.7", "2.99"]),
+  ...style("ST350", "Sport-Tek PosiCharge Competitor Tee. ST350", "Sport-Tek", ["True Royal", "Black"], SIZES.slice(0, 4), () => [
+    "7.98",
+    "6.98",
+  ]),
+  ...style("2000", "Gildan Ultra Cotton 100% US Cotton T-Shirt. 2000", "Gildan", ["White", "Sport Grey"], SIZES.slice(1, 4), () => [
+    "3.7",
+    "2.99",
+  ]),
 ];
 
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@_", parseTagValue: false, trimValues: true });
@@ -70,8 +83,7 @@ const envelope = (body: unknown) =>
 
 const fault = (code: "S:Client" | "S:Server", text: string) => envelope({ "S:Fault": { faultcode: code, faultstring: text } });
 
-const answer = (ret: unknown) =>
-  envelope({ "ns2:getProductInfoByStyleColorSizeResponse": { "@_xmlns:ns2": IMPL_NS, return: ret } });
+const answer = (ret: unknown) => envelope({ "ns2:getProductInfoByStyleColorSizeResponse": { "@_xmlns:ns2": IMPL_NS, return: ret } });
 
 function toEntry(r: Row) {
   const uniqueKey = `${r.style}-${r.catalogColor}-${r.sizeIndex}`;
@@ -154,7 +166,7 @@ export async function startFakeSupplierA(): Promise<FakeSupplierA> {
       case "malformed":
         return xml(200, answer({ errorOccured: "false", listResponse: CATALOG.slice(0, 2).map(toEntry) }).slice(0, 400));
       case "garbage":
-        return xml(200, "<?xml version=\"1.0\"?><html><body><p>Service temporarily unavailable</p></body></html>");
+        return xml(200, '<?xml version="1.0"?><html><body><p>Service temporarily unavailable</p></body></html>');
       case "fault":
         return xml(500, fault("S:Server", "java.lang.NullPointerException"));
     }
@@ -162,13 +174,17 @@ export async function startFakeSupplierA(): Promise<FakeSupplierA> {
     const request = readRequest(body);
     if (typeof request === "string") return xml(500, fault("S:Client", request));
     const { arg0, arg1 } = request;
-    if (!accounts.has(key({ customer_number: arg1.sanMarCustomerNumber, username: arg1.sanMarUserName, password: arg1.sanMarUserPassword }))) {
+    if (
+      !accounts.has(key({ customer_number: arg1.sanMarCustomerNumber, username: arg1.sanMarUserName, password: arg1.sanMarUserPassword }))
+    ) {
       return xml(200, answer({ errorOccured: "true", message: "ERROR: User authentication failed" }));
     }
     const style = String(arg0.style ?? "").toUpperCase();
     const rows = CATALOG.filter((r) => r.style === style);
     if (!style || !rows.length) return xml(200, answer({ errorOccured: "true", message: `ERROR: Invalid style : ${arg0.style ?? ""}` }));
-    const matching = rows.filter((r) => (!arg0.color || r.color === arg0.color || r.catalogColor === arg0.color) && (!arg0.size || r.size === arg0.size));
+    const matching = rows.filter(
+      (r) => (!arg0.color || r.color === arg0.color || r.catalogColor === arg0.color) && (!arg0.size || r.size === arg0.size),
+    );
     return xml(200, answer({ errorOccured: "false", listResponse: matching.map(toEntry), message: "Product Info sent successfully." }));
   });
   return {

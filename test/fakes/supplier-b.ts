@@ -1,4 +1,4 @@
-import { startFake, type FakeServer } from "./server";
+import { type FakeServer, startFake } from "./server";
 
 /**
  * Fake of S&S Activewear's REST API v2 (supplier_b): HTTP Basic auth (account number : API key,
@@ -84,8 +84,26 @@ export const PRODUCTS = STYLES.flatMap((style) =>
       customerPrice: 2.89,
       qty: 300,
       warehouses: [
-        { warehouseAbbr: "IL", skuID: 1000 + si, qty: 180, closeout: false, dropship: false, excludeFreeFreight: false, fullCaseOnly: false, returnable: true },
-        { warehouseAbbr: "NV", skuID: 1000 + si, qty: 120, closeout: false, dropship: false, excludeFreeFreight: false, fullCaseOnly: false, returnable: true },
+        {
+          warehouseAbbr: "IL",
+          skuID: 1000 + si,
+          qty: 180,
+          closeout: false,
+          dropship: false,
+          excludeFreeFreight: false,
+          fullCaseOnly: false,
+          returnable: true,
+        },
+        {
+          warehouseAbbr: "NV",
+          skuID: 1000 + si,
+          qty: 120,
+          closeout: false,
+          dropship: false,
+          excludeFreeFreight: false,
+          fullCaseOnly: false,
+          returnable: true,
+        },
       ],
     })),
   ),
@@ -100,7 +118,8 @@ export interface FakeSupplierB extends FakeServer {
 export async function startFakeSupplierB(): Promise<FakeSupplierB> {
   const accounts = new Set<string>();
   const server = await startFake(({ scenario, req, res, url, path }) => {
-    const json = (status: number, body: unknown) => void res.writeHead(status, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify(body));
+    const json = (status: number, body: unknown) =>
+      void res.writeHead(status, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify(body));
     const [scheme, token] = String(req.headers.authorization ?? "").split(" ");
     const user = scheme === "Basic" && token ? Buffer.from(token, "base64").toString("utf8") : "";
     if (scenario === "unauthorized" || !accounts.has(user)) {
@@ -120,13 +139,22 @@ export async function startFakeSupplierB(): Promise<FakeSupplierB> {
     const bad = ["//", "http:", "http://[::1", "javascript:alert(1)"];
     const mangle = <T extends object>(rows: T[]): T[] =>
       scenario === "badimages"
-        ? rows.map((r, i) => ({ ...r, styleImage: bad[i % 4], colorSwatchImage: bad[(i + 1) % 4], colorFrontImage: bad[(i + 2) % 4], colorBackImage: bad[(i + 3) % 4] }))
+        ? rows.map((r, i) => ({
+            ...r,
+            styleImage: bad[i % 4],
+            colorSwatchImage: bad[(i + 1) % 4],
+            colorFrontImage: bad[(i + 2) % 4],
+            colorBackImage: bad[(i + 3) % 4],
+          }))
         : rows;
 
     const search = url.searchParams.get("search");
     if (path === "/v2/styles" && search !== null) {
       const s = search.toLowerCase();
-      return json(200, mangle(STYLES.filter((st) => [st.brandName, st.styleName, st.title, st.partNumber].some((f) => f.toLowerCase().includes(s)))));
+      return json(
+        200,
+        mangle(STYLES.filter((st) => [st.brandName, st.styleName, st.title, st.partNumber].some((f) => f.toLowerCase().includes(s)))),
+      );
     }
     if (path === "/v2/products/" && url.searchParams.has("styleid")) {
       const rows = mangle(PRODUCTS.filter((p) => String(p.styleID) === url.searchParams.get("styleid")));

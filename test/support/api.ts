@@ -3,8 +3,8 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { inject } from "vitest";
 import * as schema from "../../src/db/schema";
-import { createCompany, createToken, importFile } from "../../src/cli/commands";
-import type { AnyDb } from "../../src/lib/db";
+import type { AnyDb } from "../../src/platform/db";
+import { createCompany, createToken, importFile } from "../../tools/ops/commands";
 
 export const apiUrl = () => inject("apiUrl");
 
@@ -66,10 +66,15 @@ let seq = 0;
 /** A fresh company with its own token: tests isolate by company, not by wiping the database. */
 export async function newCompany(opts: { name?: string; accountingSync?: boolean } = {}): Promise<TestCompany> {
   const d = db();
-  const { company_id } = await createCompany(d, { name: opts.name ?? `Test Co ${process.pid}-${++seq}-${Date.now()}`, accountingSync: opts.accountingSync });
+  const { company_id } = await createCompany(d, {
+    name: opts.name ?? `Test Co ${process.pid}-${++seq}-${Date.now()}`,
+    accountingSync: opts.accountingSync,
+  });
   const { token, token_id } = await createToken(d, { companyId: company_id });
-  const as = (method: string) => (path: string, body?: unknown, o: Parameters<typeof call>[2] = {}) =>
-    call(method, path, { token, ...(body === undefined ? {} : { body }), ...o });
+  const as =
+    (method: string) =>
+    (path: string, body?: unknown, o: Parameters<typeof call>[2] = {}) =>
+      call(method, path, { token, ...(body === undefined ? {} : { body }), ...o });
   return {
     companyId: company_id,
     token,
@@ -85,7 +90,9 @@ export async function newCompany(opts: { name?: string; accountingSync?: boolean
 
 /** The Worker's JSON log lines written so far (the shared Worker's, or those of a Worker started with its own `logFile`). */
 export function workerLogLines(logFile: string = inject("logFile")): string[] {
-  return readFileSync(logFile, "utf8").split("\n").filter((l) => l.trim());
+  return readFileSync(logFile, "utf8")
+    .split("\n")
+    .filter((l) => l.trim());
 }
 
 /**

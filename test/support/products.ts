@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
-import { setIntegration } from "../../src/suppliers/admin";
-import { startFakeSupplierA, type FakeSupplierA, type SanMarCredentials } from "../fakes/supplier-a";
-import { startFakeSupplierB, type FakeSupplierB, type SsCredentials } from "../fakes/supplier-b";
+import { setIntegration } from "../../tools/ops/suppliers";
+import { type FakeSupplierA, type SanMarCredentials, startFakeSupplierA } from "../fakes/supplier-a";
+import { type FakeSupplierB, type SsCredentials, startFakeSupplierB } from "../fakes/supplier-b";
 import { db, sql, type TestCompany } from "./api";
 
 /** Both fake suppliers for the test file (started before its tests, closed after). */
@@ -26,17 +26,39 @@ export const sanMarCredentials = (): SanMarCredentials => ({
 export const ssCredentials = (): SsCredentials => ({ account_number: `acct-${randomUUID()}`, api_key: `key-${randomUUID()}` });
 
 /** Sets up the company's supplier_a integration (through the admin CLI's function) against a fake scenario. */
-export async function connectSupplierA(companyId: number, fake: FakeSupplierA, scenario = "ok", opts: { enabled?: boolean; valid?: boolean } = {}) {
+export async function connectSupplierA(
+  companyId: number,
+  fake: FakeSupplierA,
+  scenario = "ok",
+  opts: { enabled?: boolean; valid?: boolean } = {},
+) {
   const credentials = sanMarCredentials();
   if (opts.valid !== false) fake.allow(credentials);
-  await setIntegration(db(), { companyId, provider: "supplier_a", enabled: opts.enabled ?? true, baseUrl: fake.url(scenario), credentials });
+  await setIntegration(db(), {
+    companyId,
+    provider: "supplier_a",
+    enabled: opts.enabled ?? true,
+    baseUrl: fake.url(scenario),
+    credentials,
+  });
   return credentials;
 }
 
-export async function connectSupplierB(companyId: number, fake: FakeSupplierB, scenario = "ok", opts: { enabled?: boolean; valid?: boolean } = {}) {
+export async function connectSupplierB(
+  companyId: number,
+  fake: FakeSupplierB,
+  scenario = "ok",
+  opts: { enabled?: boolean; valid?: boolean } = {},
+) {
   const credentials = ssCredentials();
   if (opts.valid !== false) fake.allow(credentials);
-  await setIntegration(db(), { companyId, provider: "supplier_b", enabled: opts.enabled ?? true, baseUrl: fake.url(scenario), credentials });
+  await setIntegration(db(), {
+    companyId,
+    provider: "supplier_b",
+    enabled: opts.enabled ?? true,
+    baseUrl: fake.url(scenario),
+    credentials,
+  });
   return credentials;
 }
 

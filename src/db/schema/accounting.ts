@@ -13,9 +13,15 @@ export const accountingOutbox = pgTable(
   "accounting_outbox",
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id").notNull().references(() => companies.id),
-    projectId: integer("project_id").notNull().references(() => projects.id),
-    invoiceId: integer("invoice_id").notNull().references(() => invoices.id),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id),
+    invoiceId: integer("invoice_id")
+      .notNull()
+      .references(() => invoices.id),
     operation: text("operation").notNull(),
     payload: jsonb("payload").$type<Record<string, unknown>>().notNull().default({}),
     status: text("status").notNull().default("pending"),
@@ -35,7 +41,9 @@ export const accountingOutbox = pgTable(
 
 /** Per-company connection to the accounting system (OAuth 2). Secrets never leave the server. */
 export const accountingConnections = pgTable("accounting_connections", {
-  companyId: integer("company_id").primaryKey().references(() => companies.id),
+  companyId: integer("company_id")
+    .primaryKey()
+    .references(() => companies.id),
   realmId: text("realm_id").notNull(),
   clientId: text("client_id").notNull(),
   clientSecret: text("client_secret").notNull(),
@@ -52,7 +60,9 @@ export const accountingConnections = pgTable("accounting_connections", {
 export const accountingLinks = pgTable(
   "accounting_links",
   {
-    companyId: integer("company_id").notNull().references(() => companies.id),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id),
     entity: text("entity").notNull(),
     localId: integer("local_id").notNull(),
     remoteId: text("remote_id").notNull(),

@@ -6,7 +6,9 @@ export const clients = pgTable(
   "clients",
   {
     id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id").notNull().references(() => companies.id),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id),
     companyName: text("company_name").notNull(),
     firstName: text("first_name"),
     lastName: text("last_name"),
@@ -17,12 +19,8 @@ export const clients = pgTable(
     taxExempt: boolean("tax_exempt").notNull().default(false),
     taxExemptReason: text("tax_exempt_reason"),
     // Derived search columns: "first last" and the phone's digits (search ignores punctuation).
-    fullName: text("full_name").generatedAlwaysAs(
-      sql`btrim(coalesce(first_name, '') || ' ' || coalesce(last_name, ''))`,
-    ),
-    phoneDigits: text("phone_digits").generatedAlwaysAs(
-      sql`regexp_replace(coalesce(phone, ''), '[^0-9]', '', 'g')`,
-    ),
+    fullName: text("full_name").generatedAlwaysAs(sql`btrim(coalesce(first_name, '') || ' ' || coalesce(last_name, ''))`),
+    phoneDigits: text("phone_digits").generatedAlwaysAs(sql`regexp_replace(coalesce(phone, ''), '[^0-9]', '', 'g')`),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     deletedAt: timestamp("deleted_at", { withTimezone: true }),

@@ -13,7 +13,9 @@ export const apiTokens = pgTable(
   "api_tokens",
   {
     id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id").notNull().references(() => companies.id),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id),
     // Only the SHA-256 digest (hex) is stored; the raw token is shown once at creation.
     tokenHash: text("token_hash").notNull().unique(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),

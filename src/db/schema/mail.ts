@@ -22,7 +22,9 @@ export const emailThreads = pgTable(
   "email_threads",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    companyId: integer("company_id").notNull().references(() => companies.id),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id),
     accountEmail: text("account_email").notNull(),
     legacyThreadId: text("legacy_thread_id").notNull(),
     mailThreadId: text("mail_thread_id"),

@@ -1,7 +1,5 @@
 import { sql } from "drizzle-orm";
-import {
-  boolean, check, date, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex,
-} from "drizzle-orm/pg-core";
+import { boolean, check, date, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { clients } from "./clients";
 import { companies } from "./companies";
 
@@ -16,7 +14,9 @@ export const orderStatuses = pgTable(
   "order_statuses",
   {
     id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id").notNull().references(() => companies.id),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id),
     name: text("name").notNull(),
     position: integer("position").notNull().default(0),
     ...timestamps,
@@ -28,7 +28,9 @@ export const taxes = pgTable(
   "taxes",
   {
     id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id").notNull().references(() => companies.id),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id),
     name: text("name").notNull(),
     // Percent, e.g. 8.875 for 8.875 %.
     rate: numeric("rate", { precision: 7, scale: 4 }).notNull(),
@@ -41,8 +43,12 @@ export const projects = pgTable(
   "projects",
   {
     id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id").notNull().references(() => companies.id),
-    clientId: integer("client_id").notNull().references(() => clients.id),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id),
+    clientId: integer("client_id")
+      .notNull()
+      .references(() => clients.id),
     title: text("title").notNull(),
     description: text("description"),
     // The spec passes start_date through unchanged, so it is text; deadline is a real date.
@@ -63,9 +69,15 @@ export const invoices = pgTable(
   "invoices",
   {
     id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id").notNull().references(() => companies.id),
-    projectId: integer("project_id").notNull().references(() => projects.id),
-    clientId: integer("client_id").notNull().references(() => clients.id),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id),
+    clientId: integer("client_id")
+      .notNull()
+      .references(() => clients.id),
     isDefault: boolean("is_default").notNull().default(true),
     dueDate: date("due_date", { mode: "string" }),
     clientNotes: text("client_notes"),
@@ -92,8 +104,12 @@ export const invoiceItems = pgTable(
   "invoice_items",
   {
     id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id").notNull().references(() => companies.id),
-    invoiceId: integer("invoice_id").notNull().references(() => invoices.id),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id),
+    invoiceId: integer("invoice_id")
+      .notNull()
+      .references(() => invoices.id),
     title: text("title").notNull(),
     description: text("description"),
     quantity: numeric("quantity", { precision: 12, scale: 2 }).notNull().default("1"),
@@ -115,8 +131,12 @@ export const payments = pgTable(
   "payments",
   {
     id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id").notNull().references(() => companies.id),
-    invoiceId: integer("invoice_id").notNull().references(() => invoices.id),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id),
+    invoiceId: integer("invoice_id")
+      .notNull()
+      .references(() => invoices.id),
     amount: money("amount").notNull(),
     paidDate: date("paid_date", { mode: "string" }),
     method: text("method"),
@@ -131,8 +151,12 @@ export const artworks = pgTable(
   "artworks",
   {
     id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id").notNull().references(() => companies.id),
-    projectId: integer("project_id").notNull().references(() => projects.id),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id),
     printMethod: text("print_method"),
     placements: jsonb("placements").$type<string[]>().notNull().default([]),
     colors: jsonb("colors").$type<string[]>().notNull().default([]),

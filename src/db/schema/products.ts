@@ -6,7 +6,9 @@ export const catalogItems = pgTable(
   "catalog_items",
   {
     id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id").notNull().references(() => companies.id),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id),
     title: text("title").notNull(),
     sku: text("sku"),
     description: text("description"),
@@ -27,7 +29,9 @@ export const catalogItems = pgTable(
 export const supplierIntegrations = pgTable(
   "supplier_integrations",
   {
-    companyId: integer("company_id").notNull().references(() => companies.id),
+    companyId: integer("company_id")
+      .notNull()
+      .references(() => companies.id),
     provider: text("provider").notNull(),
     enabled: boolean("enabled").notNull().default(false),
     credentials: jsonb("credentials").$type<Record<string, string>>().notNull().default({}),

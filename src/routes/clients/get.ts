@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authErrors, errorResponses, invalid, notFound } from "../../lib/errors";
-import { bearerSecurity, intId, type Router } from "../../lib/openapi";
+import { serializeClient } from "../../domain/client";
+import { authErrors, errorResponses, invalid, notFound } from "../../http/errors";
+import { bearerSecurity, intId, type Router } from "../../http/openapi";
 import { findLiveClient, findLiveClientByEmail } from "./queries";
-import { ClientEnvelopeSchema, serializeClient } from "./schema";
+import { ClientEnvelopeSchema } from "./schema";
 
 const route = createRoute({
   method: "get",
@@ -15,10 +16,18 @@ const route = createRoute({
   security: bearerSecurity,
   request: {
     params: z.object({
-      id: z.string().min(1).max(320).openapi({ param: { name: "id", in: "path" }, example: "42" }),
+      id: z
+        .string()
+        .min(1)
+        .max(320)
+        .openapi({ param: { name: "id", in: "path" }, example: "42" }),
     }),
     query: z.object({
-      email: z.email().max(320).optional().openapi({ param: { name: "email", in: "query" }, example: "maya@northside.example" }),
+      email: z
+        .email()
+        .max(320)
+        .optional()
+        .openapi({ param: { name: "email", in: "query" }, example: "maya@northside.example" }),
     }),
   },
   responses: {
@@ -37,7 +46,7 @@ export const registerGetClient = (api: Router) =>
     const { db, auth } = c.var;
 
     const numericId = intId(id);
-    let row;
+    let row: Awaited<ReturnType<typeof findLiveClient>>;
     if (email) row = await findLiveClientByEmail(db, auth.companyId, email);
     else if (numericId !== undefined) row = await findLiveClient(db, auth.companyId, numericId);
     else if (emailSchema.safeParse(id).success) row = await findLiveClientByEmail(db, auth.companyId, id);

@@ -1,4 +1,4 @@
-import { createRouter } from "../../lib/openapi";
+import { createRouter } from "../../http/openapi";
 import { registerGetClient } from "./get";
 import { registerListClients } from "./list";
 import { registerPatchClient } from "./patch";

@@ -41,8 +41,7 @@ describe("GET /clients", () => {
         { ref: "x3", company_name: "Sunrise Bakery" },
       ],
     });
-    const names = async (q: string) =>
-      (await a.get(`/clients?q=${encodeURIComponent(q)}`)).body.data.map((c: any) => c.company_name);
+    const names = async (q: string) => (await a.get(`/clients?q=${encodeURIComponent(q)}`)).body.data.map((c: any) => c.company_name);
     expect(await names("NORTHSIDE")).toEqual(["Northside Print Co."]);
     expect(await names("maya")).toEqual(["Northside Print Co."]);
     expect(await names("becker")).toEqual(["Riverbend Athletics"]);
@@ -63,8 +62,7 @@ describe("GET /clients", () => {
         { ref: "n", company_name: "Plain Name" },
       ],
     });
-    const names = async (q: string) =>
-      (await a.get(`/clients?q=${encodeURIComponent(q)}`)).body.data.map((c: any) => c.company_name);
+    const names = async (q: string) => (await a.get(`/clients?q=${encodeURIComponent(q)}`)).body.data.map((c: any) => c.company_name);
     expect(await names("%")).toEqual(["100% Cotton Club"]);
     expect(await names("_")).toEqual(["Under_score Inc"]);
     expect(await names("\\")).toEqual(["Back\\slash LLC"]);
@@ -90,7 +88,12 @@ describe("GET /clients", () => {
 
   it("never lists soft-deleted clients", async () => {
     const a = await newCompany();
-    const ids = await a.load({ clients: [{ ref: "keep", company_name: "Keep Me" }, { ref: "gone", company_name: "Gone Soon" }] });
+    const ids = await a.load({
+      clients: [
+        { ref: "keep", company_name: "Keep Me" },
+        { ref: "gone", company_name: "Gone Soon" },
+      ],
+    });
     expect((await a.patch(`/clients/${ids.gone}`, { deleted: true })).status).toBe(200);
     const res = await a.get("/clients");
     expect(res.body.data.map((c: any) => c.id)).toEqual([ids.keep]);

@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, count, eq, ilike, isNull, like, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, ilike, isNull, like, or, type SQL, sql } from "drizzle-orm";
 import { clients } from "../../db/schema";
-import { authErrors, errorResponses } from "../../lib/errors";
-import { pageTotal } from "../../lib/pagination";
-import { bearerSecurity, likeContains, PaginationSchema, paginationQuery, type Router } from "../../lib/openapi";
-import { ClientSchema, serializeClient } from "./schema";
+import { ClientSchema, serializeClient } from "../../domain/client";
+import { authErrors, errorResponses } from "../../http/errors";
+import { bearerSecurity, likeContains, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
+import { pageTotal } from "../../http/pagination";
 
 const route = createRoute({
   method: "get",
@@ -13,14 +13,18 @@ const route = createRoute({
   summary: "List clients",
   description:
     "Live (not soft-deleted) clients of the caller's company, ordered by id ascending (creation order), so pages stay stable while clients are added. " +
-    "`q` is a case-insensitive substring match over company name, first name, last name, full name (\"first last\"), email and phone; " +
+    '`q` is a case-insensitive substring match over company name, first name, last name, full name ("first last"), email and phone; ' +
     "`%`, `_` and `\\` in `q` match literally. When `q` consists only of digits, spaces and phone punctuation ( ) + - . /, " +
-    "it also matches phone numbers with punctuation and spaces ignored (\"555-0102\" finds \"(555) 010 2\").",
+    'it also matches phone numbers with punctuation and spaces ignored ("555-0102" finds "(555) 010 2").',
   security: bearerSecurity,
   request: {
     query: z.object({
       ...paginationQuery,
-      q: z.string().max(200).optional().openapi({ param: { name: "q", in: "query" }, description: "Search text", example: "lopez" }),
+      q: z
+        .string()
+        .max(200)
+        .optional()
+        .openapi({ param: { name: "q", in: "query" }, description: "Search text", example: "lopez" }),
     }),
   },
   responses: {

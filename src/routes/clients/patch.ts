@@ -1,9 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { clients } from "../../db/schema";
-import { authErrors, errorResponses, notFound } from "../../lib/errors";
-import { bearerSecurity, idParam, type Router } from "../../lib/openapi";
-import { ClientEnvelopeSchema, ClientPatchSchema, clientColumns, serializeClient } from "./schema";
+import { serializeClient } from "../../domain/client";
+import { authErrors, errorResponses, notFound } from "../../http/errors";
+import { bearerSecurity, idParam, type Router } from "../../http/openapi";
+import { ClientEnvelopeSchema, ClientPatchSchema, clientColumns } from "./schema";
 
 const route = createRoute({
   method: "patch",
@@ -11,7 +12,7 @@ const route = createRoute({
   tags: ["Clients"],
   summary: "Update or soft-delete a client",
   description:
-    "Partial update: only the fields sent change (null clears a nullable field). `{ \"deleted\": true }` alone soft-deletes the client; " +
+    'Partial update: only the fields sent change (null clears a nullable field). `{ "deleted": true }` alone soft-deletes the client; ' +
     "it then disappears from lists and lookups. An empty body is a 400.",
   security: bearerSecurity,
   request: {

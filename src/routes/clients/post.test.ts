@@ -29,8 +29,14 @@ describe("POST /clients", () => {
     const a = await newCompany();
     const res = await a.post("/clients", { company_name: "Minimal" });
     expect(res.body.client).toMatchObject({
-      first_name: null, last_name: null, email: null, website: null, phone: null,
-      quickbooks_enabled: false, tax_exempt: false, tax_exempt_reason: null,
+      first_name: null,
+      last_name: null,
+      email: null,
+      website: null,
+      phone: null,
+      quickbooks_enabled: false,
+      tax_exempt: false,
+      tax_exempt_reason: null,
     });
   });
 

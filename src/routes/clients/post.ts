@@ -1,8 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import { clients } from "../../db/schema";
-import { authErrors, errorResponses } from "../../lib/errors";
-import { bearerSecurity, type Router } from "../../lib/openapi";
-import { ClientCreateSchema, ClientEnvelopeSchema, clientColumns, serializeClient } from "./schema";
+import { serializeClient } from "../../domain/client";
+import { authErrors, errorResponses } from "../../http/errors";
+import { bearerSecurity, type Router } from "../../http/openapi";
+import { ClientCreateSchema, ClientEnvelopeSchema, clientColumns } from "./schema";
 
 const route = createRoute({
   method: "post",

@@ -1,12 +1,15 @@
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { clients } from "../../db/schema";
-import type { AnyDb } from "../../lib/db";
-
-const live = (companyId: number) => and(eq(clients.companyId, companyId), isNull(clients.deletedAt));
+import { liveClients as live } from "../../domain/client";
+import type { AnyDb } from "../../platform/db";
 
 /** A live client of the company, or undefined (another company's client looks the same as none). Works inside a transaction too. */
 export async function findLiveClient(db: AnyDb, companyId: number, id: number) {
-  const [row] = await db.select().from(clients).where(and(live(companyId), eq(clients.id, id))).limit(1);
+  const [row] = await db
+    .select()
+    .from(clients)
+    .where(and(live(companyId), eq(clients.id, id)))
+    .limit(1);
   return row;
 }
 
@@ -20,5 +23,3 @@ export async function findLiveClientByEmail(db: AnyDb, companyId: number, email:
     .limit(1);
   return row;
 }
-
-export { live as liveClients };

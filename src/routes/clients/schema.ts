@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { clients } from "../../db/schema";
-import { iso, nullableText, text, timestamp } from "../../lib/openapi";
+import { ClientSchema } from "../../domain/client";
+import { nullableText, text } from "../../http/openapi";
 
 /** §2.1 fields; strict, so unknown fields are rejected by name (mass-assignment defence). */
 const fields = {
@@ -21,7 +22,7 @@ export const ClientPatchSchema = z
   .strictObject({
     ...fields,
     company_name: fields.company_name.optional(),
-    deleted: z.literal(true).optional().openapi({ description: "Send `{ \"deleted\": true }` alone to soft-delete the client" }),
+    deleted: z.literal(true).optional().openapi({ description: 'Send `{ "deleted": true }` alone to soft-delete the client' }),
   })
   .refine((b) => Object.keys(b).length > 0, { message: "Send at least one field to change" })
   .refine((b) => !b.deleted || Object.keys(b).length === 1, {
@@ -30,45 +31,7 @@ export const ClientPatchSchema = z
   })
   .openapi("ClientPatch");
 
-export const ClientSchema = z
-  .object({
-    id: z.number().int().openapi({ example: 42 }),
-    company_name: z.string(),
-    first_name: z.string().nullable(),
-    last_name: z.string().nullable(),
-    email: z.string().nullable(),
-    website: z.string().nullable(),
-    phone: z.string().nullable(),
-    quickbooks_enabled: z.boolean(),
-    tax_exempt: z.boolean(),
-    tax_exempt_reason: z.string().nullable(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-    deleted_at: timestamp().nullable().openapi({ description: "Set only in the response to a soft delete" }),
-  })
-  .openapi("Client");
-
 export const ClientEnvelopeSchema = z.object({ client: ClientSchema }).openapi("ClientEnvelope");
-
-type ClientRow = typeof clients.$inferSelect;
-
-export function serializeClient(row: ClientRow): z.infer<typeof ClientSchema> {
-  return {
-    id: row.id,
-    company_name: row.companyName,
-    first_name: row.firstName,
-    last_name: row.lastName,
-    email: row.email,
-    website: row.website,
-    phone: row.phone,
-    quickbooks_enabled: row.quickbooksEnabled,
-    tax_exempt: row.taxExempt,
-    tax_exempt_reason: row.taxExemptReason,
-    created_at: iso(row.createdAt)!,
-    updated_at: iso(row.updatedAt)!,
-    deleted_at: iso(row.deletedAt),
-  };
-}
 
 /** Wire fields → columns, for the fields present in the body. */
 export function clientColumns(body: Partial<z.infer<typeof ClientCreateSchema>>) {

@@ -1,13 +1,27 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { apiUrl, call, expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
-import { NUMERIC_MAX_INTEGER_DIGITS, NUMERIC_MAX_SCALE } from "../../lib/exact-json";
-import { MAX_JSON_DEPTH } from "../../lib/json-body";
+import { NUMERIC_MAX_INTEGER_DIGITS, NUMERIC_MAX_SCALE } from "../../http/exact-json";
+import { MAX_JSON_DEPTH } from "../../http/json-body";
 import { EMAIL_THREAD_BODY_LIMIT } from "./schema";
 
 const THREAD_FIELDS = [
-  "id", "account_email", "legacy_thread_id", "mail_thread_id", "subject", "snippet", "participants", "labels", "messages",
-  "message_count", "first_message_at", "last_message_at", "mail_history_id", "last_synced_at", "created_at", "updated_at",
+  "id",
+  "account_email",
+  "legacy_thread_id",
+  "mail_thread_id",
+  "subject",
+  "snippet",
+  "participants",
+  "labels",
+  "messages",
+  "message_count",
+  "first_message_at",
+  "last_message_at",
+  "mail_history_id",
+  "last_synced_at",
+  "created_at",
+  "updated_at",
 ].sort();
 
 const newId = () => `thr-${randomUUID()}`;
@@ -222,7 +236,7 @@ describe("PUT /mail/email-threads/{legacyThreadId}", () => {
       [{ ...ok, message_count: 3 }, ["message_count"]],
       [{ ...ok, deleted: true, id: "x" }, ["deleted", "id"]],
       [{ ...ok, messages: [{ body_plain: "nul \u0000 here" }] }, ["messages.0.body_plain"]],
-      [{ ...ok, messages: [{ ["k\u0000"]: 1 }] }, ["messages.0"]],
+      [{ ...ok, messages: [{ "k\u0000": 1 }] }, ["messages.0"]],
       [{ ...ok, subject: "\u0000" }, ["subject"]],
     ];
     for (const [body, fields] of cases) {
@@ -308,8 +322,15 @@ describe("exact JSON numbers", () => {
   };
   // What PostgreSQL returns for them: the same values, exponents written out in plain decimal.
   const expected = [
-    "12345678901234567890", "0.1000000000000000055511151231257827", "-98765432109876543210.123456789012345678901234567890",
-    "1.50", `0.${"0".repeat(29)}1`, `15${"0".repeat(399)}`, "9007199254740993", "18446744073709551615", "123456789012345678901234567890",
+    "12345678901234567890",
+    "0.1000000000000000055511151231257827",
+    "-98765432109876543210.123456789012345678901234567890",
+    "1.50",
+    `0.${"0".repeat(29)}1`,
+    `15${"0".repeat(399)}`,
+    "9007199254740993",
+    "18446744073709551615",
+    "123456789012345678901234567890",
   ];
   const body = `{"account_email": "orders@shop.example", "messages": ${members.messages}, "participants": ${members.participants}, "labels": ${members.labels}}`;
 
@@ -494,7 +515,9 @@ describe("body size limit", () => {
 
     const over = await send(bodyOfSize(EMAIL_THREAD_BODY_LIMIT + 1));
     const err = expectError(over, 413, "invalid_request");
-    expect(over.body).toEqual({ error: { code: "invalid_request", message: err.message, details: { max_bytes: EMAIL_THREAD_BODY_LIMIT } } });
+    expect(over.body).toEqual({
+      error: { code: "invalid_request", message: err.message, details: { max_bytes: EMAIL_THREAD_BODY_LIMIT } },
+    });
     expect(await rowsFor(co.companyId, id)).toEqual(stored);
   });
 

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authErrors, errorResponses, notFound } from "../../lib/errors";
-import { jsonWithRaw } from "../../lib/exact-json";
-import { bearerSecurity, type Router } from "../../lib/openapi";
+import { authErrors, errorResponses, notFound } from "../../http/errors";
+import { jsonWithRaw } from "../../http/exact-json";
+import { bearerSecurity, type Router } from "../../http/openapi";
 import { findLiveEmailThread } from "./queries";
-import { accountEmail, EmailThreadEnvelopeSchema, legacyThreadIdParam, serializeEmailThread, type EmailThreadEnvelope } from "./schema";
+import { accountEmail, type EmailThreadEnvelope, EmailThreadEnvelopeSchema, legacyThreadIdParam, serializeEmailThread } from "./schema";
 
 const route = createRoute({
   method: "get",

@@ -4,8 +4,18 @@ import { expectError, newCompany, sql, type TestCompany } from "../../../test/su
 import { newClient, newOrder } from "../../../test/support/orders";
 
 const CONTEXT_FIELDS = [
-  "thread_id", "legacy_thread_id", "sender_email", "client_id", "client_data", "clients_data", "orders_data",
-  "selected_order_id", "participant_emails", "participants_data", "fetched_at", "updated_at",
+  "thread_id",
+  "legacy_thread_id",
+  "sender_email",
+  "client_id",
+  "client_data",
+  "clients_data",
+  "orders_data",
+  "selected_order_id",
+  "participant_emails",
+  "participants_data",
+  "fetched_at",
+  "updated_at",
 ].sort();
 
 interface Tenant {
@@ -161,13 +171,16 @@ describe("GET /mail/threads/{legacyThreadId}", () => {
   });
 
   describe("tie through order ids in orders_data", () => {
-    it.each(["id", "order_id", "project_id"])("orders_data[*].%s (number or numeric string) ties to the order's company only", async (key) => {
-      for (const value of [a.projectId, String(a.projectId)]) {
-        const id = await cache({ orders_data: [{ title: "first" }, { [key]: value }] });
-        await expectVisible(a.co, id);
-        await expectHidden(b.co, id);
-      }
-    });
+    it.each(["id", "order_id", "project_id"])(
+      "orders_data[*].%s (number or numeric string) ties to the order's company only",
+      async (key) => {
+        for (const value of [a.projectId, String(a.projectId)]) {
+          const id = await cache({ orders_data: [{ title: "first" }, { [key]: value }] });
+          await expectVisible(a.co, id);
+          await expectHidden(b.co, id);
+        }
+      },
+    );
 
     it.each(["id", "order_id", "project_id"])("negative twin: orders_data[*].%s of another company's order does not tie", async (key) => {
       const id = await cache({ orders_data: [{ [key]: b.projectId }] });

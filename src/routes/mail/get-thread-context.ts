@@ -1,7 +1,7 @@
 import { createRoute, type z } from "@hono/zod-openapi";
-import { jsonWithRaw } from "../../lib/exact-json";
-import { authErrors, errorResponses, notFound } from "../../lib/errors";
-import { bearerSecurity, type Router } from "../../lib/openapi";
+import { authErrors, errorResponses, notFound } from "../../http/errors";
+import { jsonWithRaw } from "../../http/exact-json";
+import { bearerSecurity, type Router } from "../../http/openapi";
 import { findTiedThreadContext } from "./queries";
 import { legacyThreadIdParam, serializeThreadContext, ThreadContextSchema } from "./schema";
 
@@ -18,10 +18,10 @@ const route = createRoute({
     "(2) an object element of the `orders_data` array has `id`, `order_id` or `project_id` equal to an order (project) id of the company; " +
     "(3) `client_data` (an object), or an object element of `clients_data`, `orders_data` or `participants_data` (arrays), " +
     "has `company_id` or `companyId` equal to the caller's company id. " +
-    "Ids count as JSON numbers (whole, e.g. `42` or `42.0`) or numeric strings (`\"42\"`, surrounding blanks ignored); " +
+    'Ids count as JSON numbers (whole, e.g. `42` or `42.0`) or numeric strings (`"42"`, surrounding blanks ignored); ' +
     "soft-deleted clients and orders still tie. Nothing else counts: not `selected_order_id`, not keys nested deeper, " +
     "not bare scalars inside the arrays. A shape the rule cannot read (null, a string where an array is expected, " +
-    "`\"12.5\"`, `\"abc\"`, nested arrays) simply does not tie the row; it never causes an error.",
+    '`"12.5"`, `"abc"`, nested arrays) simply does not tie the row; it never causes an error.',
   security: bearerSecurity,
   request: { params: legacyThreadIdParam },
   responses: {

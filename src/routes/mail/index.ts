@@ -1,4 +1,4 @@
-import { createRouter } from "../../lib/openapi";
+import { createRouter } from "../../http/openapi";
 import { registerGetEmailThread } from "./get-email-thread";
 import { registerGetThreadContext } from "./get-thread-context";
 import { registerPutEmailThread } from "./put-email-thread";

@@ -1,20 +1,20 @@
 import { createRoute } from "@hono/zod-openapi";
-import { sql, type SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { emailThreads } from "../../db/schema";
-import { authErrors, errorResponses } from "../../lib/errors";
-import { jsonWithRaw, NUMERIC_MAX_INTEGER_DIGITS, NUMERIC_MAX_SCALE, unstorableNumbers } from "../../lib/exact-json";
-import { MAX_JSON_DEPTH, unstorableError } from "../../lib/json-body";
-import { bearerSecurity, type Router } from "../../lib/openapi";
-import { EXACT_JSON_MEMBERS, emailThreadFields, excluded, type ExactJsonMember } from "./queries";
+import { authErrors, errorResponses } from "../../http/errors";
+import { jsonWithRaw, NUMERIC_MAX_INTEGER_DIGITS, NUMERIC_MAX_SCALE, unstorableNumbers } from "../../http/exact-json";
+import { MAX_JSON_DEPTH, unstorableError } from "../../http/json-body";
+import { bearerSecurity, type Router } from "../../http/openapi";
+import { EXACT_JSON_MEMBERS, type ExactJsonMember, emailThreadFields, excluded } from "./queries";
 import {
   EMAIL_THREAD_BODY_LIMIT,
+  type EmailThreadEnvelope,
   EmailThreadEnvelopeSchema,
+  type EmailThreadPut,
   EmailThreadPutSchema,
   legacyThreadIdParam,
   serializeEmailThread,
   toDate,
-  type EmailThreadEnvelope,
-  type EmailThreadPut,
 } from "./schema";
 
 const route = createRoute({
@@ -79,7 +79,9 @@ export const registerPutEmailThread = (api: Router) =>
     const member = (key: ExactJsonMember) => sql`(select body -> ${key}::text from ${sent})`;
     const written = {
       ...scalarColumns(body),
-      ...(Object.fromEntries(EXACT_JSON_MEMBERS.filter((k) => body[k] !== undefined).map((k) => [k, member(k)])) as Partial<Record<ExactJsonMember, SQL>>),
+      ...(Object.fromEntries(EXACT_JSON_MEMBERS.filter((k) => body[k] !== undefined).map((k) => [k, member(k)])) as Partial<
+        Record<ExactJsonMember, SQL>
+      >),
       messageCount: body.messages.length,
       lastSyncedAt: body.last_synced_at ? new Date(body.last_synced_at) : sql`now()`,
       deleted: false,

@@ -1,6 +1,6 @@
-import { and, eq, getTableColumns, not, sql, type AnyColumn, type SQL, type SQLWrapper } from "drizzle-orm";
+import { type AnyColumn, and, eq, getTableColumns, not, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { emailThreads, mailThreadContexts as t } from "../../db/schema";
-import type { Db } from "../../lib/db";
+import type { Db } from "../../platform/db";
 
 /*
  * The cache's JSON is written by another system and may hold any shape, so every read below is
@@ -19,8 +19,7 @@ const jsonId = (value: SQL) => sql`case jsonb_typeof(${value})
 end`;
 
 /** The elements of a JSON array column; nothing when the column holds anything but an array. */
-const elementsOf = (column: SQLWrapper) =>
-  sql`jsonb_array_elements(case when jsonb_typeof(${column}) = 'array' then ${column} end)`;
+const elementsOf = (column: SQLWrapper) => sql`jsonb_array_elements(case when jsonb_typeof(${column}) = 'array' then ${column} end)`;
 
 /** JSON keys that carry an order (project) id in each `orders_data` element. */
 export const ORDER_ID_KEYS = ["id", "order_id", "project_id"] as const;
@@ -28,7 +27,10 @@ export const ORDER_ID_KEYS = ["id", "order_id", "project_id"] as const;
 export const COMPANY_ID_KEYS = ["company_id", "companyId"] as const;
 
 const keyValues = (element: SQL, keys: readonly string[]) =>
-  sql.join(keys.map((k) => sql`(${element} -> ${sql.raw(`'${k}'`)})`), sql`, `);
+  sql.join(
+    keys.map((k) => sql`(${element} -> ${sql.raw(`'${k}'`)})`),
+    sql`, `,
+  );
 
 /**
  * True when the cached row is tied to the company (spec §4.4), any of:
@@ -62,12 +64,15 @@ export const tiedToCompany = (companyId: number) => sql`(
   )
 )`;
 
-/** The cache's JSON members, read as PostgreSQL's jsonb text so numbers stay exact (see `src/lib/exact-json.ts`). */
+/** The cache's JSON members, read as PostgreSQL's jsonb text so numbers stay exact (see `src/http/exact-json.ts`). */
 export const CONTEXT_JSON_MEMBERS = ["clientData", "clientsData", "ordersData", "participantEmails", "participantsData"] as const;
 type ContextJsonMember = (typeof CONTEXT_JSON_MEMBERS)[number];
 const threadContextFields = {
   ...getTableColumns(t),
-  ...(Object.fromEntries(CONTEXT_JSON_MEMBERS.map((k) => [k, sql<string | null>`${t[k]}::text`])) as Record<ContextJsonMember, SQL<string | null>>),
+  ...(Object.fromEntries(CONTEXT_JSON_MEMBERS.map((k) => [k, sql<string | null>`${t[k]}::text`])) as Record<
+    ContextJsonMember,
+    SQL<string | null>
+  >),
 };
 export type ThreadContextRow = Omit<typeof t.$inferSelect, ContextJsonMember> & Record<ContextJsonMember, string | null>;
 
@@ -81,7 +86,7 @@ export async function findTiedThreadContext(db: Db, companyId: number, legacyThr
   return row;
 }
 
-/** The thread's JSON members, kept exactly as sent (see `src/lib/exact-json.ts`). */
+/** The thread's JSON members, kept exactly as sent (see `src/http/exact-json.ts`). */
 export const EXACT_JSON_MEMBERS = ["participants", "labels", "messages"] as const;
 export type ExactJsonMember = (typeof EXACT_JSON_MEMBERS)[number];
 
@@ -91,12 +96,20 @@ export type ExactJsonMember = (typeof EXACT_JSON_MEMBERS)[number];
  */
 export const emailThreadFields = {
   ...getTableColumns(emailThreads),
-  ...(Object.fromEntries(EXACT_JSON_MEMBERS.map((k) => [k, sql<string>`${emailThreads[k]}::text`])) as Record<ExactJsonMember, SQL<string>>),
+  ...(Object.fromEntries(EXACT_JSON_MEMBERS.map((k) => [k, sql<string>`${emailThreads[k]}::text`])) as Record<
+    ExactJsonMember,
+    SQL<string>
+  >),
 };
 export type EmailThreadRow = Omit<typeof emailThreads.$inferSelect, ExactJsonMember> & Record<ExactJsonMember, string>;
 
 /** The live (not soft-deleted) thread for company, mailbox (already lowercase) and legacy id. */
-export async function findLiveEmailThread(db: Db, companyId: number, accountEmail: string, legacyThreadId: string): Promise<EmailThreadRow | undefined> {
+export async function findLiveEmailThread(
+  db: Db,
+  companyId: number,
+  accountEmail: string,
+  legacyThreadId: string,
+): Promise<EmailThreadRow | undefined> {
   const [row] = await db
     .select(emailThreadFields)
     .from(emailThreads)

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { isoDateTime } from "../../lib/dates";
-import { RawJson } from "../../lib/exact-json";
-import { iso, timestamp } from "../../lib/openapi";
+import { RawJson } from "../../http/exact-json";
+import { iso, timestamp } from "../../http/openapi";
+import { isoDateTime } from "../../platform/dates";
 import type { EmailThreadRow, ExactJsonMember, ThreadContextRow } from "./queries";
 
 /**
@@ -16,15 +16,18 @@ export const legacyThreadIdParam = z.object({
     .string()
     .min(1)
     .max(255)
-    .openapi({ param: { name: "legacyThreadId", in: "path" }, description: "The mailbox provider's legacy thread id", example: "18c2f1a9b7e4d305" }),
+    .openapi({
+      param: { name: "legacyThreadId", in: "path" },
+      description: "The mailbox provider's legacy thread id",
+      example: "18c2f1a9b7e4d305",
+    }),
 });
 
 /** An account email: a valid address, compared and stored lowercase. */
 export const accountEmail = () => z.email().max(320).toLowerCase().openapi({ example: "orders@printshop.example" });
 
 /** ISO 8601 date-time with seconds and a `Z` or `±hh:mm` offset (real calendar dates only). */
-const isoInput = () =>
-  isoDateTime().openapi({ format: "date-time", example: "2026-11-21T13:37:00Z" });
+const isoInput = () => isoDateTime().openapi({ format: "date-time", example: "2026-11-21T13:37:00Z" });
 
 /** A validated ISO timestamp (or null / undefined, passed through) as a Date for a timestamptz column. */
 export const toDate = (s: string | null | undefined) => (s == null ? s : new Date(s));
@@ -76,11 +79,17 @@ export const ThreadContextRecordSchema = z.strictObject({
   legacy_thread_id: z.string().min(1).max(255),
   thread_id: z.string().nullable().optional(),
   sender_email: z.string().nullable().optional(),
-  client_id: z.union([z.string(), z.number().transform(String)]).nullable().optional(),
+  client_id: z
+    .union([z.string(), z.number().transform(String)])
+    .nullable()
+    .optional(),
   client_data: z.json().optional(),
   clients_data: z.json().optional(),
   orders_data: z.json().optional(),
-  selected_order_id: z.union([z.string(), z.number().transform(String)]).nullable().optional(),
+  selected_order_id: z
+    .union([z.string(), z.number().transform(String)])
+    .nullable()
+    .optional(),
   participant_emails: z.json().optional(),
   participants_data: z.json().optional(),
   fetched_at: isoInput().nullable().optional(),

@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq, exists, inArray, isNull, sql } from "drizzle-orm";
 import { accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
 import { accountingOutbox, invoices, projects } from "../../db/schema";
-import { authErrors, errorResponses, notFound } from "../../lib/errors";
-import { bearerSecurity, idParam, type Router } from "../../lib/openapi";
+import { authErrors, errorResponses, notFound } from "../../http/errors";
+import { bearerSecurity, idParam, type Router } from "../../http/openapi";
 import { companySyncSql, defaultInvoiceOf, liveProjects } from "./queries";
 
 const DeletedSchema = z
@@ -16,7 +16,7 @@ const route = createRoute({
   tags: ["Orders"],
   summary: "Soft-delete an order",
   description:
-    "Soft-deletes the project and its invoice atomically (one statement) and answers `{ \"deleted\": true, \"id\": <id> }`. " +
+    'Soft-deletes the project and its invoice atomically (one statement) and answers `{ "deleted": true, "id": <id> }`. ' +
     "Afterwards GET, PATCH and DELETE of the order answer 404 and the list hides it (a repeated DELETE is 404, not 200). " +
     "An accounting `delete` is queued in the same statement when the company has accounting sync enabled, or when the " +
     "order's invoice was synced before (e.g. created with `quickbooks_enabled: true`), so no remote invoice outlives its order.",
@@ -42,7 +42,13 @@ export const registerDeleteOrder = (api: Router) =>
         .update(projects)
         .set({ deletedAt: now, updatedAt: now })
         // An order is a live project with its live default invoice.
-        .where(and(liveProjects(companyId), eq(projects.id, id), exists(db.select({ id: invoices.id }).from(invoices).where(defaultInvoiceOf(projects.id)))))
+        .where(
+          and(
+            liveProjects(companyId),
+            eq(projects.id, id),
+            exists(db.select({ id: invoices.id }).from(invoices).where(defaultInvoiceOf(projects.id))),
+          ),
+        )
         .returning({ id: projects.id }),
     );
     const invoice = db.$with("invoice").as(

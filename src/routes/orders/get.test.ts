@@ -22,7 +22,14 @@ const seed = {
       ],
       payments: [{ ref: "p", amount: "200.00", paid_date: "2026-11-02", method: "ach", reference: "INV-88" }],
       artworks: [
-        { ref: "a", print_method: "embroidery", placements: ["left_chest"], colors: ["Copper 1172", "White"], preview_url: "https://cdn.example/kettle.png", status: "approved" },
+        {
+          ref: "a",
+          print_method: "embroidery",
+          placements: ["left_chest"],
+          colors: ["Copper 1172", "White"],
+          preview_url: "https://cdn.example/kettle.png",
+          status: "approved",
+        },
       ],
     },
   ],
@@ -36,7 +43,15 @@ describe("GET /orders/{id}", () => {
     expect(res.status).toBe(200);
     const b = res.body;
     expect(Object.keys(b).sort()).toEqual(["artworks", "client", "invoice", "invoice_items", "payments", "project", "status", "tax"]);
-    expect(b.project).toMatchObject({ id: ids.o, title: "Staff hoodies", description: "Embroidered left chest", start_date: "next week", deadline: "2026-12-01", status_id: ids["s-art"], client_id: ids.c });
+    expect(b.project).toMatchObject({
+      id: ids.o,
+      title: "Staff hoodies",
+      description: "Embroidered left chest",
+      start_date: "next week",
+      deadline: "2026-12-01",
+      status_id: ids["s-art"],
+      client_id: ids.c,
+    });
     expect(b.invoice).toMatchObject({
       project_id: ids.o,
       client_id: ids.c,
@@ -50,10 +65,36 @@ describe("GET /orders/{id}", () => {
       totals: { subtotal: "501.00", discount: "5.00", tax: "31.31", total: "527.31", amount_paid: "200.00", balance_due: "327.31" },
     });
     expect(b.invoice_items).toEqual([
-      { id: ids.i2, invoice_id: b.invoice.id, title: "Independent SS4500 hoodie", description: null, quantity: "12", unit_price: "38.00", amount: "456.00", sizes: { M: 6, L: 6 }, position: 0, created_at: expect.any(String), updated_at: expect.any(String) },
-      { id: ids.i1, invoice_id: b.invoice.id, title: "Embroidery digitizing", description: null, quantity: "1", unit_price: "45.00", amount: "45.00", sizes: null, position: 1, created_at: expect.any(String), updated_at: expect.any(String) },
+      {
+        id: ids.i2,
+        invoice_id: b.invoice.id,
+        title: "Independent SS4500 hoodie",
+        description: null,
+        quantity: "12",
+        unit_price: "38.00",
+        amount: "456.00",
+        sizes: { M: 6, L: 6 },
+        position: 0,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
+      {
+        id: ids.i1,
+        invoice_id: b.invoice.id,
+        title: "Embroidery digitizing",
+        description: null,
+        quantity: "1",
+        unit_price: "45.00",
+        amount: "45.00",
+        sizes: null,
+        position: 1,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
     ]);
-    expect(b.payments).toEqual([{ id: ids.p, amount: "200.00", paid_date: "2026-11-02", method: "ach", reference: "INV-88", created_at: expect.any(String) }]);
+    expect(b.payments).toEqual([
+      { id: ids.p, amount: "200.00", paid_date: "2026-11-02", method: "ach", reference: "INV-88", created_at: expect.any(String) },
+    ]);
     expect(b.client).toMatchObject({ id: ids.c, company_name: "Copper Kettle Brewhouse", email: "priya@copperkettle.example" });
     expect(b.tax).toEqual({ id: ids.t, name: "State tax", rate: "6.25" });
     expect(b.status).toEqual({ id: ids["s-art"], name: "Artwork approval", position: 0 });
@@ -121,7 +162,9 @@ describe("size breakdowns", () => {
           ref: "o",
           client_ref: "c",
           title: "Mixed sizes",
-          items: [{ ref: "i", title: "Tee", unit_price: "10.00", sizes: { XL: 8, "Custom A": 1, s: 6, "2XL": 4, M: 14, L: 14, YM: 2, OSFA: 3 } }],
+          items: [
+            { ref: "i", title: "Tee", unit_price: "10.00", sizes: { XL: 8, "Custom A": 1, s: 6, "2XL": 4, M: 14, L: 14, YM: 2, OSFA: 3 } },
+          ],
         },
       ],
     });

@@ -1,12 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ClientSchema, serializeClient } from "../clients/schema";
-import { authErrors, errorResponses, notFound } from "../../lib/errors";
-import { bearerSecurity, idParam, type Router } from "../../lib/openapi";
+import { ClientSchema, serializeClient } from "../../domain/client";
+import { InvoiceItemSchema, serializeItem } from "../../domain/invoice-item";
+import { authErrors, errorResponses, notFound } from "../../http/errors";
+import { bearerSecurity, idParam, type Router } from "../../http/openapi";
 import { loadOrderDetail } from "./queries";
-import {
-  ArtworkSchema, InvoiceItemSchema, InvoiceSchema, OrderStatusSchema, PaymentSchema, ProjectSchema, TaxSchema,
-  serializeArtwork, serializeInvoice, serializeItem, serializePayment, serializeProject, serializeStatus, serializeTax,
-} from "./schema";
+import { ArtworkSchema, InvoiceSchema, OrderStatusSchema, PaymentSchema, ProjectSchema, TaxSchema } from "./schema";
+import { serializeArtwork, serializeInvoice, serializePayment, serializeProject, serializeStatus, serializeTax } from "./serialize";
 
 const OrderDetailSchema = z
   .object({

@@ -1,4 +1,4 @@
-import { createRouter } from "../../lib/openapi";
+import { createRouter } from "../../http/openapi";
 import { registerDeleteOrder } from "./delete";
 import { registerGetOrder } from "./get";
 import { registerListOrders } from "./list";

@@ -9,7 +9,15 @@ describe("GET /orders", () => {
       clients: [{ ref: "c", company_name: "Lakeside 5K Run Club" }],
       order_statuses: [{ ref: "s", name: "In production" }],
       orders: [
-        { ref: "old", client_ref: "c", title: "Race tees", created_at: "2026-01-05T10:00:00Z", status_ref: "s", items: [{ ref: "i", title: "Tee", quantity: 100, unit_price: "6.25" }], payments: [{ ref: "p", amount: "300" }] },
+        {
+          ref: "old",
+          client_ref: "c",
+          title: "Race tees",
+          created_at: "2026-01-05T10:00:00Z",
+          status_ref: "s",
+          items: [{ ref: "i", title: "Tee", quantity: 100, unit_price: "6.25" }],
+          payments: [{ ref: "p", amount: "300" }],
+        },
         { ref: "new", client_ref: "c", title: "Volunteer hoodies", created_at: "2026-02-05T10:00:00Z" },
       ],
     });
@@ -60,8 +68,14 @@ describe("GET /orders", () => {
   it("filters by client and status", async () => {
     const co = await newCompany();
     const ids = await co.load({
-      clients: [{ ref: "a", company_name: "A" }, { ref: "b", company_name: "B" }],
-      order_statuses: [{ ref: "quote", name: "Quote" }, { ref: "done", name: "Done" }],
+      clients: [
+        { ref: "a", company_name: "A" },
+        { ref: "b", company_name: "B" },
+      ],
+      order_statuses: [
+        { ref: "quote", name: "Quote" },
+        { ref: "done", name: "Done" },
+      ],
       orders: [
         { ref: "o1", client_ref: "a", title: "1", status_ref: "quote" },
         { ref: "o2", client_ref: "a", title: "2", status_ref: "done" },

@@ -1,14 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { isoDate } from "../../lib/dates";
 import { and, count, desc, eq, gte, lt, sql } from "drizzle-orm";
 import { clients, invoices, orderStatuses, projects, taxes } from "../../db/schema";
-import { authErrors, errorResponses } from "../../lib/errors";
-import { moneyString } from "../../lib/money";
-import { bearerSecurity, digitsInt, MAX_INT_ID, PaginationSchema, paginationQuery, type Router } from "../../lib/openapi";
-import { pageTotal } from "../../lib/pagination";
+import { invoiceTotals } from "../../domain/totals";
+import { authErrors, errorResponses } from "../../http/errors";
+import { bearerSecurity, digitsInt, MAX_INT_ID, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
+import { pageTotal } from "../../http/pagination";
+import { isoDate } from "../../platform/dates";
+import { moneyString } from "../../platform/money";
 import { defaultInvoiceOf, invoiceAmountsColumns, liveProjects } from "./queries";
-import { invoiceTerms, ProjectSchema, serializeProject } from "./schema";
-import { invoiceTotals } from "./totals";
+import { ProjectSchema } from "./schema";
+import { invoiceTerms, serializeProject } from "./serialize";
 
 const OrderSummarySchema = ProjectSchema.extend({
   status_name: z.string().nullable(),
@@ -20,9 +21,13 @@ const OrderSummarySchema = ProjectSchema.extend({
 }).openapi("OrderSummary");
 
 const idFilter = (name: string, description: string) =>
-  digitsInt((n) => n.positive().max(MAX_INT_ID)).optional().openapi({ param: { name, in: "query" }, description, example: 3 });
+  digitsInt((n) => n.positive().max(MAX_INT_ID))
+    .optional()
+    .openapi({ param: { name, in: "query" }, description, example: 3 });
 const dateFilter = (name: string, description: string) =>
-  isoDate().optional().openapi({ param: { name, in: "query" }, description: `${description} (YYYY-MM-DD, UTC, inclusive)`, example: "2026-11-01" });
+  isoDate()
+    .optional()
+    .openapi({ param: { name, in: "query" }, description: `${description} (YYYY-MM-DD, UTC, inclusive)`, example: "2026-11-01" });
 
 const route = createRoute({
   method: "get",
@@ -99,7 +104,11 @@ export const registerListOrders = (api: Router) =>
       .orderBy(...newestFirst);
     const total = await pageTotal(rows, page, async () => (await db.select({ n: count() }).from(projects).where(where))[0].n);
     const data = rows.map((r) => {
-      const totals = invoiceTotals(invoiceTerms(r.invoice, r.taxRate), r.lines, r.payments.map((p) => p.amount));
+      const totals = invoiceTotals(
+        invoiceTerms(r.invoice, r.taxRate),
+        r.lines,
+        r.payments.map((p) => p.amount),
+      );
       return {
         ...serializeProject(r.project),
         status_name: r.statusName,

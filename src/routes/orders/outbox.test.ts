@@ -17,7 +17,9 @@ describe("accounting outbox rows", () => {
     const { project, invoice } = await newOrder(co, withFlag(f.request));
     const rows = await outboxRows(project.id);
     if (!f.syncs) return expect(rows, label(f)).toEqual([]);
-    expect(rows).toEqual([{ id: expect.any(Number), operation: "create", payload: {}, invoice_id: invoice.id, company_id: co.companyId, status: "pending" }]);
+    expect(rows).toEqual([
+      { id: expect.any(Number), operation: "create", payload: {}, invoice_id: invoice.id, company_id: co.companyId, status: "pending" },
+    ]);
   });
 
   it.each(flags)("PATCH writes a sparse update row exactly when sync applies ($company / $request)", async (f) => {
@@ -28,14 +30,24 @@ describe("accounting outbox rows", () => {
     const rows = await outboxRows(project.id);
     if (!f.syncs) return expect(rows, label(f)).toEqual([]);
     expect(rows).toEqual([
-      { id: expect.any(Number), operation: "update", payload: { changes: { private_note: "Rush" } }, invoice_id: invoice.id, company_id: co.companyId, status: "pending" },
+      {
+        id: expect.any(Number),
+        operation: "update",
+        payload: { changes: { private_note: "Rush" } },
+        invoice_id: invoice.id,
+        company_id: co.companyId,
+        status: "pending",
+      },
     ]);
   });
 
   it("the update payload maps every accounting field, with full discount and tax state", async () => {
     const co = await newCompany({ accountingSync: true });
     const ids = await co.load({
-      clients: [{ ref: "c1", company_name: "Old customer" }, { ref: "c2", company_name: "New customer" }],
+      clients: [
+        { ref: "c1", company_name: "Old customer" },
+        { ref: "c2", company_name: "New customer" },
+      ],
       taxes: [{ ref: "t", name: "County", rate: "7.2500" }],
       orders: [{ ref: "o", client_ref: "c1", title: "Tees" }],
     });
@@ -87,7 +99,9 @@ describe("accounting outbox rows", () => {
     const { project, invoice } = await newOrder(co, { quickbooks_enabled: false });
     expect((await co.del(`/orders/${project.id}`)).status).toBe(200);
     const rows = await outboxRows(project.id);
-    expect(rows).toEqual(company ? [expect.objectContaining({ operation: "delete", payload: {}, invoice_id: invoice.id, company_id: co.companyId })] : []);
+    expect(rows).toEqual(
+      company ? [expect.objectContaining({ operation: "delete", payload: {}, invoice_id: invoice.id, company_id: co.companyId })] : [],
+    );
   });
 
   it("DELETE also syncs an order that was synced before, whatever the company flag", async () => {
@@ -105,7 +119,11 @@ describe("accounting outbox rows", () => {
     const b = await newCompany({ accountingSync: true });
     const { project } = await newOrder(b, { quickbooks_enabled: false });
     const theirs = await newOrder(a, { quickbooks_enabled: false });
-    expectError(await b.patch(`/orders/${project.id}`, { description: "x", status_id: 2_000_000_000, quickbooks_enabled: true }), 400, "invalid_request");
+    expectError(
+      await b.patch(`/orders/${project.id}`, { description: "x", status_id: 2_000_000_000, quickbooks_enabled: true }),
+      400,
+      "invalid_request",
+    );
     expectError(await b.patch(`/orders/${theirs.project.id}`, { description: "x" }), 404, "not_found");
     expectError(await b.del(`/orders/${theirs.project.id}`), 404, "not_found");
     expectError(await b.post("/orders", { title: "x", client_id: theirs.project.client_id }), 400, "invalid_request");

@@ -6,10 +6,15 @@ import { newClient, newOrder, orderRows, outboxRows } from "../../../test/suppor
 /** An order with a 100.00 line, plus a status and a 10 % tax row of the same company. */
 async function arrange(co: TestCompany) {
   return co.load({
-    clients: [{ ref: "c", company_name: "Sunrise Bakery & Cafe" }, { ref: "c2", company_name: "Riverbend Athletics" }],
+    clients: [
+      { ref: "c", company_name: "Sunrise Bakery & Cafe" },
+      { ref: "c2", company_name: "Riverbend Athletics" },
+    ],
     order_statuses: [{ ref: "s", name: "Printing" }],
     taxes: [{ ref: "t", name: "Sales tax", rate: "10" }],
-    orders: [{ ref: "o", client_ref: "c", title: "Aprons", items: [{ ref: "i", title: "Embroidered apron", quantity: 4, unit_price: "25.00" }] }],
+    orders: [
+      { ref: "o", client_ref: "c", title: "Aprons", items: [{ ref: "i", title: "Embroidered apron", quantity: 4, unit_price: "25.00" }] },
+    ],
   });
 }
 
@@ -33,7 +38,15 @@ describe("PATCH /orders/{id}", () => {
     });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(["invoice", "project"]);
-    expect(res.body.project).toMatchObject({ id: ids.o, title: "Aprons (rush)", description: "Logo left chest", start_date: "2026-11-20", deadline: "2026-12-01", client_id: ids.c2, status_id: ids.s });
+    expect(res.body.project).toMatchObject({
+      id: ids.o,
+      title: "Aprons (rush)",
+      description: "Logo left chest",
+      start_date: "2026-11-20",
+      deadline: "2026-12-01",
+      client_id: ids.c2,
+      status_id: ids.s,
+    });
     expect(res.body.invoice).toMatchObject({
       project_id: ids.o,
       client_id: ids.c2,
@@ -48,7 +61,17 @@ describe("PATCH /orders/{id}", () => {
       "select p.title, p.client_id, p.status_id, p.deadline::text, i.client_id invoice_client_id, i.due_date::text, i.tax_id from projects p join invoices i on i.project_id = p.id where p.id = $1",
       [ids.o],
     );
-    expect(rows).toEqual([{ title: "Aprons (rush)", client_id: ids.c2, status_id: ids.s, deadline: "2026-12-01", invoice_client_id: ids.c2, due_date: "2026-12-01", tax_id: ids.t }]);
+    expect(rows).toEqual([
+      {
+        title: "Aprons (rush)",
+        client_id: ids.c2,
+        status_id: ids.s,
+        deadline: "2026-12-01",
+        invoice_client_id: ids.c2,
+        due_date: "2026-12-01",
+        tax_id: ids.t,
+      },
+    ]);
     const get = await co.get(`/orders/${ids.o}`);
     expect(get.body.invoice).toEqual(res.body.invoice);
     expect(get.body.project).toEqual(res.body.project);
@@ -72,7 +95,11 @@ describe("PATCH /orders/{id}", () => {
       await co.patch(`/orders/${ids.o}`, { discount_amount_type: "percentage", discount_amount: 0 });
       const res = await co.patch(`/orders/${ids.o}`, { discount_amount_type: alias, discount_amount: 150 });
       expect(res.status, alias).toBe(200);
-      expect(res.body.invoice).toMatchObject({ discount_amount_type: "fixed_amount", discount_amount: "150.00", totals: { discount: "100.00", total: "0.00" } });
+      expect(res.body.invoice).toMatchObject({
+        discount_amount_type: "fixed_amount",
+        discount_amount: "150.00",
+        totals: { discount: "100.00", total: "0.00" },
+      });
       expect((await orderRows(ids.o)).invoices[0].discount_amount_type).toBe("fixed_amount");
     }
     expectError(await co.patch(`/orders/${ids.o}`, { discount_amount_type: "flat" }), 400, "invalid_request");
@@ -81,7 +108,8 @@ describe("PATCH /orders/{id}", () => {
   it("keeps percentages within 0–100 (also against the stored type) and amounts non-negative and exact", async () => {
     const co = await newCompany();
     const ids = await arrange(co);
-    const field = async (body: unknown) => expectError(await co.patch(`/orders/${ids.o}`, body), 400, "invalid_request").details.map((d: any) => d.field);
+    const field = async (body: unknown) =>
+      expectError(await co.patch(`/orders/${ids.o}`, body), 400, "invalid_request").details.map((d: any) => d.field);
     expect(await field({ discount_amount: 100.01, discount_amount_type: "percentage" })).toEqual(["discount_amount"]);
     expect(await field({ discount_amount: 101 })).toEqual(["discount_amount"]); // stored type is percentage
     expect(await field({ discount_amount: -1 })).toEqual(["discount_amount"]);
@@ -109,13 +137,25 @@ describe("PATCH /orders/{id}", () => {
   it("rejects an empty body, a body with only quickbooks_enabled, unknown fields and bad values, naming each field", async () => {
     const co = await newCompany();
     const { project } = await newOrder(co);
-    const fields = async (body: unknown) => expectError(await co.patch(`/orders/${project.id}`, body), 400, "invalid_request").details.map((d: any) => d.field).sort();
+    const fields = async (body: unknown) =>
+      expectError(await co.patch(`/orders/${project.id}`, body), 400, "invalid_request")
+        .details.map((d: any) => d.field)
+        .sort();
     expect(await fields({})).toEqual(["(body)"]);
     expect(await fields({ quickbooks_enabled: true })).toEqual(["(body)"]);
     expect(await fields({ title: "x", invoice_id: 3, company: 1 })).toEqual(["company", "invoice_id"]);
     expect(await fields({ deadline: "2026-02-30", title: "" })).toEqual(["deadline", "title"]);
-    expect(await fields({ status_id: "3", tax_id: -1, client_id: null, discount_type: "later" })).toEqual(["client_id", "discount_type", "status_id", "tax_id"]);
-    expectError(await co.patch(`/orders/${project.id}`, undefined, { rawBody: "[1]", headers: { "content-type": "application/json" } }), 400, "invalid_request");
+    expect(await fields({ status_id: "3", tax_id: -1, client_id: null, discount_type: "later" })).toEqual([
+      "client_id",
+      "discount_type",
+      "status_id",
+      "tax_id",
+    ]);
+    expectError(
+      await co.patch(`/orders/${project.id}`, undefined, { rawBody: "[1]", headers: { "content-type": "application/json" } }),
+      400,
+      "invalid_request",
+    );
   });
 
   it("a failed PATCH (another company's status, tax or client) changes neither project nor invoice", async () => {
@@ -130,10 +170,19 @@ describe("PATCH /orders/{id}", () => {
     const res = await b.patch(`/orders/${ids.o}`, { title: "Changed", deadline: "2027-01-01", client_notes: "x", status_id: theirs.s });
     const err = expectError(res, 400, "invalid_request");
     expect(err.details).toEqual([{ field: "status_id", message: "No such order status in your company" }]);
-    const missing = await b.patch(`/orders/${ids.o}`, { title: "Changed", deadline: "2027-01-01", client_notes: "x", status_id: 2_000_000_000 });
+    const missing = await b.patch(`/orders/${ids.o}`, {
+      title: "Changed",
+      deadline: "2027-01-01",
+      client_notes: "x",
+      status_id: 2_000_000_000,
+    });
     expect(missing.body).toEqual(res.body);
 
-    const all = expectError(await b.patch(`/orders/${ids.o}`, { title: "Changed", status_id: theirs.s, tax_id: theirs.t, client_id: theirs.c }), 400, "invalid_request");
+    const all = expectError(
+      await b.patch(`/orders/${ids.o}`, { title: "Changed", status_id: theirs.s, tax_id: theirs.t, client_id: theirs.c }),
+      400,
+      "invalid_request",
+    );
     expect(all.details.map((d: any) => d.field)).toEqual(["client_id", "status_id", "tax_id"]);
     const deleted = expectError(await b.patch(`/orders/${ids.o}`, { client_id: deletedClient, title: "Changed" }), 400, "invalid_request");
     expect(deleted.details).toEqual([{ field: "client_id", message: "No such client in your company" }]);
@@ -174,7 +223,11 @@ describe("PATCH /orders/{id}", () => {
         await other.query(`update invoices set ${change} where project_id = $1`, [orderId]);
         const pending = co.patch(`/orders/${orderId}`, body);
         const waiting = async () =>
-          (await sql("select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'with \"locked\"%' and pid <> pg_backend_pid()")).length > 0;
+          (
+            await sql(
+              "select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'with \"locked\"%' and pid <> pg_backend_pid()",
+            )
+          ).length > 0;
         while (!(await waiting())) await new Promise((resolve) => setTimeout(resolve, 10));
         await other.query("commit");
         return await pending;
@@ -187,8 +240,12 @@ describe("PATCH /orders/{id}", () => {
       const co = await newCompany();
       const { project } = await newOrder(co);
       // The PATCH reads 0 % (valid); the other writer then commits a fixed 250.00, so the type change must fail.
-      const res = await patchDuring(co, project.id, "discount_amount = 250, discount_amount_type = 'fixed_amount'", { discount_amount_type: "percentage" });
-      expect(expectError(res, 400, "invalid_request").details).toEqual([{ field: "discount_amount_type", message: "A percentage discount must be between 0 and 100" }]);
+      const res = await patchDuring(co, project.id, "discount_amount = 250, discount_amount_type = 'fixed_amount'", {
+        discount_amount_type: "percentage",
+      });
+      expect(expectError(res, 400, "invalid_request").details).toEqual([
+        { field: "discount_amount_type", message: "A percentage discount must be between 0 and 100" },
+      ]);
       expect((await orderRows(project.id)).invoices[0]).toMatchObject({ discount_amount: "250.00", discount_amount_type: "fixed_amount" });
     });
 

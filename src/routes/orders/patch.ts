@@ -1,18 +1,25 @@
 import { createRoute } from "@hono/zod-openapi";
 import { and, eq, exists, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { liveClients } from "../clients/queries";
-import { accountingChangeCte, notifyOutbox, syncApplies, type AccountingUpdate } from "../../accounting/outbox";
+import { type AccountingUpdate, accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
 import { clients, companies, invoices, orderStatuses, projects, taxes } from "../../db/schema";
-import type { AnyDb } from "../../lib/db";
-import { authErrors, errorResponses, invalid, notFound } from "../../lib/errors";
-import { bearerSecurity, idParam, type Router } from "../../lib/openapi";
+import { liveClients } from "../../domain/client";
+import { invoiceTotals } from "../../domain/totals";
+import { authErrors, errorResponses, invalid, notFound } from "../../http/errors";
+import { bearerSecurity, idParam, type Router } from "../../http/openapi";
+import type { AnyDb } from "../../platform/db";
 import { accountingUpdate } from "./accounting";
 import { defaultInvoiceOf, invoiceAmountsColumns, liveProjects, unknownReference } from "./queries";
 import {
-  invoiceColumns, invoiceTerms, OrderEnvelopeSchema, type OrderPatch, OrderPatchSchema, PERCENT_MESSAGE, percentOutOfRange, projectColumns, serializeInvoice, serializeProject,
+  invoiceColumns,
+  OrderEnvelopeSchema,
+  type OrderPatch,
+  OrderPatchSchema,
+  PERCENT_MESSAGE,
+  percentOutOfRange,
+  projectColumns,
 } from "./schema";
-import { invoiceTotals } from "./totals";
+import { invoiceTerms, serializeInvoice, serializeProject } from "./serialize";
 
 const route = createRoute({
   method: "patch",
@@ -57,13 +64,26 @@ async function readOrder(db: AnyDb, companyId: number, id: number, body: OrderPa
       clientFound:
         body.client_id === undefined
           ? sql<boolean>`true`
-          : exists(db.select({ id: clients.id }).from(clients).where(and(liveClients(companyId), eq(clients.id, body.client_id)))),
+          : exists(
+              db
+                .select({ id: clients.id })
+                .from(clients)
+                .where(and(liveClients(companyId), eq(clients.id, body.client_id))),
+            ),
       statusFound: body.status_id
-        ? exists(db.select({ id: orderStatuses.id }).from(orderStatuses).where(and(eq(orderStatuses.companyId, companyId), eq(orderStatuses.id, body.status_id))))
+        ? exists(
+            db
+              .select({ id: orderStatuses.id })
+              .from(orderStatuses)
+              .where(and(eq(orderStatuses.companyId, companyId), eq(orderStatuses.id, body.status_id))),
+          )
         : sql<boolean>`true`,
       // null: no such tax row of the company (rates are never null).
       sentTaxRate: body.tax_id
-        ? sql<string | null>`(${db.select({ rate: taxes.rate }).from(taxes).where(and(eq(taxes.companyId, companyId), eq(taxes.id, body.tax_id)))})`
+        ? sql<string | null>`(${db
+            .select({ rate: taxes.rate })
+            .from(taxes)
+            .where(and(eq(taxes.companyId, companyId), eq(taxes.id, body.tax_id)))})`
         : sql<null>`null`,
     })
     .from(projects)
@@ -89,7 +109,13 @@ async function writeOrder(db: AnyDb, companyId: number, order: ReadOrder, body: 
       .from(projects)
       .innerJoin(invoices, eq(invoices.id, order.invoice.id))
       // A row lock waits for a concurrent writer, then re-checks this condition against the row it committed.
-      .where(and(eq(projects.id, order.project.id), sql`${projects}.xmin = ${order.versions.project}::xid`, sql`${invoices}.xmin = ${order.versions.invoice}::xid`))
+      .where(
+        and(
+          eq(projects.id, order.project.id),
+          sql`${projects}.xmin = ${order.versions.project}::xid`,
+          sql`${invoices}.xmin = ${order.versions.invoice}::xid`,
+        ),
+      )
       .for("update", { of: [projects, invoices] }),
   );
   const lockedProject = inArray(projects.id, db.select({ id: locked.projectId }).from(locked));
@@ -99,16 +125,28 @@ async function writeOrder(db: AnyDb, companyId: number, order: ReadOrder, body: 
   // A row the body does not change is only read (its updated_at stays).
   const project = db.$with("project").as(
     Object.keys(projectChanges).length
-      ? db.update(projects).set({ ...projectChanges, updatedAt: sql`now()` }).where(lockedProject).returning()
+      ? db
+          .update(projects)
+          .set({ ...projectChanges, updatedAt: sql`now()` })
+          .where(lockedProject)
+          .returning()
       : db.select().from(projects).where(lockedProject),
   );
   const invoice = db.$with("invoice").as(
     Object.keys(invoiceChanges).length
-      ? db.update(invoices).set({ ...invoiceChanges, updatedAt: sql`now()` }).where(lockedInvoice).returning()
+      ? db
+          .update(invoices)
+          .set({ ...invoiceChanges, updatedAt: sql`now()` })
+          .where(lockedInvoice)
+          .returning()
       : db.select().from(invoices).where(lockedInvoice),
   );
   const outbox = changes
-    ? accountingChangeCte(db, { companyId, projectId: order.project.id, invoiceId: order.invoice.id, operation: "update", payload: { changes } }, sql`from ${locked}`)
+    ? accountingChangeCte(
+        db,
+        { companyId, projectId: order.project.id, invoiceId: order.invoice.id, operation: "update", payload: { changes } },
+        sql`from ${locked}`,
+      )
     : undefined;
   const [row] = await db
     .with(locked, project, invoice, ...(outbox ? [outbox] : []))
@@ -137,7 +175,10 @@ async function patchOrder(db: AnyDb, companyId: number, id: number, body: OrderP
   ];
   // Checked against the stored values when the body sends only one of amount and type.
   const discountSent = body.discount_amount !== undefined || body.discount_amount_type !== undefined;
-  if (discountSent && percentOutOfRange(body.discount_amount ?? order.invoice.discountAmount, body.discount_amount_type ?? order.invoice.discountAmountType)) {
+  if (
+    discountSent &&
+    percentOutOfRange(body.discount_amount ?? order.invoice.discountAmount, body.discount_amount_type ?? order.invoice.discountAmountType)
+  ) {
     details.push({ field: body.discount_amount !== undefined ? "discount_amount" : "discount_amount_type", message: PERCENT_MESSAGE });
   }
   if (details.length) throw invalid("Invalid request body", details);
@@ -150,7 +191,11 @@ async function patchOrder(db: AnyDb, companyId: number, id: number, body: OrderP
     : undefined;
   const written = await writeOrder(db, companyId, order, body, changes);
   if (!written) return undefined;
-  const totals = invoiceTotals(invoiceTerms(written.invoice, taxRate), written.lines, written.payments.map((p) => p.amount));
+  const totals = invoiceTotals(
+    invoiceTerms(written.invoice, taxRate),
+    written.lines,
+    written.payments.map((p) => p.amount),
+  );
   return { project: written.project, invoice: written.invoice, totals, outboxId: written.outboxId };
 }
 

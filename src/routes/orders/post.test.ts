@@ -9,7 +9,14 @@ describe("POST /orders", () => {
     const res = await co.post("/orders", { title: "  Spring league jerseys ", client_id: clientId, description: "Two-color front" });
     expect(res.status).toBe(200);
     const { project, invoice } = res.body;
-    expect(project).toMatchObject({ title: "Spring league jerseys", description: "Two-color front", client_id: clientId, status_id: null, deadline: null, start_date: null });
+    expect(project).toMatchObject({
+      title: "Spring league jerseys",
+      description: "Two-color front",
+      client_id: clientId,
+      status_id: null,
+      deadline: null,
+      start_date: null,
+    });
     expect(invoice).toMatchObject({
       project_id: project.id,
       client_id: clientId,
@@ -62,7 +69,9 @@ describe("POST /orders", () => {
   it("concurrent creates leave every project with exactly one invoice", async () => {
     const co = await newCompany();
     const clientId = await newClient(co);
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => co.post("/orders", { title: `Order ${i}`, client_id: clientId })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => co.post("/orders", { title: `Order ${i}`, client_id: clientId })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     const rows = await sql<{ project_id: number; n: string }>(
       "select p.id project_id, count(i.id) n from projects p left join invoices i on i.project_id = p.id where p.company_id = $1 group by p.id",

@@ -1,14 +1,15 @@
 import { createRoute } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
-import { liveClients } from "../clients/queries";
 import { accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
 import { clients, invoices, projects } from "../../db/schema";
-import { authErrors, errorResponses, invalid } from "../../lib/errors";
-import { bearerSecurity, type Router } from "../../lib/openapi";
-import { insertFrom } from "../../lib/sql-kit";
+import { liveClients } from "../../domain/client";
+import { invoiceTotals } from "../../domain/totals";
+import { authErrors, errorResponses, invalid } from "../../http/errors";
+import { bearerSecurity, type Router } from "../../http/openapi";
+import { insertFrom } from "../../platform/sql-kit";
 import { companySyncSql, unknownReference } from "./queries";
-import { invoiceTerms, OrderCreateSchema, OrderEnvelopeSchema, serializeInvoice, serializeProject } from "./schema";
-import { invoiceTotals } from "./totals";
+import { OrderCreateSchema, OrderEnvelopeSchema } from "./schema";
+import { invoiceTerms, serializeInvoice, serializeProject } from "./serialize";
 
 const route = createRoute({
   method: "post",
@@ -17,7 +18,7 @@ const route = createRoute({
   summary: "Create an order (project with its default invoice)",
   description:
     "Creates the project and its default invoice atomically (one statement). `client_id` must be a live client of your company; " +
-    "a missing, soft-deleted or other company's client is the same 400 `invalid_request` with `details: [{ field: \"client_id\" }]`. " +
+    'a missing, soft-deleted or other company\'s client is the same 400 `invalid_request` with `details: [{ field: "client_id" }]`. ' +
     "The invoice starts with the client's tax exemption (flag and reason), no tax row, no discount and no items. " +
     "When accounting sync applies (`quickbooks_enabled` when sent, else the company setting), an accounting `create` is queued with it (all or nothing).",
   security: bearerSecurity,
@@ -41,18 +42,35 @@ export const registerCreateOrder = (api: Router) =>
         .from(clients)
         .where(and(liveClients(companyId), eq(clients.id, body.client_id))),
     );
-    const project = insertFrom(db, "project", projects, { companyId, clientId: sql`${client.id}`, title: body.title, description: body.description ?? null }, sql`from ${client}`);
+    const project = insertFrom(
+      db,
+      "project",
+      projects,
+      { companyId, clientId: sql`${client.id}`, title: body.title, description: body.description ?? null },
+      sql`from ${client}`,
+    );
     const invoice = insertFrom(
       db,
       "invoice",
       invoices,
-      { companyId, projectId: sql`${project.id}`, clientId: sql`${client.id}`, taxExempt: sql`${client.taxExempt}`, taxExemptReason: sql`${client.taxExemptReason}` },
+      {
+        companyId,
+        projectId: sql`${project.id}`,
+        clientId: sql`${client.id}`,
+        taxExempt: sql`${client.taxExempt}`,
+        taxExemptReason: sql`${client.taxExemptReason}`,
+      },
       sql`from ${project}, ${client}`,
     );
     const sync = syncApplies(body.quickbooks_enabled, companySyncSql(companyId));
-    const outbox = sync === false
-      ? undefined
-      : accountingChangeCte(db, { companyId, projectId: sql`${project.id}`, invoiceId: sql`${invoice.id}`, operation: "create", payload: {} }, sql`from ${project}, ${invoice} where ${sync}`);
+    const outbox =
+      sync === false
+        ? undefined
+        : accountingChangeCte(
+            db,
+            { companyId, projectId: sql`${project.id}`, invoiceId: sql`${invoice.id}`, operation: "create", payload: {} },
+            sql`from ${project}, ${invoice} where ${sync}`,
+          );
     const [row] = await db
       .with(client, project, invoice, ...(outbox ? [outbox] : []))
       .select({

@@ -1,13 +1,10 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import {
-  artworks, clients, companies, invoiceItems, invoices, orderStatuses, payments, projects, taxes,
-} from "../../db/schema";
-import type { AnyDb } from "../../lib/db";
-import { jsonRows, tableRows } from "../../lib/sql-kit";
-import { invoiceTerms } from "./schema";
-import { invoiceTotals } from "./totals";
-
+import { artworks, clients, companies, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
+import { invoiceTotals } from "../../domain/totals";
+import type { AnyDb } from "../../platform/db";
+import { jsonRows, tableRows } from "../../platform/sql-kit";
+import { invoiceTerms } from "./serialize";
 
 /** Live (not soft-deleted) projects of the company. */
 export const liveProjects = (companyId: number) => and(eq(projects.companyId, companyId), isNull(projects.deletedAt));
@@ -24,7 +21,10 @@ export const invoiceAmountsColumns = (invoiceId: AnyPgColumn | number) => ({
     { quantity: invoiceItems.quantity, unit_price: invoiceItems.unitPrice },
     sql`(select ${invoiceItems.quantity}, ${invoiceItems.unitPrice} from ${invoiceItems} where ${invoiceItems.invoiceId} = ${invoiceId} and ${invoiceItems.deletedAt} is null)`,
   ),
-  payments: jsonRows({ amount: payments.amount }, sql`(select ${payments.amount} from ${payments} where ${payments.invoiceId} = ${invoiceId} and ${payments.deletedAt} is null)`),
+  payments: jsonRows(
+    { amount: payments.amount },
+    sql`(select ${payments.amount} from ${payments} where ${payments.invoiceId} = ${invoiceId} and ${payments.deletedAt} is null)`,
+  ),
 });
 
 /** The company's accounting-sync default, as a scalar subquery of a larger statement. */
@@ -43,9 +43,21 @@ export async function loadOrderDetail(db: AnyDb, companyId: number, id: number) 
       client: clients,
       tax: taxes,
       status: orderStatuses,
-      items: tableRows(invoiceItems, and(eq(invoiceItems.invoiceId, invoices.id), isNull(invoiceItems.deletedAt)), sql`${invoiceItems.position}, ${invoiceItems.id}`),
-      payments: tableRows(payments, and(eq(payments.invoiceId, invoices.id), isNull(payments.deletedAt)), sql`${payments.paidDate} asc nulls last, ${payments.id}`),
-      artworks: tableRows(artworks, and(eq(artworks.companyId, companyId), eq(artworks.projectId, projects.id), isNull(artworks.deletedAt)), sql`${artworks.id}`),
+      items: tableRows(
+        invoiceItems,
+        and(eq(invoiceItems.invoiceId, invoices.id), isNull(invoiceItems.deletedAt)),
+        sql`${invoiceItems.position}, ${invoiceItems.id}`,
+      ),
+      payments: tableRows(
+        payments,
+        and(eq(payments.invoiceId, invoices.id), isNull(payments.deletedAt)),
+        sql`${payments.paidDate} asc nulls last, ${payments.id}`,
+      ),
+      artworks: tableRows(
+        artworks,
+        and(eq(artworks.companyId, companyId), eq(artworks.projectId, projects.id), isNull(artworks.deletedAt)),
+        sql`${artworks.id}`,
+      ),
     })
     .from(projects)
     .innerJoin(invoices, defaultInvoiceOf(projects.id))

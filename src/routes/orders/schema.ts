@@ -1,14 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { isoDate, isoDateTime } from "../../lib/dates";
-import type { artworks, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
-import { decimalInput, MAX_MONEY, moneyString, plainDecimal } from "../../lib/money";
-import { iso, MAX_INT_ID, nullableText, text, timestamp } from "../../lib/openapi";
-import { refSchema } from "../../cli/import-kit";
-import { orderedSizes } from "./sizes";
-import { lineAmount, type InvoiceTotals } from "./totals";
+import type { invoices, projects } from "../../db/schema";
+import { MAX_INT_ID, nullableText, text, timestamp } from "../../http/openapi";
+import { isoDate } from "../../platform/dates";
+import { decimalInput, MAX_MONEY, moneyString } from "../../platform/money";
 
-const dbId = () => z.number().int().positive().max(MAX_INT_ID);
-const isoDateField = (description: string, example = "2026-12-01") => isoDate().openapi({ description: `${description} (YYYY-MM-DD)`, example });
+export const dbId = () => z.number().int().positive().max(MAX_INT_ID);
+const isoDateField = (description: string, example = "2026-12-01") =>
+  isoDate().openapi({ description: `${description} (YYYY-MM-DD)`, example });
 
 export const DISCOUNT_AMOUNT_TYPES = ["percentage", "fixed_amount"] as const;
 export const DISCOUNT_TYPES = ["before_tax", "after_tax"] as const;
@@ -26,11 +24,17 @@ export const quickbooksEnabled = z
   .openapi({ description: "Accounting sync for this request; when omitted the company-level setting applies" });
 
 /** Invoice fields of the default invoice, shared by PATCH /orders/{id} and the import's `invoice` object. */
-const invoiceFields = {
+export const invoiceFields = {
   client_notes: nullableText(5000, "Thanks for your order!").openapi({ description: "Customer-facing note on the invoice" }),
   tax_exempt: z.boolean().optional(),
   tax_exempt_reason: nullableText(1000),
-  discount_amount: decimalInput({ scale: 2, min: 0, max: MAX_MONEY, example: "10.00", description: "Discount: a percent (0–100) or an amount (≥ 0), per discount_amount_type" }).optional(),
+  discount_amount: decimalInput({
+    scale: 2,
+    min: 0,
+    max: MAX_MONEY,
+    example: "10.00",
+    description: "Discount: a percent (0–100) or an amount (≥ 0), per discount_amount_type",
+  }).optional(),
   discount_amount_type: discountAmountType.optional(),
   discount_type: z.enum(DISCOUNT_TYPES).optional().openapi({ description: "`before_tax` (default) or `after_tax`" }),
 };
@@ -42,11 +46,14 @@ export const percentOutOfRange = (amount: string | undefined, type: string | und
 const discountInRange = (b: { discount_amount?: string; discount_amount_type?: string }) =>
   !percentOutOfRange(b.discount_amount, b.discount_amount_type);
 /** An imported invoice has no stored type to check against: without a type it is stored `percentage`, so the amount is a percent. */
-const importedDiscountInRange = (b: { discount_amount?: string; discount_amount_type?: string }) =>
+export const importedDiscountInRange = (b: { discount_amount?: string; discount_amount_type?: string }) =>
   !percentOutOfRange(b.discount_amount, b.discount_amount_type ?? "percentage");
 export const PERCENT_MESSAGE = "A percentage discount must be between 0 and 100";
 
-const startDate = text(100).nullable().optional().openapi({ description: "Passed through unchanged (ISO date recommended)", example: "2026-11-20" });
+export const startDate = text(100)
+  .nullable()
+  .optional()
+  .openapi({ description: "Passed through unchanged (ISO date recommended)", example: "2026-11-20" });
 
 export const OrderCreateSchema = z
   .strictObject({
@@ -65,7 +72,14 @@ export const OrderPatchSchema = z
     deadline: isoDateField("Project deadline; also copied to the invoice due date. null clears both").nullable().optional(),
     client_id: dbId().optional().openapi({ description: "A live client of your company; updates project and invoice" }),
     status_id: dbId().nullable().optional().openapi({ description: "One of your company's order statuses; null clears it" }),
-    tax_id: z.number().int().min(0).max(MAX_INT_ID).nullable().optional().openapi({ description: "One of your company's tax rows; 0 or null means no tax" }),
+    tax_id: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_INT_ID)
+      .nullable()
+      .optional()
+      .openapi({ description: "One of your company's tax rows; 0 or null means no tax" }),
     ...invoiceFields,
     quickbooks_enabled: quickbooksEnabled,
   })
@@ -100,64 +114,28 @@ export function invoiceColumns(b: Partial<OrderPatch> & { due_date?: string | nu
   return out;
 }
 
-// ---- Import (admin CLI): same field rules as the API, plus refs and nested records ----
+// ---- Order contents: the fields of items, payments and artworks (the import's records use these) ----
 
-export const StatusCreateSchema = z.strictObject({
-  name: text(100).min(1, "name must not be blank"),
-  position: z.number().int().min(0).max(1_000_000).optional(),
-});
-export const TaxCreateSchema = z.strictObject({
-  name: text(100).min(1, "name must not be blank"),
-  rate: decimalInput({ scale: 4, min: 0, max: "100", description: "Tax rate in percent" }),
-});
-
-const refOrId = { ref: refSchema.optional(), id: dbId().optional() };
-const ItemImportSchema = z.strictObject({
-  ref: refSchema,
+export const ItemFieldsSchema = z.strictObject({
   title: text(500).min(1),
   description: nullableText(10_000),
   quantity: decimalInput({ scale: 2, min: 0, max: "9999999999.99", description: "Quantity" }).optional(),
   unit_price: decimalInput({ scale: 2, min: 0, max: MAX_MONEY, description: "Unit price" }),
   sizes: z.record(z.string().min(1).max(20), z.number().int().min(0)).nullable().optional(),
 });
-const PaymentImportSchema = z.strictObject({
-  ref: refSchema,
+export const PaymentFieldsSchema = z.strictObject({
   amount: decimalInput({ scale: 2, min: 0, max: MAX_MONEY, description: "Amount" }),
   paid_date: isoDate().nullable().optional(),
   method: nullableText(100),
   reference: nullableText(255),
 });
-const ArtworkImportSchema = z.strictObject({
-  ref: refSchema,
+export const ArtworkFieldsSchema = z.strictObject({
   print_method: nullableText(100),
   placements: z.array(text(100)).max(50).optional(),
   colors: z.array(text(100)).max(50).optional(),
   preview_url: z.url().max(2048).nullable().optional(),
   status: nullableText(100),
 });
-export const OrderImportSchema = z
-  .strictObject({
-    ref: refSchema,
-    client_ref: refOrId.ref,
-    client_id: refOrId.id,
-    title: OrderCreateSchema.shape.title,
-    description: OrderCreateSchema.shape.description,
-    start_date: startDate,
-    deadline: isoDate().nullable().optional(),
-    status_ref: refOrId.ref,
-    status_id: refOrId.id,
-    created_at: isoDateTime().optional(),
-    invoice: z
-      .strictObject({ ...invoiceFields, due_date: isoDate().nullable().optional(), tax_ref: refOrId.ref, tax_id: refOrId.id })
-      .refine(importedDiscountInRange, { message: PERCENT_MESSAGE, path: ["discount_amount"] })
-      .optional(),
-    items: z.array(ItemImportSchema).max(1000).optional(),
-    payments: z.array(PaymentImportSchema).max(1000).optional(),
-    artworks: z.array(ArtworkImportSchema).max(1000).optional(),
-  })
-  .refine((o) => (o.client_ref === undefined) !== (o.client_id === undefined), { message: "Give exactly one of client_ref and client_id", path: ["client_ref"] })
-  .refine((o) => o.status_ref === undefined || o.status_id === undefined, { message: "Give at most one of status_ref and status_id", path: ["status_ref"] })
-  .refine((o) => o.invoice?.tax_ref === undefined || o.invoice?.tax_id === undefined, { message: "Give at most one of tax_ref and tax_id", path: ["invoice", "tax_ref"] });
 
 // ---- Responses ----
 
@@ -211,23 +189,6 @@ export const InvoiceSchema = z
   })
   .openapi("Invoice");
 
-/** One invoice item shape for the whole API (orders and the products `lines` / `invoice_item` sources). */
-export const InvoiceItemSchema = z
-  .object({
-    id: z.number().int(),
-    invoice_id: z.number().int(),
-    title: z.string(),
-    description: z.string().nullable(),
-    quantity: z.string().openapi({ description: "Decimal string", example: "24" }),
-    unit_price: moneyString(),
-    amount: moneyString("quantity × unit_price, rounded half-up to cents"),
-    sizes: z.record(z.string(), z.number()).nullable().openapi({ example: { S: 4, M: 12, L: 8 } }),
-    position: z.number().int(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-  })
-  .openapi("InvoiceItem");
-
 export const PaymentSchema = z
   .object({
     id: z.number().int(),
@@ -253,101 +214,12 @@ export const ArtworkSchema = z
   .openapi("Artwork");
 
 export const TaxSchema = z
-  .object({ id: z.number().int(), name: z.string(), rate: z.string().openapi({ description: "Percent, decimal string", example: "8.875" }) })
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    rate: z.string().openapi({ description: "Percent, decimal string", example: "8.875" }),
+  })
   .openapi("Tax");
-export const OrderStatusSchema = z
-  .object({ id: z.number().int(), name: z.string(), position: z.number().int() })
-  .openapi("OrderStatus");
+export const OrderStatusSchema = z.object({ id: z.number().int(), name: z.string(), position: z.number().int() }).openapi("OrderStatus");
 
 export const OrderEnvelopeSchema = z.object({ project: ProjectSchema, invoice: InvoiceSchema }).openapi("OrderEnvelope");
-
-type Row<T extends { $inferSelect: unknown }> = T["$inferSelect"];
-
-export function serializeProject(row: Row<typeof projects>): z.infer<typeof ProjectSchema> {
-  return {
-    id: row.id,
-    title: row.title,
-    description: row.description,
-    start_date: row.startDate,
-    deadline: row.deadline,
-    status_id: row.statusId,
-    client_id: row.clientId,
-    created_at: iso(row.createdAt)!,
-    updated_at: iso(row.updatedAt)!,
-  };
-}
-
-export function serializeInvoice(row: Row<typeof invoices>, totals: InvoiceTotals): z.infer<typeof InvoiceSchema> {
-  return {
-    id: row.id,
-    project_id: row.projectId,
-    client_id: row.clientId,
-    due_date: row.dueDate,
-    client_notes: row.clientNotes,
-    tax_id: row.taxId,
-    tax_exempt: row.taxExempt,
-    tax_exempt_reason: row.taxExemptReason,
-    discount_amount: row.discountAmount,
-    discount_amount_type: row.discountAmountType as DiscountAmountType,
-    discount_type: row.discountType as (typeof DISCOUNT_TYPES)[number],
-    totals,
-    created_at: iso(row.createdAt)!,
-    updated_at: iso(row.updatedAt)!,
-  };
-}
-
-export function serializeItem(row: Row<typeof invoiceItems>): z.infer<typeof InvoiceItemSchema> {
-  return {
-    id: row.id,
-    invoice_id: row.invoiceId,
-    title: row.title,
-    description: row.description,
-    quantity: plainDecimal(row.quantity),
-    unit_price: row.unitPrice,
-    amount: lineAmount({ quantity: row.quantity, unit_price: row.unitPrice }).toFixed(2),
-    sizes: row.sizes ? orderedSizes(row.sizes) : null,
-    position: row.position,
-    created_at: iso(row.createdAt)!,
-    updated_at: iso(row.updatedAt)!,
-  };
-}
-
-export function serializePayment(row: Row<typeof payments>): z.infer<typeof PaymentSchema> {
-  return {
-    id: row.id,
-    amount: row.amount,
-    paid_date: row.paidDate,
-    method: row.method,
-    reference: row.reference,
-    created_at: iso(row.createdAt)!,
-  };
-}
-
-export function serializeArtwork(row: Row<typeof artworks>): z.infer<typeof ArtworkSchema> {
-  return {
-    id: row.id,
-    print_method: row.printMethod,
-    placements: row.placements,
-    colors: row.colors,
-    preview_url: row.previewUrl,
-    status: row.status,
-    created_at: iso(row.createdAt)!,
-    updated_at: iso(row.updatedAt)!,
-  };
-}
-
-export const serializeTax = (row: Row<typeof taxes>): z.infer<typeof TaxSchema> => ({ id: row.id, name: row.name, rate: plainDecimal(row.rate) });
-export const serializeStatus = (row: Row<typeof orderStatuses>): z.infer<typeof OrderStatusSchema> => ({
-  id: row.id,
-  name: row.name,
-  position: row.position,
-});
-
-/** The invoice's inputs to `invoiceTotals`, from its row and its tax row's rate. */
-export const invoiceTerms = (row: Row<typeof invoices>, taxRate: string | null) => ({
-  discountAmount: row.discountAmount,
-  discountAmountType: row.discountAmountType,
-  discountType: row.discountType,
-  taxExempt: row.taxExempt,
-  taxRate,
-});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { expectError, newCompany, sql, workerLogLines, type TestCompany } from "../../../test/support/api";
 import { PRODUCTS } from "../../../test/fakes/supplier-b";
+import { expectError, newCompany, sql, type TestCompany, workerLogLines } from "../../../test/support/api";
 import { addOrder, connectSupplierA, connectSupplierB, leaked, useFakeSuppliers } from "../../../test/support/products";
 
 const fakes = useFakeSuppliers();
@@ -164,7 +164,9 @@ describe("GET /products/supplier_b", () => {
 describe("GET /products/invoice_item", () => {
   it("returns the live invoice item of the caller's company", async () => {
     const co = await newCompany();
-    const order = await addOrder(co, [{ title: "Polo, left chest logo", description: "Embroidery", quantity: "12.5", unit_price: "18.00" }]);
+    const order = await addOrder(co, [
+      { title: "Polo, left chest logo", description: "Embroidery", quantity: "12.5", unit_price: "18.00" },
+    ]);
     const res = await fetchProduct(co, "invoice_item", { id: String(order.items[0]) });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -197,7 +199,8 @@ describe("GET /products/invoice_item", () => {
 
     const absent = await fetchProduct(b, "invoice_item", { id: String(max + 1000) });
     const err = expectError(absent, 404, "not_found");
-    for (const id of [deletedItem, deletedOrder, deletedInvoice]) expectError(await fetchProduct(a, "invoice_item", { id: String(id) }), 404, "not_found");
+    for (const id of [deletedItem, deletedOrder, deletedInvoice])
+      expectError(await fetchProduct(a, "invoice_item", { id: String(id) }), 404, "not_found");
     const foreign = await fetchProduct(b, "invoice_item", { id: String(ofA) });
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual(absent.body);
@@ -236,10 +239,12 @@ describe("GET /products/{source}", () => {
       expectError(res, 409, "integration_unavailable");
       expect(res.body).toEqual((await fetchProduct(fresh, source, params)).body);
     }
-    expect(await sql("select provider, enabled from supplier_integrations where company_id = $1 order by provider", [a.companyId])).toEqual([
-      { provider: "supplier_a", enabled: true },
-      { provider: "supplier_b", enabled: true },
-    ]);
+    expect(await sql("select provider, enabled from supplier_integrations where company_id = $1 order by provider", [a.companyId])).toEqual(
+      [
+        { provider: "supplier_a", enabled: true },
+        { provider: "supplier_b", enabled: true },
+      ],
+    );
   });
 
   it("never puts credentials in a response or a log line", async () => {

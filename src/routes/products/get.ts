@@ -1,19 +1,23 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ApiError, authErrors, errorResponses, invalid, notFound } from "../../lib/errors";
-import { bearerSecurity, intId, type Router } from "../../lib/openapi";
+import { ApiError, authErrors, errorResponses, invalid, notFound } from "../../http/errors";
+import { bearerSecurity, intId, type Router } from "../../http/openapi";
+import type { Db } from "../../platform/db";
+import type { Logger } from "../../platform/logger";
 import { DEFAULT_SOURCE_TIMEOUT_MS, SupplierError, sourceTimeoutMs, withDeadline } from "../../suppliers/http";
-import { loadIntegrations, UNAVAILABLE_MESSAGES, type Provider, type SupplierConfig } from "../../suppliers/integrations";
+import { loadIntegrations, type Provider, type SupplierConfig, UNAVAILABLE_MESSAGES } from "../../suppliers/integrations";
 import { getProductInfo, styleResult } from "../../suppliers/supplier-a";
 import { getProducts, type SupplierBQuery } from "../../suppliers/supplier-b";
-import type { Db } from "../../lib/db";
-import type { Logger } from "../../lib/logger";
 import { findLiveInvoiceLine } from "./queries";
 import { InvoiceLineSchema, SupplierAGroupSchema, SupplierBColorSchema, serializeInvoiceLine } from "./schema";
 
 const SOURCES = ["supplier_a", "supplier_b", "invoice_item"] as const;
 
 const param = (name: string, description: string, example?: string) =>
-  z.string().max(100).optional().openapi({ param: { name, in: "query" }, description, example });
+  z
+    .string()
+    .max(100)
+    .optional()
+    .openapi({ param: { name, in: "query" }, description, example });
 
 const route = createRoute({
   method: "get",
@@ -73,7 +77,7 @@ const route = createRoute({
   },
 });
 
-const STYLE = /^[A-Za-z0-9][A-Za-z0-9 ._\/-]{0,39}$/;
+const STYLE = /^[A-Za-z0-9][A-Za-z0-9 ._/-]{0,39}$/;
 const SKU = /^[A-Za-z0-9._-]{1,64}$/;
 const STYLE_ID = /^\d{1,10}$/;
 
@@ -110,7 +114,9 @@ export const registerGetProduct = (api: Router) =>
       const raw = blankToUndefined(q.id);
       const id = intId(raw);
       if (id === undefined) {
-        throw invalid("`id` must be a positive integer invoice item id", [{ field: "id", message: raw ? "Must be a positive integer" : "Required" }]);
+        throw invalid("`id` must be a positive integer invoice item id", [
+          { field: "id", message: raw ? "Must be a positive integer" : "Required" },
+        ]);
       }
       const row = await findLiveInvoiceLine(db, auth.companyId, id);
       if (!row) throw notFound("Invoice item");
@@ -122,7 +128,9 @@ export const registerGetProduct = (api: Router) =>
       const color = blankToUndefined(q.color);
       const size = blankToUndefined(q.size);
       if (!style || !STYLE.test(style)) {
-        throw invalid("`style` is required for supplier_a", [{ field: "style", message: style ? "Not a style (letters, digits, . _ / -)" : "Required" }]);
+        throw invalid("`style` is required for supplier_a", [
+          { field: "style", message: style ? "Not a style (letters, digits, . _ / -)" : "Required" },
+        ]);
       }
       const config = await requireIntegration(db, auth.companyId, "supplier_a");
       const products = await callSupplier(source, timeoutMs, logger, (signal) => getProductInfo(config, { style, color, size }, signal));
@@ -136,7 +144,8 @@ export const registerGetProduct = (api: Router) =>
       if (!SKU.test(sku)) throw invalid("`sku` is not a supplier SKU", [{ field: "sku", message: "Letters, digits, . _ - only (max 64)" }]);
       query = { sku };
     } else if (styleId) {
-      if (!STYLE_ID.test(styleId)) throw invalid("`styleId` must be the supplier's numeric style id", [{ field: "styleId", message: "Must be a number" }]);
+      if (!STYLE_ID.test(styleId))
+        throw invalid("`styleId` must be the supplier's numeric style id", [{ field: "styleId", message: "Must be a number" }]);
       query = { styleId };
     } else {
       throw invalid("supplier_b needs `sku` or `styleId`", [

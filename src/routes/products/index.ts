@@ -1,4 +1,4 @@
-import { createRouter } from "../../lib/openapi";
+import { createRouter } from "../../http/openapi";
 import { registerGetProduct } from "./get";
 import { registerSearchProducts } from "./search";
 

@@ -1,8 +1,8 @@
-import { and, asc, desc, eq, getTableColumns, ilike, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, ilike, isNull, or, type SQL, sql } from "drizzle-orm";
 import { catalogItems, companies, invoiceItems, invoices, projects, supplierIntegrations } from "../../db/schema";
-import type { AnyDb } from "../../lib/db";
-import { jsonRows } from "../../lib/sql-kit";
-import { likeContains } from "../../lib/openapi";
+import { likeContains } from "../../http/openapi";
+import type { AnyDb } from "../../platform/db";
+import { jsonRows } from "../../platform/sql-kit";
 import { integrationRows, integrationStates, type Provider } from "../../suppliers/integrations";
 
 /** Most local matches / invoice lines returned per search. */

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import type { catalogItems, invoiceItems } from "../../db/schema";
-import { moneyString } from "../../lib/money";
-import { iso, timestamp } from "../../lib/openapi";
-import { InvoiceItemSchema, serializeItem } from "../orders/schema";
+import { InvoiceItemSchema, serializeItem } from "../../domain/invoice-item";
+import { iso, timestamp } from "../../http/openapi";
+import { moneyString } from "../../platform/money";
 
 export const SEARCH_SOURCES = ["local", "supplier_b", "supplier_a", "lines"] as const;
 export type SearchSource = (typeof SEARCH_SOURCES)[number];
@@ -49,7 +49,10 @@ export function serializeInvoiceLine(row: typeof invoiceItems.$inferSelect & { o
 
 export const SupplierBStyleSchema = z
   .object({
-    style_id: z.number().int().openapi({ description: "The supplier's style id (use as `styleId` on GET /products/supplier_b)", example: 39 }),
+    style_id: z
+      .number()
+      .int()
+      .openapi({ description: "The supplier's style id (use as `styleId` on GET /products/supplier_b)", example: 39 }),
     part_number: text().openapi({ example: "00760" }),
     brand_name: text().openapi({ example: "Gildan" }),
     style_name: text().openapi({ example: "2000" }),
@@ -124,7 +127,10 @@ export const SupplierAGroupSchema = z
     summary: z.object({
       colors: z.array(z.string()).openapi({ description: "Distinct colors in the supplier's order" }),
       sizes: z.array(z.string()).openapi({ description: "Distinct sizes ordered by the supplier's size index" }),
-      piece_price: z.object({ min: z.string(), max: z.string() }).nullable().openapi({ description: "Piece-price range (exact decimal strings)" }),
+      piece_price: z
+        .object({ min: z.string(), max: z.string() })
+        .nullable()
+        .openapi({ description: "Piece-price range (exact decimal strings)" }),
     }),
   })
   .openapi("SupplierAGroup");

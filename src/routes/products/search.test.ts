@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { expectError, newCompany, sql, workerLogLines, type TestCompany } from "../../../test/support/api";
 import { overlapped } from "../../../test/fakes/server";
 import { SERVICE_PATH } from "../../../test/fakes/supplier-a";
+import { expectError, newCompany, sql, type TestCompany, workerLogLines } from "../../../test/support/api";
 import { addOrder, connectSupplierA, connectSupplierB, leaked, useFakeSuppliers } from "../../../test/support/products";
 
 const fakes = useFakeSuppliers();
@@ -214,7 +214,7 @@ describe("GET /products/search — supplier_a (SanMar SOAP)", () => {
     expect(request.body).toContain(`<sanMarUserName>${creds.username}</sanMarUserName>`);
   });
 
-  it("answers an unknown style (\"Invalid style\") with an empty group, not a skip", async () => {
+  it('answers an unknown style ("Invalid style") with an empty group, not a skip', async () => {
     const co = await newCompany();
     secrets.push(await connectSupplierA(co.companyId, fakes.a));
     const res = await search(co, { q: "G500", include: "supplier_a" });
@@ -249,7 +249,11 @@ describe("GET /products/search — all sources together", () => {
     expect(res.body.query).toBe("st350");
     expect(res.body.local_items.map((i: any) => i.title)).toEqual(["ST350 performance tee, full color"]);
     expect(res.body.invoice_lines.map((l: any) => l.title)).toEqual(["ST350 royal tees"]);
-    expect(res.body.supplier_a).toMatchObject({ style: "ST350", count: 8, summary: { colors: ["True Royal", "Black"], sizes: ["S", "M", "L", "XL"] } });
+    expect(res.body.supplier_a).toMatchObject({
+      style: "ST350",
+      count: 8,
+      summary: { colors: ["True Royal", "Black"], sizes: ["S", "M", "L", "XL"] },
+    });
     expect(res.body.supplier_b_styles).toEqual([]); // the S&S fake has no ST350
     expect(res.body.skipped).toEqual([]);
 
@@ -276,29 +280,37 @@ describe("GET /products/search — failing sources", () => {
     { source: "supplier_b", scenario: "ok", valid: false, reason: "auth_failed" },
   ];
 
-  it.each(cases)("$source $scenario (valid credentials: $valid) → empty group, skipped $reason, others still answer", async ({ source, scenario, valid, reason }) => {
-    const co = await newCompany();
-    const failing = source === "supplier_a" ? connectSupplierA : connectSupplierB;
-    const working = source === "supplier_a" ? connectSupplierB : connectSupplierA;
-    secrets.push(await failing(co.companyId, source === "supplier_a" ? (fakes.a as any) : (fakes.b as any), scenario, { valid }));
-    secrets.push(await working(co.companyId, source === "supplier_a" ? (fakes.b as any) : (fakes.a as any)));
-    await co.load({ catalog_items: [{ title: "Gildan 2000 tee" }] });
-    await addOrder(co, [{ title: "Gildan 2000 order line" }]);
+  it.each(cases)(
+    "$source $scenario (valid credentials: $valid) → empty group, skipped $reason, others still answer",
+    async ({ source, scenario, valid, reason }) => {
+      const co = await newCompany();
+      const failing = source === "supplier_a" ? connectSupplierA : connectSupplierB;
+      const working = source === "supplier_a" ? connectSupplierB : connectSupplierA;
+      secrets.push(await failing(co.companyId, source === "supplier_a" ? (fakes.a as any) : (fakes.b as any), scenario, { valid }));
+      secrets.push(await working(co.companyId, source === "supplier_a" ? (fakes.b as any) : (fakes.a as any)));
+      await co.load({ catalog_items: [{ title: "Gildan 2000 tee" }] });
+      await addOrder(co, [{ title: "Gildan 2000 order line" }]);
 
-    const res = await search(co, { q: "2000" });
-    expect(res.status).toBe(200);
-    expect(res.body.skipped).toEqual([{ source, reason, message: expect.any(String) }]);
-    expect(res.body.local_items).toHaveLength(1);
-    expect(res.body.invoice_lines).toHaveLength(1);
-    if (source === "supplier_a") {
-      expect(res.body.supplier_a).toEqual({ style: "2000", products: [], count: 0, summary: { colors: [], sizes: [], piece_price: null } });
-      expect(res.body.supplier_b_styles.map((s: any) => s.style_id)).toEqual([39]);
-    } else {
-      expect(res.body.supplier_b_styles).toEqual([]);
-      expect(res.body.supplier_a.count).toBe(6);
-      expect(res.body.supplier_a.summary.piece_price).toEqual({ min: "3.70", max: "3.70" });
-    }
-  });
+      const res = await search(co, { q: "2000" });
+      expect(res.status).toBe(200);
+      expect(res.body.skipped).toEqual([{ source, reason, message: expect.any(String) }]);
+      expect(res.body.local_items).toHaveLength(1);
+      expect(res.body.invoice_lines).toHaveLength(1);
+      if (source === "supplier_a") {
+        expect(res.body.supplier_a).toEqual({
+          style: "2000",
+          products: [],
+          count: 0,
+          summary: { colors: [], sizes: [], piece_price: null },
+        });
+        expect(res.body.supplier_b_styles.map((s: any) => s.style_id)).toEqual([39]);
+      } else {
+        expect(res.body.supplier_b_styles).toEqual([]);
+        expect(res.body.supplier_a.count).toBe(6);
+        expect(res.body.supplier_a.summary.piece_price).toEqual({ min: "3.70", max: "3.70" });
+      }
+    },
+  );
 
   it("skips suppliers whose integration is missing or disabled, still answering 200", async () => {
     const co = await newCompany();
@@ -352,7 +364,9 @@ describe("GET /products/search — tenancy", () => {
     expect(fakes.a.requests.length + fakes.b.requests.length).toBe(before);
     expect((await search(b, {})).body.local_items).toEqual([]);
 
-    expect(await sql("select title from catalog_items where company_id = $1 and deleted_at is null", [a.companyId])).toEqual([{ title: "Gildan 2000 house tee" }]);
+    expect(await sql("select title from catalog_items where company_id = $1 and deleted_at is null", [a.companyId])).toEqual([
+      { title: "Gildan 2000 house tee" },
+    ]);
   });
 });
 

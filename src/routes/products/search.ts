@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authErrors, errorResponses, invalid } from "../../lib/errors";
-import { bearerSecurity, type Router } from "../../lib/openapi";
+import { authErrors, errorResponses, invalid } from "../../http/errors";
+import { bearerSecurity, type Router } from "../../http/openapi";
 import { DEFAULT_SOURCE_TIMEOUT_MS, SupplierError, sourceTimeoutMs, withDeadline } from "../../suppliers/http";
 import { PROVIDERS, UNAVAILABLE_MESSAGES, type Unavailable } from "../../suppliers/integrations";
 import { extractStyleToken, getProductInfo, styleResult } from "../../suppliers/supplier-a";
@@ -10,10 +10,10 @@ import {
   emptySupplierA,
   SEARCH_SOURCES,
   SearchResponseSchema,
-  serializeCatalogItem,
-  serializeInvoiceLine,
   type SearchSource,
   type SkipReason,
+  serializeCatalogItem,
+  serializeInvoiceLine,
 } from "./schema";
 
 const route = createRoute({
@@ -37,7 +37,11 @@ const route = createRoute({
   security: bearerSecurity,
   request: {
     query: z.object({
-      q: z.string().max(200).optional().openapi({ param: { name: "q", in: "query" }, description: "Search text", example: "pc54 navy" }),
+      q: z
+        .string()
+        .max(200)
+        .optional()
+        .openapi({ param: { name: "q", in: "query" }, description: "Search text", example: "pc54 navy" }),
       include: z
         .string()
         .max(200)
@@ -59,7 +63,10 @@ const route = createRoute({
 type SearchResult = z.infer<typeof SearchResponseSchema>;
 
 function parseInclude(include: string | undefined): Set<SearchSource> {
-  const tokens = (include ?? "").split(",").map((t) => t.trim()).filter(Boolean);
+  const tokens = (include ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (!tokens.length) return new Set(SEARCH_SOURCES);
   const unknown = tokens.filter((t) => !(SEARCH_SOURCES as readonly string[]).includes(t));
   if (unknown.length) {
@@ -72,7 +79,10 @@ function parseInclude(include: string | undefined): Set<SearchSource> {
 
 /** A source that is not searched for a reason known before any call. */
 class Skip extends Error {
-  constructor(readonly reason: SkipReason, message: string) {
+  constructor(
+    readonly reason: SkipReason,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -121,7 +131,11 @@ export const registerSearchProducts = (api: Router) =>
 
     if (!query) {
       for (const source of sources) if (source !== "local") skipped.push({ source, reason: "blank_query", message: "q is blank" });
-      await run("local", () => recentCatalog(db, auth.companyId), (rows) => (result.local_items = rows.map(serializeCatalogItem)));
+      await run(
+        "local",
+        () => recentCatalog(db, auth.companyId),
+        (rows) => (result.local_items = rows.map(serializeCatalogItem)),
+      );
     } else {
       // supplier_a without a style token is skipped before it needs its integration.
       const providers = PROVIDERS.filter((p) => sources.has(p) && (p !== "supplier_a" || style));
@@ -130,8 +144,16 @@ export const registerSearchProducts = (api: Router) =>
       const stored = searchStorage(db, auth.companyId, query, { local: sources.has("local"), lines: sources.has("lines"), providers });
       stored.catch(() => {}); // failures surface in the sources that await it
       await Promise.all([
-        run("local", async () => (await stored).local, (rows) => (result.local_items = rows.map(serializeCatalogItem))),
-        run("lines", async () => (await stored).lines, (rows) => (result.invoice_lines = rows.map(serializeInvoiceLine))),
+        run(
+          "local",
+          async () => (await stored).local,
+          (rows) => (result.local_items = rows.map(serializeCatalogItem)),
+        ),
+        run(
+          "lines",
+          async () => (await stored).lines,
+          (rows) => (result.invoice_lines = rows.map(serializeInvoiceLine)),
+        ),
         run(
           "supplier_b",
           async (signal) => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { expectError, newCompany, workerLogLines } from "../../../test/support/api";
 import { connectSupplierA, connectSupplierB, leaked, useFakeSuppliers } from "../../../test/support/products";
-import { startWorker, type RunningWorker } from "../../../test/support/worker";
+import { type RunningWorker, startWorker } from "../../../test/support/worker";
 
 /**
  * A second Worker with a short per-source budget (PRODUCT_SOURCE_TIMEOUT_MS=800), so sources that
@@ -50,12 +50,19 @@ describe("per-source timeout", () => {
     ]);
   });
 
-  it.each(["supplier_a", "supplier_b"] as const)("GET /products/%s: 504 upstream_error when the supplier does not answer in time", async (source) => {
-    const co = await newCompany();
-    secrets.push(source === "supplier_a" ? await connectSupplierA(co.companyId, fakes.a, "slow") : await connectSupplierB(co.companyId, fakes.b, "slow"));
-    const res = await co.get(`/products/${source}?${source === "supplier_a" ? "style=PC54" : "styleId=39"}`, { baseUrl: baseUrl() });
-    expect(expectError(res, 504, "upstream_error").details).toEqual({ source, reason: "timeout" });
-  });
+  it.each(["supplier_a", "supplier_b"] as const)(
+    "GET /products/%s: 504 upstream_error when the supplier does not answer in time",
+    async (source) => {
+      const co = await newCompany();
+      secrets.push(
+        source === "supplier_a"
+          ? await connectSupplierA(co.companyId, fakes.a, "slow")
+          : await connectSupplierB(co.companyId, fakes.b, "slow"),
+      );
+      const res = await co.get(`/products/${source}?${source === "supplier_a" ? "style=PC54" : "styleId=39"}`, { baseUrl: baseUrl() });
+      expect(expectError(res, 504, "upstream_error").details).toEqual({ source, reason: "timeout" });
+    },
+  );
 
   it("logs the timeouts without credentials", () => {
     const logs = workerLogLines().join("\n");

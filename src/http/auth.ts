@@ -1,0 +1,83 @@
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
+import { apiTokens } from "../db/schema";
+import type { Db } from "../platform/db";
+import type { AppEnv } from "./context";
+import { ApiError } from "./errors";
+import { createLimiter, type LimitResult } from "./ratelimit";
+
+const BEARER = /^Bearer ([0-9a-fA-F]{64})$/;
+/** last_used_at is written at most this often per token. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function findToken(db: Db, tokenHash: string) {
+  const [row] = await db
+    .select({ id: apiTokens.id, companyId: apiTokens.companyId, lastUsedAt: apiTokens.lastUsedAt })
+    .from(apiTokens)
+    .where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)))
+    .limit(1);
+  return row;
+}
+
+function rateLimitHeaders(r: LimitResult): Record<string, string> {
+  return {
+    "X-RateLimit-Limit": String(r.limit),
+    "X-RateLimit-Remaining": String(Math.max(0, r.remaining)),
+    "X-RateLimit-Reset": String(Math.ceil(r.reset / 1000)),
+  };
+}
+
+const unauthenticated = (message: string) =>
+  new ApiError(401, "unauthenticated", message, null, { "WWW-Authenticate": 'Bearer realm="api"' });
+
+/**
+ * Bearer-token auth and the per-key rate limit. The limiter call runs concurrently with the
+ * token lookup (both keyed by the token's digest), so neither round trip waits for the other.
+ */
+export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
+  const header = c.req.header("authorization");
+  if (!header) throw unauthenticated("Missing Authorization header");
+  const match = BEARER.exec(header.trim());
+  if (!match) throw unauthenticated("Authorization must be 'Bearer <64 hex characters>'");
+  const tokenHash = await sha256Hex(match[1].toLowerCase());
+  const { db, defer, logger } = c.var;
+
+  const [token, limit] = await Promise.all([findToken(db, tokenHash), createLimiter(c.env).limit(tokenHash, defer, logger)]);
+  if (!token) throw unauthenticated("Unknown or revoked API token");
+
+  const headers = limit.failedOpen ? {} : rateLimitHeaders(limit);
+  if (!limit.allowed) {
+    const retryAfter = Math.max(1, Math.ceil((limit.reset - Date.now()) / 1000));
+    throw new ApiError(
+      429,
+      "rate_limited",
+      `Rate limit of ${limit.limit} requests per minute exceeded`,
+      { retry_after_seconds: retryAfter },
+      {
+        ...headers,
+        "Retry-After": String(retryAfter),
+      },
+    );
+  }
+
+  if (!token.lastUsedAt || Date.now() - token.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
+    // Off the response path; the WHERE keeps concurrent requests from writing twice.
+    defer(
+      db
+        .update(apiTokens)
+        .set({ lastUsedAt: sql`now()` })
+        .where(
+          and(eq(apiTokens.id, token.id), or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, sql`now() - interval '1 minute'`))),
+        ),
+    );
+  }
+
+  c.set("auth", { companyId: token.companyId, tokenId: token.id, tokenHash });
+  await next();
+  for (const [k, v] of Object.entries(headers)) c.res.headers.set(k, v);
+});

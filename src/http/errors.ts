@@ -1,0 +1,112 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AppEnv } from "./context";
+
+export type ErrorCode =
+  | "unauthenticated"
+  | "forbidden"
+  | "invalid_request"
+  | "not_found"
+  | "integration_unavailable"
+  | "rate_limited"
+  | "upstream_error"
+  | "internal_error";
+
+/** Typed API error: every failure the API reports is one of these. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: unknown = null,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found`);
+export const invalid = (message: string, details: unknown = null) => new ApiError(400, "invalid_request", message, details);
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: "invalid_request" }),
+      message: z.string().openapi({ example: "Request validation failed" }),
+      details: z
+        .any()
+        .nullable()
+        .openapi({
+          description: "For validation errors: a list of { field, message } naming each offending field.",
+          example: [{ field: "company_name", message: "Required" }],
+        }),
+    }),
+  })
+  .openapi("Error");
+
+const descriptions: Record<number, string> = {
+  400: "invalid_request: the request is malformed or failed validation; `details` names the fields",
+  401: "unauthenticated: missing, malformed, unknown or revoked bearer token",
+  403: "forbidden",
+  404: "not_found: no such resource for the caller's company (another company's rows answer the same)",
+  409: "integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete",
+  413: "invalid_request: the request body is larger than this route accepts",
+  415: "invalid_request: a request body must be sent as application/json",
+  429: "rate_limited: more than 300 requests in 60 s for this API key; see Retry-After",
+  500: "internal_error: unexpected failure (no internals are exposed)",
+  502: "upstream_error: a third-party service (e.g. a supplier) failed or answered unusably; `details.reason` says how",
+  504: "upstream_error: a third-party service (e.g. a supplier) did not answer within its timeout",
+};
+
+/** OpenAPI `responses` entries for the given error statuses, all with the error envelope. */
+export function errorResponses(...statuses: number[]) {
+  return Object.fromEntries(
+    statuses.map((s) => [s, { description: descriptions[s] ?? "error", content: { "application/json": { schema: ErrorSchema } } }]),
+  );
+}
+/** Errors every authenticated route can answer. */
+export const authErrors = errorResponses(401, 429, 500);
+
+export function errorBody(code: string, message: string, details: unknown = null) {
+  return { error: { code, message, details } };
+}
+
+/** zod issues → [{ field, message }], one entry per offending field (unknown keys each named). */
+export function issuesToDetails(issues: z.core.$ZodIssue[], prefix?: string) {
+  const out: { field: string; message: string }[] = [];
+  for (const issue of issues) {
+    const base = [prefix, ...issue.path.map(String)].filter(Boolean).join(".");
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) out.push({ field: base ? `${base}.${key}` : key, message: "Unknown field" });
+    } else {
+      out.push({ field: base || "(body)", message: issue.message });
+    }
+  }
+  return out;
+}
+
+const targetNames: Record<string, string> = { json: "body", query: "query", param: "path" };
+
+/** defaultHook for every OpenAPIHono: validation failures become 400 invalid_request. */
+export function validationHook(result: { success: boolean; error?: z.ZodError; target: string }, _c: Context<AppEnv>): void {
+  if (result.success) return;
+  const where = targetNames[result.target] ?? result.target;
+  throw new ApiError(400, "invalid_request", `Invalid request ${where}`, issuesToDetails(result.error!.issues));
+}
+
+/** The one onError: maps everything to the error envelope; unexpected errors are logged, never exposed. */
+export function onError(err: Error, c: Context<AppEnv>) {
+  if (err instanceof ApiError) {
+    for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
+    return c.json(errorBody(err.code, err.message, err.details), err.status);
+  }
+  if (err instanceof HTTPException && err.status < 500) {
+    const status = err.status as ContentfulStatusCode;
+    const code = status === 401 ? "unauthenticated" : status === 404 ? "not_found" : "invalid_request";
+    return c.json(errorBody(code, err.message || "Invalid request"), status);
+  }
+  c.get("logger")?.error("unhandled error", { error: err.message, stack: err.stack });
+  return c.json(errorBody("internal_error", "An unexpected error occurred"), 500);
+}

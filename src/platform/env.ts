@@ -1,0 +1,20 @@
+/** A queue message naming one accounting outbox row; `database` tags which database wrote it. */
+export type OutboxMessage = { outbox_id: number; database?: string };
+
+export interface Bindings {
+  DATABASE_URL: string;
+  /** host:port of a local Neon-convention WebSocket proxy; set only for local dev and tests. */
+  NEON_LOCAL_PROXY?: string;
+  UPSTASH_REDIS_REST_URL?: string;
+  UPSTASH_REDIS_REST_TOKEN?: string;
+  /** "memory" for a per-isolate limiter when no Redis exists (local dev only). */
+  RATE_LIMIT_BACKEND?: string;
+  /** Per-source time budget in ms for product lookups (suppliers and storage); default 4000. */
+  PRODUCT_SOURCE_TIMEOUT_MS?: string;
+  /** Queue producer for accounting delivery (wrangler.toml `[[queues.producers]]`). */
+  ACCOUNTING_QUEUE?: Queue<OutboxMessage>;
+  /** Attempts before an outbox row is dead (default 8). */
+  ACCOUNTING_MAX_ATTEMPTS?: string;
+  /** First retry delay in seconds, doubled per attempt up to an hour (default 30). */
+  ACCOUNTING_RETRY_BASE_SECONDS?: string;
+}

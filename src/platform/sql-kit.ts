@@ -1,0 +1,71 @@
+import { getTableColumns, is, SQL, type SQLWrapper, sql } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { SelectResultFields } from "drizzle-orm/query-builders/select.types";
+import type { AnyDb } from "./db";
+
+/*
+ * Building blocks for doing a request's work in ONE statement: on the edge every statement is a
+ * database round trip, and a single statement is atomic without BEGIN/COMMIT.
+ */
+
+type InsertValues<T extends PgTable> = { [K in keyof T["$inferInsert"]]?: T["$inferInsert"][K] | SQL };
+
+/**
+ * `insert into <table> (<given columns>) select <values> <from> returning *` as a CTE named `alias`:
+ * a conditional insert (no row when `from` yields none) whose values may read other CTEs, which
+ * drizzle's `insert().values()` cannot express. Values are typed by their columns (params are cast).
+ */
+export function insertFrom<TAlias extends string, T extends PgTable>(
+  db: AnyDb,
+  alias: TAlias,
+  table: T,
+  values: InsertValues<T>,
+  from: SQL,
+) {
+  const columns: Record<string, PgColumn> = getTableColumns(table);
+  const entries = Object.entries(values).filter(([, value]) => value !== undefined);
+  const names = sql.join(
+    entries.map(([key]) => sql.identifier(columns[key].name)),
+    sql`, `,
+  );
+  const exprs = sql.join(
+    entries.map(([key, value]) => (is(value, SQL) ? value : sql`${sql.param(value, columns[key])}::${sql.raw(columns[key].getSQLType())}`)),
+    sql`, `,
+  );
+  return db.$with(alias, getTableColumns(table)).as(sql`insert into ${table} (${names}) select ${exprs} ${from} returning *`);
+}
+
+/**
+ * Column types the driver hands to drizzle as text (numerics stay exact strings, timestamps are parsed
+ * by drizzle): as JSON values they would turn into floats or change format, so they travel as text.
+ */
+const AS_TEXT = /^(numeric|decimal|bigint|timestamp|date|time|interval)/;
+
+/**
+ * The rows of `query` — a select of exactly `fields`, in their order — as one json column, so several
+ * result sets come back from one statement (one database round trip). Each value is decoded by its
+ * column, so the rows equal what `query` itself returns. Rows keep the query's ORDER BY: nothing at
+ * the aggregating level (no join, no grouping) can reorder them.
+ */
+export function jsonRows<F extends Record<string, PgColumn>>(fields: F, query: SQLWrapper): SQL<SelectResultFields<F>[]> {
+  const columns = Object.entries(fields);
+  const names = columns.map((_, i) => sql.raw(`c${i}`));
+  const values = columns.map(([, column], i) => (AS_TEXT.test(column.getSQLType()) ? sql`r.${names[i]}::text` : sql`r.${names[i]}`));
+  return sql`coalesce((select json_agg(json_build_array(${sql.join(values, sql`, `)})) from ${query} as r(${sql.join(names, sql`, `)})), '[]'::json)`.mapWith(
+    (rows: unknown[][]) =>
+      rows.map((row) =>
+        Object.fromEntries(columns.map(([key, column], i) => [key, row[i] === null ? null : column.mapFromDriverValue(row[i])])),
+      ) as SelectResultFields<F>[],
+  );
+}
+
+/**
+ * The rows of `table` matching `where`, in `orderBy` order, as one JSON array column of a larger query,
+ * decoded to the same row objects `db.select().from(table)` returns: a record with its child lists in
+ * one query (no query per list, no parallel queries opening extra connections).
+ */
+export function tableRows<T extends PgTable>(table: T, where: SQL | undefined, orderBy: SQL): SQL<T["$inferSelect"][]> {
+  const fields = getTableColumns(table) as Record<string, PgColumn>;
+  const query = sql`(select ${sql.join(Object.values(fields), sql`, `)} from ${table} where ${where ?? sql`true`} order by ${orderBy})`;
+  return jsonRows(fields, query) as unknown as SQL<T["$inferSelect"][]>;
+}

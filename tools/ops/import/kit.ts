@@ -1,0 +1,45 @@
+import { z } from "@hono/zod-openapi";
+import { issuesToDetails } from "../../../src/http/errors";
+import { unstorableJson } from "../../../src/http/json-body";
+import type { AnyDb } from "../../../src/platform/db";
+import { CommandError } from "../errors";
+
+/** What every import section uses; the sections themselves live beside their resource's routes. */
+export interface ImportContext {
+  tx: AnyDb;
+  companyId: number;
+  /** ref → new id, filled as records are created; later sections resolve refs through it. */
+  ids: Record<string, number | string>;
+}
+
+export type SectionImporter = (ctx: ImportContext, records: unknown[]) => Promise<void>;
+
+export class ImportError extends CommandError {}
+
+/** Validates one record with the API's own schema; errors name the record and field. */
+export function parseRecord<S extends z.ZodType>(schema: S, record: unknown, where: string): z.infer<S> {
+  const result = schema.safeParse(record);
+  if (!result.success) {
+    const fields = issuesToDetails(result.error.issues, where).map((d) => `${d.field}: ${d.message}`);
+    throw new ImportError(`invalid record ${where}: ${fields.join("; ")}`);
+  }
+  // The same storability check as request bodies (NUL characters, absurd nesting).
+  const unstorable = unstorableJson(record);
+  if (unstorable) throw new ImportError(`invalid record ${where}: ${[where, ...unstorable.path].join(".")}: ${unstorable.message}`);
+  return result.data;
+}
+
+export const refSchema = z.string().min(1).max(100);
+
+/** Records the new id under the record's ref; refs are unique across the whole file. */
+export function remember(ctx: ImportContext, ref: string, id: number | string) {
+  if (ref in ctx.ids) throw new ImportError(`duplicate ref "${ref}"`);
+  ctx.ids[ref] = id;
+}
+
+/** Resolves `<name>_ref` or `<name>_id` to an id already created in this import (or given directly). */
+export function resolveRef(ctx: ImportContext, ref: string | undefined, id: number | undefined, where: string): number {
+  if (id !== undefined) return id;
+  if (ref !== undefined && typeof ctx.ids[ref] === "number") return ctx.ids[ref] as number;
+  throw new ImportError(`${where}: unknown ref "${ref ?? ""}"`);
+}
