@@ -3,7 +3,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { supplierIntegrations } from "../db/schema";
 import type { AnyDb } from "../platform/db";
 
-/** Neutral names on the wire; README says which supplier protocol each adapter speaks. */
+/** Neutral names on the wire; docs/resources/products.md says which supplier protocol each adapter speaks. */
 export const PROVIDERS = ["supplier_a", "supplier_b"] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
