@@ -2,15 +2,16 @@ import { Scalar } from "@scalar/hono-api-reference";
 import type { Context } from "hono";
 import { API_PREFIX } from "./http/api-prefix";
 import { authenticate } from "./http/auth";
+import { loadConfig } from "./http/config";
 import type { AppEnv } from "./http/context";
 import { errorBody, onError } from "./http/errors";
-import { jsonBody, MAX_JSON_DEPTH } from "./http/json-body";
+import { MAX_JSON_DEPTH } from "./http/json-body";
 import { createRouter } from "./http/openapi";
 import { withResponseHeaders } from "./http/openapi-headers";
 import { paramsGuard } from "./http/params-guard";
 import { requestContext } from "./http/request-context";
 import { clientsApi } from "./routes/clients";
-import { mailApi, mailBodyLimit } from "./routes/mail";
+import { mailApi } from "./routes/mail";
 import { ordersApi } from "./routes/orders";
 import { productsApi } from "./routes/products";
 
@@ -42,9 +43,6 @@ function createApi() {
   api.onError(onError);
   api.use("*", async (c, next) => (PUBLIC_PATHS.has(c.req.path.slice(API_PREFIX.length)) ? next() : authenticate(c, next)));
   api.use("*", paramsGuard);
-  // Route-specific body limits go before the generic guard: the first guard that runs wins.
-  api.use(mailBodyLimit.path, jsonBody(mailBodyLimit.maxBytes));
-  api.use("*", jsonBody());
   for (const resource of resources) api.route("/", resource);
 
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
@@ -67,6 +65,7 @@ export function createApp() {
   const app = createRouter();
   const api = createApi();
   app.onError(onError);
+  app.use("*", loadConfig);
   app.use("*", requestContext);
   app.route(API_PREFIX, api);
   app.notFound((c) => methodNotAllowed(c, app.routes) ?? c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404));

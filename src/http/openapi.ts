@@ -1,12 +1,40 @@
-import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { AppEnv } from "./context";
-import { validationHook } from "./errors";
+import { authErrors, type ErrorStatus, errorResponses, validationHook } from "./errors";
+import { jsonBody } from "./json-body";
 
 /** Every router is built here so all share the validation hook (400 with field details). */
 export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 export type Router = ReturnType<typeof createRouter>;
 
-export const bearerSecurity = [{ bearerAuth: [] }];
+type AuthRouteConfig = Omit<RouteConfig, "security" | "middleware"> & {
+  /** Largest request body in bytes (default 1 MiB); only for routes with a body. */
+  bodyLimit?: number;
+  /** Error statuses particular to this route (404, 409 …); the shared ones are added for every route. */
+  errors?: readonly ErrorStatus[];
+};
+
+/**
+ * A route behind the bearer token: the security scheme and the error responses every such route
+ * can give (400 from the shared guards and validation, 401, 429, 500; 413 and 415 with a body) are
+ * added here, and a route with a body gets the JSON body guard (size limit, content type, storable
+ * values) as its own middleware. A route file states only what is particular to it.
+ */
+export function createAuthRoute<P extends string, R extends AuthRouteConfig & { path: P }>(config: R) {
+  const { bodyLimit, errors = [], ...route } = config;
+  const hasBody = Boolean(route.request?.body);
+  return createRoute({
+    ...route,
+    security: [{ bearerAuth: [] }],
+    middleware: hasBody ? [jsonBody(bodyLimit)] : [],
+    responses: {
+      ...route.responses,
+      ...errorResponses(400, ...(hasBody ? ([413, 415] as const) : []), ...errors),
+      ...authErrors,
+    },
+    // The added error responses are thrown (ApiError), never returned: handlers keep the route's own response types.
+  }) as unknown as Omit<R, "bodyLimit" | "errors"> & { getRoutingPath(): string };
+}
 
 export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;
