@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { companies } from "./companies";
 
-/** Read-only cache written by the mail add-on's backend: exactly the spec §2.5 fields. */
+/** Read-only cache written by the mail add-on's backend: exactly the thread-context fields of the API contract. */
 export const mailThreadContexts = pgTable("mail_thread_contexts", {
   legacyThreadId: text("legacy_thread_id").primaryKey(),
   threadId: text("thread_id"),

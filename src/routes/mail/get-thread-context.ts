@@ -25,7 +25,7 @@ const route = createAuthRoute({
   request: { params: legacyThreadIdParam },
   errors: [404],
   responses: {
-    200: { description: "The cached thread context (§2.5)", content: { "application/json": { schema: ThreadContextSchema } } },
+    200: { description: "The cached thread context", content: { "application/json": { schema: ThreadContextSchema } } },
   },
 });
 

@@ -35,7 +35,7 @@ const route = createAuthRoute({
     `or key, JSON nested deeper than ${MAX_JSON_DEPTH} levels, a number with more than ${NUMERIC_MAX_INTEGER_DIGITS} digits before the ` +
     `decimal point or ${NUMERIC_MAX_SCALE} after (written out), and numbers whose plain-decimal form would take the body over the ` +
     "size limit (field `(body)`). Timestamps are ISO 8601 date-times with an offset " +
-    "(returned in UTC, millisecond precision). Response `{ email_thread }` with the §4.5 fields; the internal `deleted` flag is not returned " +
+    "(returned in UTC, millisecond precision). Response `{ email_thread }` with the thread's fields; the internal `deleted` flag is not returned " +
     `(it is always false after a PUT). The body may be up to ${EMAIL_THREAD_BODY_LIMIT} bytes (8 MiB); larger bodies get 413.`,
   request: {
     params: legacyThreadIdParam,

@@ -33,7 +33,7 @@ const isoInput = () => isoDateTime().openapi({ format: "date-time", example: "20
 export const toDate = (s: string | null | undefined) => (s == null ? s : new Date(s));
 
 // ---------------------------------------------------------------------------------------------
-// Thread context (§2.5): read-only cache; JSON members are returned exactly as the writer stored them.
+// Thread context: read-only cache; JSON members are returned exactly as the writer stored them.
 
 const storedJson = (description: string) => z.any().openapi({ description });
 
@@ -56,7 +56,7 @@ export const ThreadContextSchema = z
 
 const rawOrNull = (text: string | null) => (text === null ? null : new RawJson(text));
 
-/** The §2.5 object; its JSON members are embedded as stored (exact numbers), so send it with `jsonWithRaw`. */
+/** The thread-context object; its JSON members are embedded as stored (exact numbers), so send it with `jsonWithRaw`. */
 export function serializeThreadContext(row: ThreadContextRow) {
   return {
     thread_id: row.threadId,
@@ -74,7 +74,7 @@ export function serializeThreadContext(row: ThreadContextRow) {
   };
 }
 
-/** Cache rows as the admin import loads them: the §2.5 fields; JSON members take any JSON. */
+/** Cache rows as the admin import loads them: the thread-context fields; JSON members take any JSON. */
 export const ThreadContextRecordSchema = z.strictObject({
   legacy_thread_id: z.string().min(1).max(255),
   thread_id: z.string().nullable().optional(),
@@ -97,7 +97,7 @@ export const ThreadContextRecordSchema = z.strictObject({
 });
 
 // ---------------------------------------------------------------------------------------------
-// Email threads (§2.6, §4.5)
+// Email threads
 
 const nullableText = (max?: number) => (max ? z.string().max(max) : z.string()).nullable().optional();
 
@@ -150,7 +150,7 @@ export const EmailThreadEnvelopeSchema = z.object({ email_thread: EmailThreadSch
 export type EmailThreadEnvelope = z.infer<typeof EmailThreadEnvelopeSchema>;
 
 /**
- * §4.5 fields only: `deleted` is internal (a live thread is always `deleted: false`). The JSON
+ * The thread's public fields only: `deleted` is internal (a live thread is always `deleted: false`). The JSON
  * members stay PostgreSQL's text (RawJson), so their numbers reach the client exactly as stored.
  */
 export function serializeEmailThread(
