@@ -93,5 +93,26 @@ export const idParam = (description: string) =>
 export const timestamp = () => z.string().openapi({ format: "date-time", example: "2026-11-21T13:37:00.000Z" });
 export const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
+type SnakeCase<S extends string> = S extends `${infer C}${infer Rest}`
+  ? `${C extends Lowercase<C> ? C : `_${Lowercase<C>}`}${SnakeCase<Rest>}`
+  : S;
+type WireValue<K, V> = K extends `${string}At` ? (V extends null ? null : string) : V;
+
+/**
+ * The named columns of a row under their wire names (camelCase → snake_case), timestamps (`…At`)
+ * as ISO 8601 UTC strings: the one mapping every serializer uses for its plain fields.
+ */
+export function wireFields<R extends object, K extends keyof R & string>(
+  row: R,
+  keys: readonly K[],
+): { [P in K as SnakeCase<P>]: WireValue<P, R[P]> } {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const value = row[key];
+    out[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = key.endsWith("At") && value != null ? iso(value as Date | string) : value;
+  }
+  return out as { [P in K as SnakeCase<P>]: WireValue<P, R[P]> };
+}
+
 /** Escapes %, _ and \ so user text is matched literally inside LIKE / ILIKE patterns. */
 export const likeContains = (q: string) => `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;

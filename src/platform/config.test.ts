@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseSettings, workerSettings } from "./config";
 
-const parse = (source: Record<string, unknown>) => parseSettings(workerSettings, { DATABASE_URL: "postgres://u:p@db.example/crm", ...source });
+const parse = (source: Record<string, unknown>) =>
+  parseSettings(workerSettings, { DATABASE_URL: "postgres://u:p@db.example/crm", ...source });
 
 describe("worker settings", () => {
   it("fills in the defaults; an empty value counts as not set", () => {
