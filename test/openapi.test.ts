@@ -81,6 +81,29 @@ describe("OpenAPI document and docs page", () => {
     }
   });
 
+  it("names every operation with a unique verb-resource operationId", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    const ids = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((item) =>
+      Object.values(item).map((op) => op.operationId),
+    );
+    expect(ids.every((id) => /^(list|get|create|update|delete|put|search)[A-Z][A-Za-z]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("lists the error codes as an enum and declares the CORS header on every answer", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(
+      expect.arrayContaining(["invalid_request", "unauthenticated", "not_found", "rate_limited", "internal_error"]),
+    );
+    for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) {
+      for (const op of Object.values(item)) {
+        for (const response of Object.values(op.responses as Record<string, any>)) {
+          expect(response.headers["Access-Control-Allow-Origin"]).toEqual({ $ref: "#/components/headers/Access-Control-Allow-Origin" });
+        }
+      }
+    }
+  });
+
   it("serves the interactive reference page without a token", async () => {
     const res = await call("GET", "/docs");
     expect(res.status).toBe(200);

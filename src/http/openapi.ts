@@ -7,7 +7,9 @@ import { jsonBody } from "./json-body";
 export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 export type Router = ReturnType<typeof createRouter>;
 
-type AuthRouteConfig = Omit<RouteConfig, "security" | "middleware"> & {
+type AuthRouteConfig = Omit<RouteConfig, "security" | "middleware" | "operationId"> & {
+  /** Stable verb-resource name (`listClients`): client generators name their methods after it. */
+  operationId: string;
   /** Largest request body in bytes (default 1 MiB); only for routes with a body. */
   bodyLimit?: number;
   /** Error statuses particular to this route (404, 409 …); the shared ones are added for every route. */

@@ -12,7 +12,19 @@ describe("worker settings", () => {
       PRODUCT_SOURCE_TIMEOUT_MS: 4000,
       ACCOUNTING_MAX_ATTEMPTS: 8,
       ACCOUNTING_RETRY_BASE_SECONDS: 30,
+      CORS_ALLOWED_ORIGINS: [],
     });
+  });
+
+  it("reads CORS_ALLOWED_ORIGINS as a comma-separated list of origins", () => {
+    expect(parse({ CORS_ALLOWED_ORIGINS: " https://app.example.com, http://localhost:5173 ," }).CORS_ALLOWED_ORIGINS).toEqual([
+      "https://app.example.com",
+      "http://localhost:5173",
+    ]);
+    expect(() => parse({ CORS_ALLOWED_ORIGINS: "https://app.example.com/path" })).toThrow(
+      /CORS_ALLOWED_ORIGINS must be a comma-separated list of origins/,
+    );
+    expect(() => parse({ CORS_ALLOWED_ORIGINS: "*" })).toThrow(ConfigError);
   });
 
   it("reads whole numbers within their range, at both ends", () => {

@@ -40,6 +40,8 @@ const optionalText = (name: string, pattern?: RegExp, shape?: string) =>
   );
 
 const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/;
+/** scheme://host[:port], as a browser sends it in `Origin`. */
+const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
 
 /** The settings the Worker and the CLI share; DATABASE_URL is optional here (the CLI has a local fallback). */
 export const sharedSettings = {
@@ -76,6 +78,24 @@ export const workerSettings = z.object({
   ACCOUNTING_MAX_ATTEMPTS: wholeNumber("ACCOUNTING_MAX_ATTEMPTS", "attempts", 1, 100, 8),
   /** First accounting retry delay, doubled per attempt up to an hour. */
   ACCOUNTING_RETRY_BASE_SECONDS: wholeNumber("ACCOUNTING_RETRY_BASE_SECONDS", "seconds", 0, 3600, 30),
+  /** Browser origins allowed to call the API (CORS); none by default. */
+  CORS_ALLOWED_ORIGINS: z.preprocess(
+    (v) =>
+      typeof v === "string"
+        ? v
+            .split(",")
+            .map((o) => o.trim())
+            .filter(Boolean)
+        : unset(v),
+    z
+      .array(
+        z.string().regex(ORIGIN, {
+          error: (issue) =>
+            `CORS_ALLOWED_ORIGINS must be a comma-separated list of origins such as https://app.example.com (got ${JSON.stringify(issue.input)})`,
+        }),
+      )
+      .default([]),
+  ),
 });
 
 export type Config = z.output<typeof workerSettings>;

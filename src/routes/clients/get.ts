@@ -8,6 +8,7 @@ import { ClientEnvelopeSchema } from "./schema";
 const route = createAuthRoute({
   method: "get",
   path: "/clients/{id}",
+  operationId: "getClient",
   tags: ["Clients"],
   summary: "Get a client by id or email",
   description:

@@ -8,6 +8,7 @@ import { pageTotal } from "../../http/pagination";
 const route = createAuthRoute({
   method: "get",
   path: "/clients",
+  operationId: "listClients",
   tags: ["Clients"],
   summary: "List clients",
   description:

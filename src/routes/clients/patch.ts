@@ -8,6 +8,7 @@ import { ClientEnvelopeSchema, ClientPatchSchema, clientColumns } from "./schema
 const route = createAuthRoute({
   method: "patch",
   path: "/clients/{id}",
+  operationId: "updateClient",
   tags: ["Clients"],
   summary: "Update or soft-delete a client",
   description:

@@ -6,6 +6,7 @@ import { ClientCreateSchema, ClientEnvelopeSchema, clientColumns } from "./schem
 const route = createAuthRoute({
   method: "post",
   path: "/clients",
+  operationId: "createClient",
   tags: ["Clients"],
   summary: "Create a client",
   description: "Creates a client in the caller's company. `company_name` is required and must not be blank; unknown fields are rejected.",

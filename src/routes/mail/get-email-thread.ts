@@ -8,6 +8,7 @@ import { accountEmail, type EmailThreadEnvelope, EmailThreadEnvelopeSchema, lega
 const route = createAuthRoute({
   method: "get",
   path: "/mail/email-threads/{legacyThreadId}",
+  operationId: "getEmailThread",
   tags: ["Mail"],
   summary: "Get a stored email thread",
   description:

@@ -8,6 +8,7 @@ import { legacyThreadIdParam, serializeThreadContext, ThreadContextSchema } from
 const route = createAuthRoute({
   method: "get",
   path: "/mail/threads/{legacyThreadId}",
+  operationId: "getThreadContext",
   tags: ["Mail"],
   summary: "Get the cached CRM context of a mail thread",
   description:

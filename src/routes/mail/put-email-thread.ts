@@ -18,6 +18,7 @@ import {
 const route = createAuthRoute({
   method: "put",
   path: "/mail/email-threads/{legacyThreadId}",
+  operationId: "putEmailThread",
   tags: ["Mail"],
   summary: "Create or replace a stored email thread",
   bodyLimit: EMAIL_THREAD_BODY_LIMIT,

@@ -99,21 +99,26 @@ export const ThreadContextRecordSchema = z.strictObject({
 // ---------------------------------------------------------------------------------------------
 // Email threads
 
-const nullableText = (max?: number) => (max ? z.string().max(max) : z.string()).nullable().optional();
+const nullableText = (max: number) => z.string().max(max).nullable().optional();
+/** The most items an array in a body of EMAIL_THREAD_BODY_LIMIT bytes can hold (each takes at least 2 bytes): the limits this implies. */
+const MAX_BODY_ITEMS = EMAIL_THREAD_BODY_LIMIT / 2;
 
 export const EmailThreadPutSchema = z
   .strictObject({
     account_email: accountEmail().openapi({ description: "The synced mailbox; stored lowercase" }),
-    messages: z.array(z.any()).openapi({
-      description:
-        "Required; the complete messages array (`[]` when empty). Stored and returned exactly as sent (a jsonb value: numbers keep every " +
-        "digit, object key order is not kept), without per-message validation. " +
-        "Suggested message: { id, internal_date, from, to[], cc[], subject, snippet, body_plain, body_html }.",
-    }),
-    participants: z.array(z.any()).optional().openapi({ description: "Default `[]` on insert" }),
-    labels: z.array(z.any()).optional().openapi({ description: "Label ids or names; default `[]` on insert" }),
-    subject: nullableText(),
-    snippet: nullableText(),
+    messages: z
+      .array(z.any())
+      .max(MAX_BODY_ITEMS)
+      .openapi({
+        description:
+          "Required; the complete messages array (`[]` when empty). Stored and returned exactly as sent (a jsonb value: numbers keep every " +
+          "digit, object key order is not kept), without per-message validation. " +
+          "Suggested message: { id, internal_date, from, to[], cc[], subject, snippet, body_plain, body_html }.",
+      }),
+    participants: z.array(z.any()).max(MAX_BODY_ITEMS).optional().openapi({ description: "Default `[]` on insert" }),
+    labels: z.array(z.any()).max(MAX_BODY_ITEMS).optional().openapi({ description: "Label ids or names; default `[]` on insert" }),
+    subject: nullableText(EMAIL_THREAD_BODY_LIMIT),
+    snippet: nullableText(EMAIL_THREAD_BODY_LIMIT),
     mail_thread_id: nullableText(255).openapi({ description: "Canonical thread id when different from the legacy id" }),
     first_message_at: isoInput().nullable().optional(),
     last_message_at: isoInput().nullable().optional(),

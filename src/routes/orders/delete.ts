@@ -13,6 +13,7 @@ const DeletedSchema = z
 const route = createAuthRoute({
   method: "delete",
   path: "/orders/{id}",
+  operationId: "deleteOrder",
   tags: ["Orders"],
   summary: "Soft-delete an order",
   description:

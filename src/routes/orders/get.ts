@@ -23,6 +23,7 @@ const OrderDetailSchema = z
 const route = createAuthRoute({
   method: "get",
   path: "/orders/{id}",
+  operationId: "getOrder",
   tags: ["Orders"],
   summary: "Get an order in full",
   description:

@@ -31,6 +31,7 @@ const dateFilter = (name: string, description: string) =>
 const route = createAuthRoute({
   method: "get",
   path: "/orders",
+  operationId: "listOrders",
   tags: ["Orders"],
   summary: "List orders",
   description:

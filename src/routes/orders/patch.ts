@@ -23,6 +23,7 @@ import { invoiceTerms, serializeInvoice, serializeProject } from "./serialize";
 const route = createAuthRoute({
   method: "patch",
   path: "/orders/{id}",
+  operationId: "updateOrder",
   tags: ["Orders"],
   summary: "Update an order",
   description:

@@ -13,6 +13,7 @@ import { invoiceTerms, serializeInvoice, serializeProject } from "./serialize";
 const route = createAuthRoute({
   method: "post",
   path: "/orders",
+  operationId: "createOrder",
   tags: ["Orders"],
   summary: "Create an order (project with its default invoice)",
   description:

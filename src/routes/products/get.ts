@@ -23,6 +23,7 @@ const param = (name: string, description: string, example?: string) =>
 const route = createAuthRoute({
   method: "get",
   path: "/products/{source}",
+  operationId: "getProduct",
   tags: ["Products"],
   summary: "Fetch product information from one source",
   description:

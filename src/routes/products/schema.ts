@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { catalogItems, invoiceItems } from "../../db/schema";
 import { InvoiceItemSchema, serializeItem } from "../../domain/invoice-item";
-import { iso, timestamp, wireFields } from "../../http/openapi";
+import { timestamp, wireFields } from "../../http/openapi";
 import { moneyString } from "../../platform/money";
 
 export const SEARCH_SOURCES = ["local", "supplier_b", "supplier_a", "lines"] as const;

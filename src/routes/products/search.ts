@@ -20,6 +20,7 @@ import {
 const route = createAuthRoute({
   method: "get",
   path: "/products/search",
+  operationId: "searchProducts",
   tags: ["Products"],
   summary: "Search products across the catalog, both suppliers and invoice lines",
   description:
