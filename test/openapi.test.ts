@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, expectError } from "./support/api";
+import { call, expectError, newCompany } from "./support/api";
 
 describe("OpenAPI document and docs page", () => {
   it("serves an OpenAPI 3.1 document without a token, with the bearer scheme", async () => {
@@ -102,6 +102,26 @@ describe("OpenAPI document and docs page", () => {
         }
       }
     }
+  });
+
+  it("guards the body of every operation that takes one (the route helper attaches the guard): 415 for text", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    const a = await newCompany();
+    let checked = 0;
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (!op.requestBody) continue;
+        const concrete = path.replace(/\{[^}]+\}/g, "1");
+        const res = await call(method.toUpperCase(), concrete, {
+          token: a.token,
+          rawBody: "hello",
+          headers: { "content-type": "text/plain" },
+        });
+        expectError(res, 415, "invalid_request");
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(4);
   });
 
   it("serves the interactive reference page without a token", async () => {
