@@ -2,15 +2,17 @@ import { Scalar } from "@scalar/hono-api-reference";
 import type { Context } from "hono";
 import { API_PREFIX } from "./http/api-prefix";
 import { authenticate } from "./http/auth";
+import { loadConfig } from "./http/config";
 import type { AppEnv } from "./http/context";
+import { corsPolicy } from "./http/cors";
 import { errorBody, onError } from "./http/errors";
-import { jsonBody, MAX_JSON_DEPTH } from "./http/json-body";
+import { MAX_JSON_DEPTH } from "./http/json-body";
 import { createRouter } from "./http/openapi";
 import { withResponseHeaders } from "./http/openapi-headers";
 import { paramsGuard } from "./http/params-guard";
 import { requestContext } from "./http/request-context";
 import { clientsApi } from "./routes/clients";
-import { mailApi, mailBodyLimit } from "./routes/mail";
+import { mailApi } from "./routes/mail";
 import { ordersApi } from "./routes/orders";
 import { productsApi } from "./routes/products";
 
@@ -31,9 +33,24 @@ const documentInfo = (origin: string) => ({
       "Errors are `{ error: { code, message, details } }`. Rate limit: 300 requests per 60 s sliding window per API key " +
       "(`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` in Unix seconds; 429 `rate_limited` with `Retry-After`). " +
       "Request bodies are JSON (`Content-Type: application/json`), at most 1 MiB unless a route says otherwise (413 above); " +
-      `strings and keys must not contain the NUL character (U+0000) or a lone surrogate escape (such as \\ud800), and JSON may nest at most ${MAX_JSON_DEPTH} levels (400 otherwise).`,
+      `strings and keys must not contain the NUL character (U+0000) or a lone surrogate escape (such as \\ud800), and JSON may nest at most ${MAX_JSON_DEPTH} levels (400 otherwise). ` +
+      "CORS is off unless the operator lists allowed origins (`CORS_ALLOWED_ORIGINS`): then preflight requests are answered " +
+      "and answers to those origins carry `Access-Control-Allow-Origin`.",
+    contact: { name: "CRM API maintainers", url: `${origin}${API_PREFIX}/docs` },
   },
-  servers: [{ url: `${origin}${API_PREFIX}` }],
+  servers: [
+    {
+      url: `${origin}${API_PREFIX}`,
+      description: "The deployment that served this document (local, preview or production)",
+      "x-internal": false,
+    },
+  ],
+  tags: [
+    { name: "Clients", description: "The company's clients" },
+    { name: "Orders", description: "Orders: a project with its default invoice, items, payments and artworks" },
+    { name: "Products", description: "Product lookup across the catalog, the suppliers and invoice lines" },
+    { name: "Mail", description: "Mail add-on data: cached thread context and stored email threads" },
+  ],
 });
 
 /** The v1 API: paths in its OpenAPI document are relative to the server base `<origin>/api/v1`. */
@@ -42,9 +59,6 @@ function createApi() {
   api.onError(onError);
   api.use("*", async (c, next) => (PUBLIC_PATHS.has(c.req.path.slice(API_PREFIX.length)) ? next() : authenticate(c, next)));
   api.use("*", paramsGuard);
-  // Route-specific body limits go before the generic guard: the first guard that runs wins.
-  api.use(mailBodyLimit.path, jsonBody(mailBodyLimit.maxBytes));
-  api.use("*", jsonBody());
   for (const resource of resources) api.route("/", resource);
 
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
@@ -67,7 +81,9 @@ export function createApp() {
   const app = createRouter();
   const api = createApi();
   app.onError(onError);
+  app.use("*", loadConfig);
   app.use("*", requestContext);
+  app.use("*", corsPolicy);
   app.route(API_PREFIX, api);
   app.notFound((c) => methodNotAllowed(c, app.routes) ?? c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404));
   return app;

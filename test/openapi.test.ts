@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, expectError } from "./support/api";
+import { call, expectError, newCompany } from "./support/api";
 
 describe("OpenAPI document and docs page", () => {
   it("serves an OpenAPI 3.1 document without a token, with the bearer scheme", async () => {
@@ -79,6 +79,49 @@ describe("OpenAPI document and docs page", () => {
         expect(res.headers.get("x-request-id")).toBeTruthy();
       }
     }
+  });
+
+  it("names every operation with a unique verb-resource operationId", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    const ids = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((item) =>
+      Object.values(item).map((op) => op.operationId),
+    );
+    expect(ids.every((id) => /^(list|get|create|update|delete|put|search)[A-Z][A-Za-z]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("lists the error codes as an enum and declares the CORS header on every answer", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(
+      expect.arrayContaining(["invalid_request", "unauthenticated", "not_found", "rate_limited", "internal_error"]),
+    );
+    for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) {
+      for (const op of Object.values(item)) {
+        for (const response of Object.values(op.responses as Record<string, any>)) {
+          expect(response.headers["Access-Control-Allow-Origin"]).toEqual({ $ref: "#/components/headers/Access-Control-Allow-Origin" });
+        }
+      }
+    }
+  });
+
+  it("guards the body of every operation that takes one (the route helper attaches the guard): 415 for text", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    const a = await newCompany();
+    let checked = 0;
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (!op.requestBody) continue;
+        const concrete = path.replace(/\{[^}]+\}/g, "1");
+        const res = await call(method.toUpperCase(), concrete, {
+          token: a.token,
+          rawBody: "hello",
+          headers: { "content-type": "text/plain" },
+        });
+        expectError(res, 415, "invalid_request");
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(4);
   });
 
   it("serves the interactive reference page without a token", async () => {

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { accountingLinks, accountingOutbox, clients, invoiceItems, invoices, projects, taxes } from "../db/schema";
+import type { Config } from "../platform/config";
 import type { AnyDb } from "../platform/db";
-import type { Bindings } from "../platform/env";
 import type { Logger } from "../platform/logger";
 import { companyClient, loadConnection } from "./connection";
 import { AccountingError, isFault } from "./errors";
@@ -22,15 +22,8 @@ const LOCK_CUSTOMER = 0x41430002;
 const DUE_TOLERANCE_MS = 5_000;
 const MAX_DELAY_SECONDS = 3600;
 
-export interface DeliveryConfig {
-  maxAttempts: number;
-  retryBaseSeconds: number;
-}
-
-export function deliveryConfig(env: Bindings): DeliveryConfig {
-  const num = (raw: string | undefined, fallback: number) => (raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : fallback);
-  return { maxAttempts: Math.max(1, num(env.ACCOUNTING_MAX_ATTEMPTS, 8)), retryBaseSeconds: num(env.ACCOUNTING_RETRY_BASE_SECONDS, 30) };
-}
+/** The settings delivery reads (platform/config). */
+export type DeliveryConfig = Pick<Config, "ACCOUNTING_MAX_ATTEMPTS" | "ACCOUNTING_RETRY_BASE_SECONDS">;
 
 /** Exponential backoff: base, 2×base, 4×base … capped at an hour. */
 export const backoffSeconds = (attempts: number, base: number) => Math.min(MAX_DELAY_SECONDS, base * 2 ** Math.max(0, attempts - 1));
@@ -117,7 +110,7 @@ export class Delivery {
             return ACK;
           }
           const attempts = row.attempts + 1;
-          if (attempts >= this.config.maxAttempts) {
+          if (attempts >= this.config.ACCOUNTING_MAX_ATTEMPTS) {
             await tx
               .update(accountingOutbox)
               .set({ status: "dead", attempts, lastError: e.message, processedAt: sql`now()`, updatedAt: sql`now()` })
@@ -125,7 +118,7 @@ export class Delivery {
             this.logger.error("accounting row dead", { outbox_id: row.id, company_id: row.companyId, attempts, error: e.message });
             continue;
           }
-          const delaySeconds = backoffSeconds(attempts, this.config.retryBaseSeconds);
+          const delaySeconds = backoffSeconds(attempts, this.config.ACCOUNTING_RETRY_BASE_SECONDS);
           const due = sql`now() + make_interval(secs => ${delaySeconds})`;
           await tx
             .update(accountingOutbox)

@@ -1,10 +1,11 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import pLimit from "p-limit";
 import { accountingOutbox } from "../db/schema";
+import { type Config, workerConfig } from "../platform/config";
 import { type AnyDb, createDb } from "../platform/db";
 import type { Bindings, OutboxMessage } from "../platform/env";
 import { createLogger, type Logger } from "../platform/logger";
-import { backoffSeconds, Delivery, type DeliveryTarget, deliveryConfig } from "./deliver";
+import { backoffSeconds, Delivery, type DeliveryTarget } from "./deliver";
 import { databaseTag, enqueueOutbox } from "./outbox";
 
 /** Invoices delivered at once per batch; each may hold up to three pooled connections (chain, customer, token). */
@@ -16,11 +17,17 @@ const REENQUEUE_LIMIT = 1000;
 /** The dead-letter queue is named after the main queue with a `-dlq` suffix (wrangler.toml). */
 export const isDeadLetterQueue = (queue: string) => queue.endsWith("-dlq");
 
-const withDb = async <T>(env: Bindings, run: (db: AnyDb, logger: Logger) => Promise<T>, logFields: Record<string, unknown>) => {
+const withDb = async <T>(
+  env: Bindings,
+  run: (db: AnyDb, logger: Logger, config: Config) => Promise<T>,
+  logFields: Record<string, unknown>,
+) => {
+  // A wrong setting fails the invocation before any database work (the queue retries the batch).
+  const config = workerConfig(env);
   const logger = createLogger({ request_id: crypto.randomUUID(), ...logFields });
   const { db, pool } = createDb(env);
   try {
-    return await run(db as unknown as AnyDb, logger);
+    return await run(db as unknown as AnyDb, logger, config);
   } finally {
     await pool.end();
   }
@@ -30,7 +37,7 @@ const withDb = async <T>(env: Bindings, run: (db: AnyDb, logger: Logger) => Prom
 export function handleQueue(batch: MessageBatch<OutboxMessage>, env: Bindings): Promise<void> {
   return withDb(
     env,
-    async (db, logger) => {
+    async (db, logger, config) => {
       const ids = new Map<Message<OutboxMessage>, number>();
       const ownDatabase = databaseTag(env.DATABASE_URL);
       for (const message of batch.messages) {
@@ -47,8 +54,13 @@ export function handleQueue(batch: MessageBatch<OutboxMessage>, env: Bindings): 
       }
       if (isDeadLetterQueue(batch.queue)) return markDeadLettered(db, [...ids.values()], batch.messages, logger);
 
-      const config = deliveryConfig(env);
-      const ctx: BatchContext = { db, env, delivery: new Delivery(db, config, logger), retryBaseSeconds: config.retryBaseSeconds, logger };
+      const ctx: BatchContext = {
+        db,
+        env,
+        delivery: new Delivery(db, config, logger),
+        retryBaseSeconds: config.ACCOUNTING_RETRY_BASE_SECONDS,
+        logger,
+      };
       // One invoice's messages run one after another (they share its lock); invoices run side by side.
       const rows = ids.size
         ? await db

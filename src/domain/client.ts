@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, isNull } from "drizzle-orm";
 import { clients } from "../db/schema";
-import { iso, timestamp } from "../http/openapi";
+import { timestamp, wireFields } from "../http/openapi";
 
 /** The client as every resource returns it (clients routes, and the client embedded in an order). */
 export const ClientSchema = z
@@ -24,23 +24,22 @@ export const ClientSchema = z
 
 type ClientRow = typeof clients.$inferSelect;
 
-export function serializeClient(row: ClientRow): z.infer<typeof ClientSchema> {
-  return {
-    id: row.id,
-    company_name: row.companyName,
-    first_name: row.firstName,
-    last_name: row.lastName,
-    email: row.email,
-    website: row.website,
-    phone: row.phone,
-    quickbooks_enabled: row.quickbooksEnabled,
-    tax_exempt: row.taxExempt,
-    tax_exempt_reason: row.taxExemptReason,
-    created_at: iso(row.createdAt)!,
-    updated_at: iso(row.updatedAt)!,
-    deleted_at: iso(row.deletedAt),
-  };
-}
+export const serializeClient = (row: ClientRow): z.infer<typeof ClientSchema> =>
+  wireFields(row, [
+    "id",
+    "companyName",
+    "firstName",
+    "lastName",
+    "email",
+    "website",
+    "phone",
+    "quickbooksEnabled",
+    "taxExempt",
+    "taxExemptReason",
+    "createdAt",
+    "updatedAt",
+    "deletedAt",
+  ]);
 
 /** A company's live (not soft-deleted) clients: the condition clients and orders both filter on. */
 export const liveClients = (companyId: number) => and(eq(clients.companyId, companyId), isNull(clients.deletedAt));

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { invoiceItems } from "../db/schema";
-import { iso, timestamp } from "../http/openapi";
+import { timestamp, wireFields } from "../http/openapi";
 import { moneyString, plainDecimal } from "../platform/money";
 import { orderedSizes } from "./sizes";
 import { lineAmount } from "./totals";
@@ -27,16 +27,11 @@ export const InvoiceItemSchema = z
 
 export function serializeItem(row: typeof invoiceItems.$inferSelect): z.infer<typeof InvoiceItemSchema> {
   return {
-    id: row.id,
-    invoice_id: row.invoiceId,
-    title: row.title,
-    description: row.description,
+    ...wireFields(row, ["id", "invoiceId", "title", "description"]),
     quantity: plainDecimal(row.quantity),
     unit_price: row.unitPrice,
     amount: lineAmount({ quantity: row.quantity, unit_price: row.unitPrice }).toFixed(2),
     sizes: row.sizes ? orderedSizes(row.sizes) : null,
-    position: row.position,
-    created_at: iso(row.createdAt)!,
-    updated_at: iso(row.updatedAt)!,
+    ...wireFields(row, ["position", "createdAt", "updatedAt"]),
   };
 }

@@ -1,3 +1,4 @@
+import type { Config } from "../platform/config";
 import type { Db } from "../platform/db";
 import type { Bindings } from "../platform/env";
 import type { Logger } from "../platform/logger";
@@ -16,8 +17,8 @@ export interface Variables {
   /** Work that may finish after the response (waitUntil); the pool closes after it. */
   defer: (task: Promise<unknown>) => void;
   auth: Auth;
-  /** Set once the JSON body guard has run, so only the first (most specific) limit applies. */
-  bodyGuarded?: boolean;
+  /** The settings, parsed from the bindings (platform/config). */
+  config: Config;
 }
 
 export type AppEnv = { Bindings: Bindings; Variables: Variables };

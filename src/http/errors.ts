@@ -4,15 +4,17 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "./context";
 
-export type ErrorCode =
-  | "unauthenticated"
-  | "forbidden"
-  | "invalid_request"
-  | "not_found"
-  | "integration_unavailable"
-  | "rate_limited"
-  | "upstream_error"
-  | "internal_error";
+/** Every `error.code` the API answers with; the OpenAPI document lists them as an enum. */
+export const ERROR_CODES = [
+  "invalid_request",
+  "unauthenticated",
+  "not_found",
+  "integration_unavailable",
+  "rate_limited",
+  "internal_error",
+  "upstream_error",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Typed API error: every failure the API reports is one of these. */
 export class ApiError extends Error {
@@ -33,7 +35,9 @@ export const invalid = (message: string, details: unknown = null) => new ApiErro
 export const ErrorSchema = z
   .object({
     error: z.object({
-      code: z.string().openapi({ example: "invalid_request" }),
+      code: z
+        .enum(ERROR_CODES)
+        .openapi({ description: "Machine-readable error code; the HTTP status says which apply", example: "invalid_request" }),
       message: z.string().openapi({ example: "Request validation failed" }),
       details: z
         .any()
@@ -46,10 +50,9 @@ export const ErrorSchema = z
   })
   .openapi("Error");
 
-const descriptions: Record<number, string> = {
+const descriptions = {
   400: "invalid_request: the request is malformed or failed validation; `details` names the fields",
   401: "unauthenticated: missing, malformed, unknown or revoked bearer token",
-  403: "forbidden",
   404: "not_found: no such resource for the caller's company (another company's rows answer the same)",
   409: "integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete",
   413: "invalid_request: the request body is larger than this route accepts",
@@ -58,18 +61,19 @@ const descriptions: Record<number, string> = {
   500: "internal_error: unexpected failure (no internals are exposed)",
   502: "upstream_error: a third-party service (e.g. a supplier) failed or answered unusably; `details.reason` says how",
   504: "upstream_error: a third-party service (e.g. a supplier) did not answer within its timeout",
-};
+} as const;
+export type ErrorStatus = keyof typeof descriptions;
 
 /** OpenAPI `responses` entries for the given error statuses, all with the error envelope. */
-export function errorResponses(...statuses: number[]) {
+export function errorResponses(...statuses: ErrorStatus[]) {
   return Object.fromEntries(
-    statuses.map((s) => [s, { description: descriptions[s] ?? "error", content: { "application/json": { schema: ErrorSchema } } }]),
+    statuses.map((s) => [s, { description: descriptions[s], content: { "application/json": { schema: ErrorSchema } } }]),
   );
 }
 /** Errors every authenticated route can answer. */
 export const authErrors = errorResponses(401, 429, 500);
 
-export function errorBody(code: string, message: string, details: unknown = null) {
+export function errorBody(code: ErrorCode, message: string, details: unknown = null) {
   return { error: { code, message, details } };
 }
 

@@ -1,5 +1,4 @@
 import { createMiddleware } from "hono/factory";
-import { matchedRoutes } from "hono/route";
 import { readText } from "../platform/read-text";
 import type { AppEnv } from "./context";
 import { ApiError, invalid } from "./errors";
@@ -20,15 +19,10 @@ const COMPANY_KEYS = ["company_id", "companyId"];
  * type (415), a body present and well-formed (400), no company identifier (the company comes
  * from the token), and nothing PostgreSQL cannot store (400 naming the field), so such input never
  * turns into a 500. The text and the parse are kept on the request, so nothing parses the body twice.
- * The first guard that runs for a request wins, so a route can set its own limit ahead of the default.
+ * Route middleware of every route with a body (`createAuthRoute`), so it runs only for a matched route.
  */
 export const jsonBody = (maxBytes = DEFAULT_BODY_LIMIT) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    const method = c.req.method;
-    if ((method !== "POST" && method !== "PUT" && method !== "PATCH") || c.var.bodyGuarded) return next();
-    // No route for this method and path: leave the answer (404 / 405) to the router, whatever the body.
-    if (!matchedRoutes(c).some((route) => route.method !== "ALL")) return next();
-    c.set("bodyGuarded", true);
     const text = await readLimited(c.req.raw, maxBytes);
     // Hono reads bodies once: later c.req.text() (routes keeping exact JSON) gets this text.
     (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);

@@ -11,6 +11,10 @@ const HEADERS = {
   "X-RateLimit-Remaining": { description: "Requests left in the current window", schema: { type: "integer" } },
   "X-RateLimit-Reset": { description: "Unix time (seconds) when the window frees capacity", schema: { type: "integer" } },
   "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } },
+  "Access-Control-Allow-Origin": {
+    description: "The calling page's origin, sent only when it is one of the allowed origins (CORS_ALLOWED_ORIGINS; none by default)",
+    schema: { type: "string" },
+  },
 } as const;
 
 type Doc = {
@@ -27,7 +31,10 @@ export function withResponseHeaders<T extends object>(document: T): T {
     for (const op of Object.values(item)) {
       const authenticated = Boolean(op.security?.length);
       for (const [status, response] of Object.entries(op.responses ?? {})) {
-        const headers: Record<string, unknown> = { "X-Request-Id": ref("X-Request-Id") };
+        const headers: Record<string, unknown> = {
+          "X-Request-Id": ref("X-Request-Id"),
+          "Access-Control-Allow-Origin": ref("Access-Control-Allow-Origin"),
+        };
         // Rate-limit headers on every answer given after the limiter ran (not on 401: no key to count).
         if (authenticated && status !== "401") {
           for (const h of ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"] as const) headers[h] = ref(h);

@@ -1,12 +1,42 @@
-import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { AppEnv } from "./context";
-import { validationHook } from "./errors";
+import { authErrors, type ErrorStatus, errorResponses, validationHook } from "./errors";
+import { jsonBody } from "./json-body";
 
 /** Every router is built here so all share the validation hook (400 with field details). */
 export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 export type Router = ReturnType<typeof createRouter>;
 
-export const bearerSecurity = [{ bearerAuth: [] }];
+type AuthRouteConfig = Omit<RouteConfig, "security" | "middleware" | "operationId"> & {
+  /** Stable verb-resource name (`listClients`): client generators name their methods after it. */
+  operationId: string;
+  /** Largest request body in bytes (default 1 MiB); only for routes with a body. */
+  bodyLimit?: number;
+  /** Error statuses particular to this route (404, 409 …); the shared ones are added for every route. */
+  errors?: readonly ErrorStatus[];
+};
+
+/**
+ * A route behind the bearer token: the security scheme and the error responses every such route
+ * can give (400 from the shared guards and validation, 401, 429, 500; 413 and 415 with a body) are
+ * added here, and a route with a body gets the JSON body guard (size limit, content type, storable
+ * values) as its own middleware. A route file states only what is particular to it.
+ */
+export function createAuthRoute<P extends string, R extends AuthRouteConfig & { path: P }>(config: R) {
+  const { bodyLimit, errors = [], ...route } = config;
+  const hasBody = Boolean(route.request?.body);
+  return createRoute({
+    ...route,
+    security: [{ bearerAuth: [] }],
+    middleware: hasBody ? [jsonBody(bodyLimit)] : [],
+    responses: {
+      ...route.responses,
+      ...errorResponses(400, ...(hasBody ? ([413, 415] as const) : []), ...errors),
+      ...authErrors,
+    },
+    // The added error responses are thrown (ApiError), never returned: handlers keep the route's own response types.
+  }) as unknown as Omit<R, "bodyLimit" | "errors"> & { getRoutingPath(): string };
+}
 
 export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;
@@ -64,6 +94,27 @@ export const idParam = (description: string) =>
 /** ISO 8601 UTC timestamp as sent on the wire. */
 export const timestamp = () => z.string().openapi({ format: "date-time", example: "2026-11-21T13:37:00.000Z" });
 export const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+type SnakeCase<S extends string> = S extends `${infer C}${infer Rest}`
+  ? `${C extends Lowercase<C> ? C : `_${Lowercase<C>}`}${SnakeCase<Rest>}`
+  : S;
+type WireValue<K, V> = K extends `${string}At` ? (V extends null ? null : string) : V;
+
+/**
+ * The named columns of a row under their wire names (camelCase → snake_case), timestamps (`…At`)
+ * as ISO 8601 UTC strings: the one mapping every serializer uses for its plain fields.
+ */
+export function wireFields<R extends object, K extends keyof R & string>(
+  row: R,
+  keys: readonly K[],
+): { [P in K as SnakeCase<P>]: WireValue<P, R[P]> } {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const value = row[key];
+    out[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = key.endsWith("At") && value != null ? iso(value as Date | string) : value;
+  }
+  return out as { [P in K as SnakeCase<P>]: WireValue<P, R[P]> };
+}
 
 /** Escapes %, _ and \ so user text is matched literally inside LIKE / ILIKE patterns. */
 export const likeContains = (q: string) => `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;

@@ -12,8 +12,20 @@ const inYears = (from: number, to: number) => (d: Date) =>
 
 /** YYYY-MM-DD, a real calendar date, years 0001–9999. */
 export const isoDate = () =>
-  z.iso.date().refine((s) => inYears(1, 9999)(new Date(`${s}T00:00:00Z`)), { message: "Year must be between 0001 and 9999" });
+  z.iso
+    .date()
+    .refine((s) => inYears(1, 9999)(new Date(`${s}T00:00:00Z`)), { message: "Year must be between 0001 and 9999" })
+    // Declared for the document: the format admits exactly 10 characters.
+    .openapi({ maxLength: 10 });
 
 /** Date-time with seconds and `Z` or `±hh:mm`, a real calendar date, years 1000–9999 in UTC. */
 export const isoDateTime = () =>
-  z.iso.datetime({ offset: true }).refine((s) => inYears(1000, 9999)(new Date(s)), { message: "Year must be between 1000 and 9999 (UTC)" });
+  // The length first (zod's ISO check admits any number of fraction digits); one message either way.
+  z
+    .string()
+    .max(64)
+    .pipe(
+      z.iso
+        .datetime({ offset: true })
+        .refine((s) => inYears(1000, 9999)(new Date(s)), { message: "Year must be between 1000 and 9999 (UTC)" }),
+    );

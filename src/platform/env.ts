@@ -1,6 +1,11 @@
 /** A queue message naming one accounting outbox row; `database` tags which database wrote it. */
 export type OutboxMessage = { outbox_id: number; database?: string };
 
+/**
+ * The Worker's bindings as wrangler hands them over. Settings are read through `workerConfig`
+ * (platform/config.ts), which checks them and fills in defaults; only bindings that are objects
+ * (the queue) are read from here directly.
+ */
 export interface Bindings {
   DATABASE_URL: string;
   /** host:port of a local Neon-convention WebSocket proxy; set only for local dev and tests. */

@@ -9,7 +9,7 @@ import Big from "big.js";
 export function decimalInput(opts: { scale: number; min?: number; max: string; example?: string; description?: string }) {
   const pattern = new RegExp(`^-?\\d{1,15}(\\.\\d{1,${opts.scale}})?$`);
   return z
-    .union([z.number(), z.string()])
+    .union([z.number(), z.string().max(64)])
     .transform((value, ctx) => {
       const text = typeof value === "number" ? String(value) : value.trim();
       if (!pattern.test(text)) {

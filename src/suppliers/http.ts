@@ -72,14 +72,6 @@ async function readCapped(res: Response): Promise<string> {
 export const withDeadline = <T>(timeoutMs: number, task: (signal: AbortSignal) => Promise<T>) =>
   withDeadlineOf(timeoutMs, task, () => new SupplierError("timeout"));
 
-export const DEFAULT_SOURCE_TIMEOUT_MS = 4000;
-
-/** The per-source time budget: PRODUCT_SOURCE_TIMEOUT_MS when set to 100–30000, else 4000 ms. */
-export function sourceTimeoutMs(env: { PRODUCT_SOURCE_TIMEOUT_MS?: string }): number {
-  const n = Number(env.PRODUCT_SOURCE_TIMEOUT_MS);
-  return Number.isInteger(n) && n >= 100 && n <= 30_000 ? n : DEFAULT_SOURCE_TIMEOUT_MS;
-}
-
 /**
  * A supplier's image link as an absolute http(s) URL (relative paths resolved against `base`), or
  * null for anything else: supplier data is untrusted, and a broken link must not break the answer.

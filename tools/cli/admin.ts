@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { ConfigError } from "../../src/platform/config";
 import type { AnyDb } from "../../src/platform/db";
 import { accountingStatus, connectAccounting } from "../ops/accounting";
 import { createCompany, createOrderStatus, createTax, createToken, importFile, listTokens, revokeToken } from "../ops/commands";
@@ -171,7 +172,15 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`${(e as Error).message}\nusage: ${command.usage}`);
     return 2;
   }
-  const { db, close } = await openDatabase();
+  const opened = await openDatabase().catch((e: unknown) => {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  });
+  if (opened instanceof ConfigError) {
+    console.error(`error: ${opened.message}`);
+    return 1;
+  }
+  const { db, close } = opened;
   try {
     console.log(JSON.stringify(await command.run(db, values)));
     return 0;

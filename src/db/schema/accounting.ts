@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { ref } from "./columns";
 import { companies } from "./companies";
 import { invoices, projects } from "./orders";
 
@@ -13,15 +14,9 @@ export const accountingOutbox = pgTable(
   "accounting_outbox",
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id")
-      .notNull()
-      .references(() => companies.id),
-    projectId: integer("project_id")
-      .notNull()
-      .references(() => projects.id),
-    invoiceId: integer("invoice_id")
-      .notNull()
-      .references(() => invoices.id),
+    companyId: ref("company_id", () => companies.id),
+    projectId: ref("project_id", () => projects.id),
+    invoiceId: ref("invoice_id", () => invoices.id),
     operation: text("operation").notNull(),
     payload: jsonb("payload").$type<Record<string, unknown>>().notNull().default({}),
     status: text("status").notNull().default("pending"),
@@ -60,9 +55,7 @@ export const accountingConnections = pgTable("accounting_connections", {
 export const accountingLinks = pgTable(
   "accounting_links",
   {
-    companyId: integer("company_id")
-      .notNull()
-      .references(() => companies.id),
+    companyId: ref("company_id", () => companies.id),
     entity: text("entity").notNull(),
     localId: integer("local_id").notNull(),
     remoteId: text("remote_id").notNull(),

@@ -1,14 +1,13 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { identityId, ref } from "./columns";
 import { companies } from "./companies";
 
 export const clients = pgTable(
   "clients",
   {
-    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id")
-      .notNull()
-      .references(() => companies.id),
+    id: identityId(),
+    companyId: ref("company_id", () => companies.id),
     companyName: text("company_name").notNull(),
     firstName: text("first_name"),
     lastName: text("last_name"),

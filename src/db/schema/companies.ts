@@ -1,8 +1,9 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { identityId, ref } from "./columns";
 
 export const companies = pgTable("companies", {
-  id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
+  id: identityId(),
   name: text("name").notNull(),
   // Company-level default for accounting sync; a request's `quickbooks_enabled` overrides it.
   accountingSyncEnabled: boolean("accounting_sync_enabled").notNull().default(false),
@@ -12,10 +13,8 @@ export const companies = pgTable("companies", {
 export const apiTokens = pgTable(
   "api_tokens",
   {
-    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id")
-      .notNull()
-      .references(() => companies.id),
+    id: identityId(),
+    companyId: ref("company_id", () => companies.id),
     // Only the SHA-256 digest (hex) is stored; the raw token is shown once at creation.
     tokenHash: text("token_hash").notNull().unique(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),

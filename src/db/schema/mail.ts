@@ -1,8 +1,9 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { ref } from "./columns";
 import { companies } from "./companies";
 
-/** Read-only cache written by the mail add-on's backend: exactly the spec §2.5 fields. */
+/** Read-only cache written by the mail add-on's backend: exactly the thread-context fields of the API contract. */
 export const mailThreadContexts = pgTable("mail_thread_contexts", {
   legacyThreadId: text("legacy_thread_id").primaryKey(),
   threadId: text("thread_id"),
@@ -22,9 +23,7 @@ export const emailThreads = pgTable(
   "email_threads",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    companyId: integer("company_id")
-      .notNull()
-      .references(() => companies.id),
+    companyId: ref("company_id", () => companies.id),
     accountEmail: text("account_email").notNull(),
     legacyThreadId: text("legacy_thread_id").notNull(),
     mailThreadId: text("mail_thread_id"),

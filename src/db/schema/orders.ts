@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, date, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { clients } from "./clients";
+import { identityId, ref } from "./columns";
 import { companies } from "./companies";
 
 // Money and quantities are exact decimals (numeric); drizzle returns them as strings.
@@ -13,10 +14,8 @@ const timestamps = {
 export const orderStatuses = pgTable(
   "order_statuses",
   {
-    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id")
-      .notNull()
-      .references(() => companies.id),
+    id: identityId(),
+    companyId: ref("company_id", () => companies.id),
     name: text("name").notNull(),
     position: integer("position").notNull().default(0),
     ...timestamps,
@@ -27,10 +26,8 @@ export const orderStatuses = pgTable(
 export const taxes = pgTable(
   "taxes",
   {
-    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id")
-      .notNull()
-      .references(() => companies.id),
+    id: identityId(),
+    companyId: ref("company_id", () => companies.id),
     name: text("name").notNull(),
     // Percent, e.g. 8.875 for 8.875 %.
     rate: numeric("rate", { precision: 7, scale: 4 }).notNull(),
@@ -42,13 +39,9 @@ export const taxes = pgTable(
 export const projects = pgTable(
   "projects",
   {
-    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id")
-      .notNull()
-      .references(() => companies.id),
-    clientId: integer("client_id")
-      .notNull()
-      .references(() => clients.id),
+    id: identityId(),
+    companyId: ref("company_id", () => companies.id),
+    clientId: ref("client_id", () => clients.id),
     title: text("title").notNull(),
     description: text("description"),
     // The spec passes start_date through unchanged, so it is text; deadline is a real date.
@@ -68,16 +61,10 @@ export const projects = pgTable(
 export const invoices = pgTable(
   "invoices",
   {
-    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id")
-      .notNull()
-      .references(() => companies.id),
-    projectId: integer("project_id")
-      .notNull()
-      .references(() => projects.id),
-    clientId: integer("client_id")
-      .notNull()
-      .references(() => clients.id),
+    id: identityId(),
+    companyId: ref("company_id", () => companies.id),
+    projectId: ref("project_id", () => projects.id),
+    clientId: ref("client_id", () => clients.id),
     isDefault: boolean("is_default").notNull().default(true),
     dueDate: date("due_date", { mode: "string" }),
     clientNotes: text("client_notes"),
@@ -103,13 +90,9 @@ export const invoices = pgTable(
 export const invoiceItems = pgTable(
   "invoice_items",
   {
-    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id")
-      .notNull()
-      .references(() => companies.id),
-    invoiceId: integer("invoice_id")
-      .notNull()
-      .references(() => invoices.id),
+    id: identityId(),
+    companyId: ref("company_id", () => companies.id),
+    invoiceId: ref("invoice_id", () => invoices.id),
     title: text("title").notNull(),
     description: text("description"),
     quantity: numeric("quantity", { precision: 12, scale: 2 }).notNull().default("1"),
@@ -130,13 +113,9 @@ export const invoiceItems = pgTable(
 export const payments = pgTable(
   "payments",
   {
-    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id")
-      .notNull()
-      .references(() => companies.id),
-    invoiceId: integer("invoice_id")
-      .notNull()
-      .references(() => invoices.id),
+    id: identityId(),
+    companyId: ref("company_id", () => companies.id),
+    invoiceId: ref("invoice_id", () => invoices.id),
     amount: money("amount").notNull(),
     paidDate: date("paid_date", { mode: "string" }),
     method: text("method"),
@@ -150,13 +129,9 @@ export const payments = pgTable(
 export const artworks = pgTable(
   "artworks",
   {
-    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id")
-      .notNull()
-      .references(() => companies.id),
-    projectId: integer("project_id")
-      .notNull()
-      .references(() => projects.id),
+    id: identityId(),
+    companyId: ref("company_id", () => companies.id),
+    projectId: ref("project_id", () => projects.id),
     printMethod: text("print_method"),
     placements: jsonb("placements").$type<string[]>().notNull().default([]),
     colors: jsonb("colors").$type<string[]>().notNull().default([]),

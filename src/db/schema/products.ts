@@ -1,14 +1,13 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, index, jsonb, numeric, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { identityId, ref } from "./columns";
 import { companies } from "./companies";
 
 export const catalogItems = pgTable(
   "catalog_items",
   {
-    id: integer("id").primaryKey().generatedAlwaysAsIdentity(),
-    companyId: integer("company_id")
-      .notNull()
-      .references(() => companies.id),
+    id: identityId(),
+    companyId: ref("company_id", () => companies.id),
     title: text("title").notNull(),
     sku: text("sku"),
     description: text("description"),
@@ -29,9 +28,7 @@ export const catalogItems = pgTable(
 export const supplierIntegrations = pgTable(
   "supplier_integrations",
   {
-    companyId: integer("company_id")
-      .notNull()
-      .references(() => companies.id),
+    companyId: ref("company_id", () => companies.id),
     provider: text("provider").notNull(),
     enabled: boolean("enabled").notNull().default(false),
     credentials: jsonb("credentials").$type<Record<string, string>>().notNull().default({}),

@@ -1,19 +1,19 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { serializeClient } from "../../domain/client";
-import { authErrors, errorResponses, invalid, notFound } from "../../http/errors";
-import { bearerSecurity, intId, type Router } from "../../http/openapi";
+import { invalid, notFound } from "../../http/errors";
+import { createAuthRoute, intId, type Router } from "../../http/openapi";
 import { findLiveClient, findLiveClientByEmail } from "./queries";
 import { ClientEnvelopeSchema } from "./schema";
 
-const route = createRoute({
+const route = createAuthRoute({
   method: "get",
   path: "/clients/{id}",
+  operationId: "getClient",
   tags: ["Clients"],
   summary: "Get a client by id or email",
   description:
     "`id` is a numeric client id or a URL-encoded email. With the `email` query parameter the path segment is a placeholder (e.g. `_`). " +
     "Email lookup is a case-insensitive exact match over live clients; if several share the email, the oldest (lowest id) is returned.",
-  security: bearerSecurity,
   request: {
     params: z.object({
       id: z
@@ -30,10 +30,9 @@ const route = createRoute({
         .openapi({ param: { name: "email", in: "query" }, example: "maya@northside.example" }),
     }),
   },
+  errors: [404],
   responses: {
     200: { description: "The client", content: { "application/json": { schema: ClientEnvelopeSchema } } },
-    ...errorResponses(400, 404),
-    ...authErrors,
   },
 });
 

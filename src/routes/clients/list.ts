@@ -1,14 +1,14 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { and, asc, count, eq, ilike, isNull, like, or, type SQL, sql } from "drizzle-orm";
 import { clients } from "../../db/schema";
 import { ClientSchema, serializeClient } from "../../domain/client";
-import { authErrors, errorResponses } from "../../http/errors";
-import { bearerSecurity, likeContains, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
+import { createAuthRoute, likeContains, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
 import { pageTotal } from "../../http/pagination";
 
-const route = createRoute({
+const route = createAuthRoute({
   method: "get",
   path: "/clients",
+  operationId: "listClients",
   tags: ["Clients"],
   summary: "List clients",
   description:
@@ -16,7 +16,6 @@ const route = createRoute({
     '`q` is a case-insensitive substring match over company name, first name, last name, full name ("first last"), email and phone; ' +
     "`%`, `_` and `\\` in `q` match literally. When `q` consists only of digits, spaces and phone punctuation ( ) + - . /, " +
     'it also matches phone numbers with punctuation and spaces ignored ("555-0102" finds "(555) 010 2").',
-  security: bearerSecurity,
   request: {
     query: z.object({
       ...paginationQuery,
@@ -32,8 +31,6 @@ const route = createRoute({
       description: "A page of clients",
       content: { "application/json": { schema: z.object({ data: z.array(ClientSchema), pagination: PaginationSchema }) } },
     },
-    ...errorResponses(400),
-    ...authErrors,
   },
 });
 

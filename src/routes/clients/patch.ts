@@ -1,28 +1,26 @@
-import { createRoute } from "@hono/zod-openapi";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { clients } from "../../db/schema";
 import { serializeClient } from "../../domain/client";
-import { authErrors, errorResponses, notFound } from "../../http/errors";
-import { bearerSecurity, idParam, type Router } from "../../http/openapi";
+import { notFound } from "../../http/errors";
+import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import { ClientEnvelopeSchema, ClientPatchSchema, clientColumns } from "./schema";
 
-const route = createRoute({
+const route = createAuthRoute({
   method: "patch",
   path: "/clients/{id}",
+  operationId: "updateClient",
   tags: ["Clients"],
   summary: "Update or soft-delete a client",
   description:
     'Partial update: only the fields sent change (null clears a nullable field). `{ "deleted": true }` alone soft-deletes the client; ' +
     "it then disappears from lists and lookups. An empty body is a 400.",
-  security: bearerSecurity,
   request: {
     params: idParam("Client id"),
     body: { required: true, content: { "application/json": { schema: ClientPatchSchema } } },
   },
+  errors: [404],
   responses: {
     200: { description: "The updated (or soft-deleted) client", content: { "application/json": { schema: ClientEnvelopeSchema } } },
-    ...errorResponses(400, 404, 413, 415),
-    ...authErrors,
   },
 });
 

@@ -1,22 +1,18 @@
-import { createRoute } from "@hono/zod-openapi";
 import { clients } from "../../db/schema";
 import { serializeClient } from "../../domain/client";
-import { authErrors, errorResponses } from "../../http/errors";
-import { bearerSecurity, type Router } from "../../http/openapi";
+import { createAuthRoute, type Router } from "../../http/openapi";
 import { ClientCreateSchema, ClientEnvelopeSchema, clientColumns } from "./schema";
 
-const route = createRoute({
+const route = createAuthRoute({
   method: "post",
   path: "/clients",
+  operationId: "createClient",
   tags: ["Clients"],
   summary: "Create a client",
   description: "Creates a client in the caller's company. `company_name` is required and must not be blank; unknown fields are rejected.",
-  security: bearerSecurity,
   request: { body: { required: true, content: { "application/json": { schema: ClientCreateSchema } } } },
   responses: {
     200: { description: "The created client", content: { "application/json": { schema: ClientEnvelopeSchema } } },
-    ...errorResponses(400, 413, 415),
-    ...authErrors,
   },
 });
 

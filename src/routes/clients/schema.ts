@@ -3,7 +3,7 @@ import type { clients } from "../../db/schema";
 import { ClientSchema } from "../../domain/client";
 import { nullableText, text } from "../../http/openapi";
 
-/** §2.1 fields; strict, so unknown fields are rejected by name (mass-assignment defence). */
+/** The client's writable fields; strict, so unknown fields are rejected by name (mass-assignment defence). */
 const fields = {
   company_name: text(255).min(1, "company_name must not be blank").openapi({ example: "Northside Print Co." }),
   first_name: nullableText(255, "Maya"),

@@ -1,30 +1,29 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import { authErrors, errorResponses, notFound } from "../../http/errors";
+import { z } from "@hono/zod-openapi";
+import { notFound } from "../../http/errors";
 import { jsonWithRaw } from "../../http/exact-json";
-import { bearerSecurity, type Router } from "../../http/openapi";
+import { createAuthRoute, type Router } from "../../http/openapi";
 import { findLiveEmailThread } from "./queries";
 import { accountEmail, type EmailThreadEnvelope, EmailThreadEnvelopeSchema, legacyThreadIdParam, serializeEmailThread } from "./schema";
 
-const route = createRoute({
+const route = createAuthRoute({
   method: "get",
   path: "/mail/email-threads/{legacyThreadId}",
+  operationId: "getEmailThread",
   tags: ["Mail"],
   summary: "Get a stored email thread",
   description:
     "The thread stored for the caller's company, the mailbox `account_email` (required, a valid address, matched case-insensitively) " +
     "and the legacy thread id. 404 when there is none, including a thread that was soft-deleted (a PUT restores it). " +
     "`messages`, `participants` and `labels` come back exactly as stored (numbers keep every digit; see the PUT).",
-  security: bearerSecurity,
   request: {
     params: legacyThreadIdParam,
     query: z.object({
       account_email: accountEmail().openapi({ param: { name: "account_email", in: "query" }, description: "The synced mailbox" }),
     }),
   },
+  errors: [404],
   responses: {
     200: { description: "The thread", content: { "application/json": { schema: EmailThreadEnvelopeSchema } } },
-    ...errorResponses(400, 404),
-    ...authErrors,
   },
 });
 

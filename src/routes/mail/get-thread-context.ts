@@ -1,13 +1,14 @@
-import { createRoute, type z } from "@hono/zod-openapi";
-import { authErrors, errorResponses, notFound } from "../../http/errors";
+import type { z } from "@hono/zod-openapi";
+import { notFound } from "../../http/errors";
 import { jsonWithRaw } from "../../http/exact-json";
-import { bearerSecurity, type Router } from "../../http/openapi";
+import { createAuthRoute, type Router } from "../../http/openapi";
 import { findTiedThreadContext } from "./queries";
 import { legacyThreadIdParam, serializeThreadContext, ThreadContextSchema } from "./schema";
 
-const route = createRoute({
+const route = createAuthRoute({
   method: "get",
   path: "/mail/threads/{legacyThreadId}",
+  operationId: "getThreadContext",
   tags: ["Mail"],
   summary: "Get the cached CRM context of a mail thread",
   description:
@@ -22,12 +23,10 @@ const route = createRoute({
     "soft-deleted clients and orders still tie. Nothing else counts: not `selected_order_id`, not keys nested deeper, " +
     "not bare scalars inside the arrays. A shape the rule cannot read (null, a string where an array is expected, " +
     '`"12.5"`, `"abc"`, nested arrays) simply does not tie the row; it never causes an error.',
-  security: bearerSecurity,
   request: { params: legacyThreadIdParam },
+  errors: [404],
   responses: {
-    200: { description: "The cached thread context (§2.5)", content: { "application/json": { schema: ThreadContextSchema } } },
-    ...errorResponses(400, 404),
-    ...authErrors,
+    200: { description: "The cached thread context", content: { "application/json": { schema: ThreadContextSchema } } },
   },
 });
 

@@ -1,10 +1,8 @@
-import { createRoute } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { emailThreads } from "../../db/schema";
-import { authErrors, errorResponses } from "../../http/errors";
 import { jsonWithRaw, NUMERIC_MAX_INTEGER_DIGITS, NUMERIC_MAX_SCALE, unstorableNumbers } from "../../http/exact-json";
 import { MAX_JSON_DEPTH, unstorableError } from "../../http/json-body";
-import { bearerSecurity, type Router } from "../../http/openapi";
+import { createAuthRoute, type Router } from "../../http/openapi";
 import { EXACT_JSON_MEMBERS, type ExactJsonMember, emailThreadFields, excluded } from "./queries";
 import {
   EMAIL_THREAD_BODY_LIMIT,
@@ -17,11 +15,13 @@ import {
   toDate,
 } from "./schema";
 
-const route = createRoute({
+const route = createAuthRoute({
   method: "put",
   path: "/mail/email-threads/{legacyThreadId}",
+  operationId: "putEmailThread",
   tags: ["Mail"],
   summary: "Create or replace a stored email thread",
+  bodyLimit: EMAIL_THREAD_BODY_LIMIT,
   description:
     "Upserts the thread for (caller's company, `account_email`, legacy thread id) in one statement, so concurrent PUTs for one key leave one row. " +
     "The same legacy id under another mailbox is another thread. The first PUT inserts; later PUTs update that row: every field sent " +
@@ -36,17 +36,14 @@ const route = createRoute({
     `or key, JSON nested deeper than ${MAX_JSON_DEPTH} levels, a number with more than ${NUMERIC_MAX_INTEGER_DIGITS} digits before the ` +
     `decimal point or ${NUMERIC_MAX_SCALE} after (written out), and numbers whose plain-decimal form would take the body over the ` +
     "size limit (field `(body)`). Timestamps are ISO 8601 date-times with an offset " +
-    "(returned in UTC, millisecond precision). Response `{ email_thread }` with the §4.5 fields; the internal `deleted` flag is not returned " +
+    "(returned in UTC, millisecond precision). Response `{ email_thread }` with the thread's fields; the internal `deleted` flag is not returned " +
     `(it is always false after a PUT). The body may be up to ${EMAIL_THREAD_BODY_LIMIT} bytes (8 MiB); larger bodies get 413.`,
-  security: bearerSecurity,
   request: {
     params: legacyThreadIdParam,
     body: { required: true, content: { "application/json": { schema: EmailThreadPutSchema } } },
   },
   responses: {
     200: { description: "The stored thread (created or updated)", content: { "application/json": { schema: EmailThreadEnvelopeSchema } } },
-    ...errorResponses(400, 413, 415),
-    ...authErrors,
   },
 });
 

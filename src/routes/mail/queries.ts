@@ -33,7 +33,7 @@ const keyValues = (element: SQL, keys: readonly string[]) =>
   );
 
 /**
- * True when the cached row is tied to the company (spec §4.4), any of:
+ * True when the cached row is tied to the company, any of:
  * 1. `client_id` is the id of a client of the company;
  * 2. an object element of the `orders_data` array has `id`, `order_id` or `project_id` equal to an
  *    order (project) id of the company;

@@ -33,7 +33,7 @@ const isoInput = () => isoDateTime().openapi({ format: "date-time", example: "20
 export const toDate = (s: string | null | undefined) => (s == null ? s : new Date(s));
 
 // ---------------------------------------------------------------------------------------------
-// Thread context (§2.5): read-only cache; JSON members are returned exactly as the writer stored them.
+// Thread context: read-only cache; JSON members are returned exactly as the writer stored them.
 
 const storedJson = (description: string) => z.any().openapi({ description });
 
@@ -56,7 +56,7 @@ export const ThreadContextSchema = z
 
 const rawOrNull = (text: string | null) => (text === null ? null : new RawJson(text));
 
-/** The §2.5 object; its JSON members are embedded as stored (exact numbers), so send it with `jsonWithRaw`. */
+/** The thread-context object; its JSON members are embedded as stored (exact numbers), so send it with `jsonWithRaw`. */
 export function serializeThreadContext(row: ThreadContextRow) {
   return {
     thread_id: row.threadId,
@@ -74,7 +74,7 @@ export function serializeThreadContext(row: ThreadContextRow) {
   };
 }
 
-/** Cache rows as the admin import loads them: the §2.5 fields; JSON members take any JSON. */
+/** Cache rows as the admin import loads them: the thread-context fields; JSON members take any JSON. */
 export const ThreadContextRecordSchema = z.strictObject({
   legacy_thread_id: z.string().min(1).max(255),
   thread_id: z.string().nullable().optional(),
@@ -97,23 +97,28 @@ export const ThreadContextRecordSchema = z.strictObject({
 });
 
 // ---------------------------------------------------------------------------------------------
-// Email threads (§2.6, §4.5)
+// Email threads
 
-const nullableText = (max?: number) => (max ? z.string().max(max) : z.string()).nullable().optional();
+const nullableText = (max: number) => z.string().max(max).nullable().optional();
+/** The most items an array in a body of EMAIL_THREAD_BODY_LIMIT bytes can hold (each takes at least 2 bytes): the limits this implies. */
+const MAX_BODY_ITEMS = EMAIL_THREAD_BODY_LIMIT / 2;
 
 export const EmailThreadPutSchema = z
   .strictObject({
     account_email: accountEmail().openapi({ description: "The synced mailbox; stored lowercase" }),
-    messages: z.array(z.any()).openapi({
-      description:
-        "Required; the complete messages array (`[]` when empty). Stored and returned exactly as sent (a jsonb value: numbers keep every " +
-        "digit, object key order is not kept), without per-message validation. " +
-        "Suggested message: { id, internal_date, from, to[], cc[], subject, snippet, body_plain, body_html }.",
-    }),
-    participants: z.array(z.any()).optional().openapi({ description: "Default `[]` on insert" }),
-    labels: z.array(z.any()).optional().openapi({ description: "Label ids or names; default `[]` on insert" }),
-    subject: nullableText(),
-    snippet: nullableText(),
+    messages: z
+      .array(z.any())
+      .max(MAX_BODY_ITEMS)
+      .openapi({
+        description:
+          "Required; the complete messages array (`[]` when empty). Stored and returned exactly as sent (a jsonb value: numbers keep every " +
+          "digit, object key order is not kept), without per-message validation. " +
+          "Suggested message: { id, internal_date, from, to[], cc[], subject, snippet, body_plain, body_html }.",
+      }),
+    participants: z.array(z.any()).max(MAX_BODY_ITEMS).optional().openapi({ description: "Default `[]` on insert" }),
+    labels: z.array(z.any()).max(MAX_BODY_ITEMS).optional().openapi({ description: "Label ids or names; default `[]` on insert" }),
+    subject: nullableText(EMAIL_THREAD_BODY_LIMIT),
+    snippet: nullableText(EMAIL_THREAD_BODY_LIMIT),
     mail_thread_id: nullableText(255).openapi({ description: "Canonical thread id when different from the legacy id" }),
     first_message_at: isoInput().nullable().optional(),
     last_message_at: isoInput().nullable().optional(),
@@ -150,7 +155,7 @@ export const EmailThreadEnvelopeSchema = z.object({ email_thread: EmailThreadSch
 export type EmailThreadEnvelope = z.infer<typeof EmailThreadEnvelopeSchema>;
 
 /**
- * §4.5 fields only: `deleted` is internal (a live thread is always `deleted: false`). The JSON
+ * The thread's public fields only: `deleted` is internal (a live thread is always `deleted: false`). The JSON
  * members stay PostgreSQL's text (RawJson), so their numbers reach the client exactly as stored.
  */
 export function serializeEmailThread(

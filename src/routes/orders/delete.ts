@@ -1,18 +1,19 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { and, eq, exists, inArray, isNull, sql } from "drizzle-orm";
 import { accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
 import { accountingOutbox, invoices, projects } from "../../db/schema";
-import { authErrors, errorResponses, notFound } from "../../http/errors";
-import { bearerSecurity, idParam, type Router } from "../../http/openapi";
+import { notFound } from "../../http/errors";
+import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import { companySyncSql, defaultInvoiceOf, liveProjects } from "./queries";
 
 const DeletedSchema = z
   .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted order (project) id", example: 7 }) })
   .openapi("OrderDeleted");
 
-const route = createRoute({
+const route = createAuthRoute({
   method: "delete",
   path: "/orders/{id}",
+  operationId: "deleteOrder",
   tags: ["Orders"],
   summary: "Soft-delete an order",
   description:
@@ -20,12 +21,10 @@ const route = createRoute({
     "Afterwards GET, PATCH and DELETE of the order answer 404 and the list hides it (a repeated DELETE is 404, not 200). " +
     "An accounting `delete` is queued in the same statement when the company has accounting sync enabled, or when the " +
     "order's invoice was synced before (e.g. created with `quickbooks_enabled: true`), so no remote invoice outlives its order.",
-  security: bearerSecurity,
   request: { params: idParam("Order (project) id") },
+  errors: [404],
   responses: {
     200: { description: "The order was deleted", content: { "application/json": { schema: DeletedSchema } } },
-    ...errorResponses(400, 404),
-    ...authErrors,
   },
 });
 

@@ -1,8 +1,8 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { ClientSchema, serializeClient } from "../../domain/client";
 import { InvoiceItemSchema, serializeItem } from "../../domain/invoice-item";
-import { authErrors, errorResponses, notFound } from "../../http/errors";
-import { bearerSecurity, idParam, type Router } from "../../http/openapi";
+import { notFound } from "../../http/errors";
+import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import { loadOrderDetail } from "./queries";
 import { ArtworkSchema, InvoiceSchema, OrderStatusSchema, PaymentSchema, ProjectSchema, TaxSchema } from "./schema";
 import { serializeArtwork, serializeInvoice, serializePayment, serializeProject, serializeStatus, serializeTax } from "./serialize";
@@ -20,20 +20,19 @@ const OrderDetailSchema = z
   })
   .openapi("OrderDetail");
 
-const route = createRoute({
+const route = createAuthRoute({
   method: "get",
   path: "/orders/{id}",
+  operationId: "getOrder",
   tags: ["Orders"],
   summary: "Get an order in full",
   description:
     "The project, its default invoice with computed totals, live invoice items, payments, the client, the tax row, the status and artworks. " +
     "A deleted order, or another company's, is 404.",
-  security: bearerSecurity,
   request: { params: idParam("Order (project) id") },
+  errors: [404],
   responses: {
     200: { description: "The order", content: { "application/json": { schema: OrderDetailSchema } } },
-    ...errorResponses(400, 404),
-    ...authErrors,
   },
 });
 

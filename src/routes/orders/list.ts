@@ -1,9 +1,8 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { and, count, desc, eq, gte, lt, sql } from "drizzle-orm";
 import { clients, invoices, orderStatuses, projects, taxes } from "../../db/schema";
 import { invoiceTotals } from "../../domain/totals";
-import { authErrors, errorResponses } from "../../http/errors";
-import { bearerSecurity, digitsInt, MAX_INT_ID, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
+import { createAuthRoute, digitsInt, MAX_INT_ID, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
 import { pageTotal } from "../../http/pagination";
 import { isoDate } from "../../platform/dates";
 import { moneyString } from "../../platform/money";
@@ -29,9 +28,10 @@ const dateFilter = (name: string, description: string) =>
     .optional()
     .openapi({ param: { name, in: "query" }, description: `${description} (YYYY-MM-DD, UTC, inclusive)`, example: "2026-11-01" });
 
-const route = createRoute({
+const route = createAuthRoute({
   method: "get",
   path: "/orders",
+  operationId: "listOrders",
   tags: ["Orders"],
   summary: "List orders",
   description:
@@ -40,7 +40,6 @@ const route = createRoute({
     "`from` / `to` are calendar dates compared with the order's created date in UTC, both inclusive: `to=2026-11-30` includes " +
     "an order created at 2026-11-30T23:59:59.999Z. An invalid date, or `from` after `to`, is 400. " +
     "Each item has the project fields, the status and client names, and the invoice total, amount paid and balance (same rules as GET /orders/{id}).",
-  security: bearerSecurity,
   request: {
     query: z
       .object({
@@ -57,8 +56,6 @@ const route = createRoute({
       description: "A page of orders",
       content: { "application/json": { schema: z.object({ data: z.array(OrderSummarySchema), pagination: PaginationSchema }) } },
     },
-    ...errorResponses(400),
-    ...authErrors,
   },
 });
 

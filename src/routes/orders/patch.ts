@@ -1,12 +1,11 @@
-import { createRoute } from "@hono/zod-openapi";
 import { and, eq, exists, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { type AccountingUpdate, accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
 import { clients, companies, invoices, orderStatuses, projects, taxes } from "../../db/schema";
 import { liveClients } from "../../domain/client";
 import { invoiceTotals } from "../../domain/totals";
-import { authErrors, errorResponses, invalid, notFound } from "../../http/errors";
-import { bearerSecurity, idParam, type Router } from "../../http/openapi";
+import { invalid, notFound } from "../../http/errors";
+import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import type { AnyDb } from "../../platform/db";
 import { accountingUpdate } from "./accounting";
 import { defaultInvoiceOf, invoiceAmountsColumns, liveProjects, unknownReference } from "./queries";
@@ -21,9 +20,10 @@ import {
 } from "./schema";
 import { invoiceTerms, serializeInvoice, serializeProject } from "./serialize";
 
-const route = createRoute({
+const route = createAuthRoute({
   method: "patch",
   path: "/orders/{id}",
+  operationId: "updateOrder",
   tags: ["Orders"],
   summary: "Update an order",
   description:
@@ -35,15 +35,13 @@ const route = createRoute({
     "for `fixed_amount`. A percentage discount must stay within 0–100, also against the stored type when only one of the two is sent. " +
     "When accounting sync applies (`quickbooks_enabled` when sent, else the company setting) and an accounting-relevant field was sent " +
     "(description, deadline, client_id, client_notes, discount fields, tax_id, tax_exempt), a sparse accounting `update` is queued with it (all or nothing).",
-  security: bearerSecurity,
   request: {
     params: idParam("Order (project) id"),
     body: { required: true, content: { "application/json": { schema: OrderPatchSchema } } },
   },
+  errors: [404],
   responses: {
     200: { description: "The updated project and invoice (with totals)", content: { "application/json": { schema: OrderEnvelopeSchema } } },
-    ...errorResponses(400, 404, 413, 415),
-    ...authErrors,
   },
 });
 

@@ -1,19 +1,19 @@
-import { createRoute } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
 import { clients, invoices, projects } from "../../db/schema";
 import { liveClients } from "../../domain/client";
 import { invoiceTotals } from "../../domain/totals";
-import { authErrors, errorResponses, invalid } from "../../http/errors";
-import { bearerSecurity, type Router } from "../../http/openapi";
+import { invalid } from "../../http/errors";
+import { createAuthRoute, type Router } from "../../http/openapi";
 import { insertFrom } from "../../platform/sql-kit";
 import { companySyncSql, unknownReference } from "./queries";
 import { OrderCreateSchema, OrderEnvelopeSchema } from "./schema";
 import { invoiceTerms, serializeInvoice, serializeProject } from "./serialize";
 
-const route = createRoute({
+const route = createAuthRoute({
   method: "post",
   path: "/orders",
+  operationId: "createOrder",
   tags: ["Orders"],
   summary: "Create an order (project with its default invoice)",
   description:
@@ -21,12 +21,9 @@ const route = createRoute({
     'a missing, soft-deleted or other company\'s client is the same 400 `invalid_request` with `details: [{ field: "client_id" }]`. ' +
     "The invoice starts with the client's tax exemption (flag and reason), no tax row, no discount and no items. " +
     "When accounting sync applies (`quickbooks_enabled` when sent, else the company setting), an accounting `create` is queued with it (all or nothing).",
-  security: bearerSecurity,
   request: { body: { required: true, content: { "application/json": { schema: OrderCreateSchema } } } },
   responses: {
     200: { description: "The created project and invoice (with totals)", content: { "application/json": { schema: OrderEnvelopeSchema } } },
-    ...errorResponses(400, 413, 415),
-    ...authErrors,
   },
 });
 

@@ -1,9 +1,10 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import { ApiError, authErrors, errorResponses, invalid, notFound } from "../../http/errors";
-import { bearerSecurity, intId, type Router } from "../../http/openapi";
+import { z } from "@hono/zod-openapi";
+import { ApiError, invalid, notFound } from "../../http/errors";
+import { createAuthRoute, intId, type Router } from "../../http/openapi";
+import { DEFAULT_SOURCE_TIMEOUT_MS } from "../../platform/config";
 import type { Db } from "../../platform/db";
 import type { Logger } from "../../platform/logger";
-import { DEFAULT_SOURCE_TIMEOUT_MS, SupplierError, sourceTimeoutMs, withDeadline } from "../../suppliers/http";
+import { SupplierError, withDeadline } from "../../suppliers/http";
 import { loadIntegrations, type Provider, type SupplierConfig, UNAVAILABLE_MESSAGES } from "../../suppliers/integrations";
 import { getProductInfo, styleResult } from "../../suppliers/supplier-a";
 import { getProducts, type SupplierBQuery } from "../../suppliers/supplier-b";
@@ -19,9 +20,10 @@ const param = (name: string, description: string, example?: string) =>
     .optional()
     .openapi({ param: { name, in: "query" }, description, example });
 
-const route = createRoute({
+const route = createAuthRoute({
   method: "get",
   path: "/products/{source}",
+  operationId: "getProduct",
   tags: ["Products"],
   summary: "Fetch product information from one source",
   description:
@@ -35,7 +37,6 @@ const route = createRoute({
     "Missing or invalid parameters for the source: 400 naming them. Supplier integration missing, disabled or with incomplete " +
     "credentials: 409 `integration_unavailable` with `details` { source, reason }. The supplier failing or answering unusably: " +
     `502 \`upstream_error\` with \`details\` { source, reason }; no answer within the time budget (${DEFAULT_SOURCE_TIMEOUT_MS} ms by default): 504 \`upstream_error\`.`,
-  security: bearerSecurity,
   request: {
     params: z.object({
       source: z.enum(SOURCES).openapi({ param: { name: "source", in: "path" }, example: "supplier_a" }),
@@ -50,6 +51,7 @@ const route = createRoute({
       id: param("id", "invoice_item: the invoice item id (required)", "311"),
     }),
   },
+  errors: [404, 409, 502, 504],
   responses: {
     200: {
       description: "The source's answer",
@@ -72,8 +74,6 @@ const route = createRoute({
         },
       },
     },
-    ...errorResponses(400, 404, 409, 502, 504),
-    ...authErrors,
   },
 });
 
@@ -108,7 +108,7 @@ export const registerGetProduct = (api: Router) =>
     const { source } = c.req.valid("param");
     const q = c.req.valid("query");
     const { db, auth, logger } = c.var;
-    const timeoutMs = sourceTimeoutMs(c.env);
+    const timeoutMs = c.var.config.PRODUCT_SOURCE_TIMEOUT_MS;
 
     if (source === "invoice_item") {
       const raw = blankToUndefined(q.id);

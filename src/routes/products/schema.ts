@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { catalogItems, invoiceItems } from "../../db/schema";
 import { InvoiceItemSchema, serializeItem } from "../../domain/invoice-item";
-import { iso, timestamp } from "../../http/openapi";
+import { timestamp, wireFields } from "../../http/openapi";
 import { moneyString } from "../../platform/money";
 
 export const SEARCH_SOURCES = ["local", "supplier_b", "supplier_a", "lines"] as const;
@@ -25,17 +25,7 @@ export const CatalogItemSchema = z
   .openapi("CatalogItem");
 
 export function serializeCatalogItem(row: typeof catalogItems.$inferSelect): z.infer<typeof CatalogItemSchema> {
-  return {
-    id: row.id,
-    title: row.title,
-    sku: row.sku,
-    description: row.description,
-    unit_price: row.unitPrice,
-    category: row.category,
-    image_url: row.imageUrl,
-    created_at: iso(row.createdAt)!,
-    updated_at: iso(row.updatedAt)!,
-  };
+  return wireFields(row, ["id", "title", "sku", "description", "unitPrice", "category", "imageUrl", "createdAt", "updatedAt"]);
 }
 
 /** An invoice item (the orders' shape) plus the order it belongs to. */

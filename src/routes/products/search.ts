@@ -1,7 +1,8 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import { authErrors, errorResponses, invalid } from "../../http/errors";
-import { bearerSecurity, type Router } from "../../http/openapi";
-import { DEFAULT_SOURCE_TIMEOUT_MS, SupplierError, sourceTimeoutMs, withDeadline } from "../../suppliers/http";
+import { z } from "@hono/zod-openapi";
+import { invalid } from "../../http/errors";
+import { createAuthRoute, type Router } from "../../http/openapi";
+import { DEFAULT_SOURCE_TIMEOUT_MS } from "../../platform/config";
+import { SupplierError, withDeadline } from "../../suppliers/http";
 import { PROVIDERS, UNAVAILABLE_MESSAGES, type Unavailable } from "../../suppliers/integrations";
 import { extractStyleToken, getProductInfo, styleResult } from "../../suppliers/supplier-a";
 import { MAX_STYLES, searchStyles } from "../../suppliers/supplier-b";
@@ -16,9 +17,10 @@ import {
   serializeInvoiceLine,
 } from "./schema";
 
-const route = createRoute({
+const route = createAuthRoute({
   method: "get",
   path: "/products/search",
+  operationId: "searchProducts",
   tags: ["Products"],
   summary: "Search products across the catalog, both suppliers and invoice lines",
   description:
@@ -34,7 +36,6 @@ const route = createRoute({
     "No token: skipped with `no_style_token`. An unknown style is an empty result.\n" +
     `- \`lines\`: the company's invoice items whose title or description contains q, excluding deleted items and items of deleted invoices or orders; most recent first, at most ${MAX_RESULTS}.\n\n` +
     `Blank or missing q: only the ${SAMPLE_SIZE} most recently added local items; the other included sources are skipped with \`blank_query\`.`,
-  security: bearerSecurity,
   request: {
     query: z.object({
       q: z
@@ -55,8 +56,6 @@ const route = createRoute({
   },
   responses: {
     200: { description: "Results grouped by source", content: { "application/json": { schema: SearchResponseSchema } } },
-    ...errorResponses(400),
-    ...authErrors,
   },
 });
 
@@ -95,7 +94,7 @@ export const registerSearchProducts = (api: Router) =>
     const sources = parseInclude(include);
     const query = q?.trim() ?? "";
     const { db, auth, logger } = c.var;
-    const timeoutMs = sourceTimeoutMs(c.env);
+    const timeoutMs = c.var.config.PRODUCT_SOURCE_TIMEOUT_MS;
     const style = query && sources.has("supplier_a") ? extractStyleToken(query) : null;
 
     const result: Omit<SearchResult, "skipped"> = {

@@ -12,7 +12,7 @@ const ContextImportSchema = ThreadContextRecordSchema.extend({
 });
 
 /**
- * `mail_thread_contexts: [{ legacy_thread_id, ...§2.5 fields, client_ref? }]`. The cache is shared (not
+ * `mail_thread_contexts: [{ legacy_thread_id, ...thread-context fields, client_ref? }]`. The cache is shared (not
  * company-scoped): a record replaces any cached row with its legacy id; omitted timestamps
  * default to now, other omitted fields to null.
  */

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseSettings, workerSettings } from "./config";
+
+const parse = (source: Record<string, unknown>) =>
+  parseSettings(workerSettings, { DATABASE_URL: "postgres://u:p@db.example/crm", ...source });
+
+describe("worker settings", () => {
+  it("fills in the defaults; an empty value counts as not set", () => {
+    expect(parse({ RATE_LIMIT_BACKEND: "", PRODUCT_SOURCE_TIMEOUT_MS: "" })).toEqual({
+      DATABASE_URL: "postgres://u:p@db.example/crm",
+      RATE_LIMIT_BACKEND: "upstash",
+      PRODUCT_SOURCE_TIMEOUT_MS: 4000,
+      ACCOUNTING_MAX_ATTEMPTS: 8,
+      ACCOUNTING_RETRY_BASE_SECONDS: 30,
+      CORS_ALLOWED_ORIGINS: [],
+    });
+  });
+
+  it("reads CORS_ALLOWED_ORIGINS as a comma-separated list of origins", () => {
+    expect(parse({ CORS_ALLOWED_ORIGINS: " https://app.example.com, http://localhost:5173 ," }).CORS_ALLOWED_ORIGINS).toEqual([
+      "https://app.example.com",
+      "http://localhost:5173",
+    ]);
+    expect(() => parse({ CORS_ALLOWED_ORIGINS: "https://app.example.com/path" })).toThrow(
+      /CORS_ALLOWED_ORIGINS must be a comma-separated list of origins/,
+    );
+    expect(() => parse({ CORS_ALLOWED_ORIGINS: "*" })).toThrow(ConfigError);
+  });
+
+  it("reads whole numbers within their range, at both ends", () => {
+    expect(parse({ PRODUCT_SOURCE_TIMEOUT_MS: "100", ACCOUNTING_MAX_ATTEMPTS: "100", ACCOUNTING_RETRY_BASE_SECONDS: "0" })).toMatchObject({
+      PRODUCT_SOURCE_TIMEOUT_MS: 100,
+      ACCOUNTING_MAX_ATTEMPTS: 100,
+      ACCOUNTING_RETRY_BASE_SECONDS: 0,
+    });
+    expect(parse({ PRODUCT_SOURCE_TIMEOUT_MS: 30_000 }).PRODUCT_SOURCE_TIMEOUT_MS).toBe(30_000);
+  });
+
+  it.each([
+    ["PRODUCT_SOURCE_TIMEOUT_MS", "99", "from 100 to 30000"],
+    ["PRODUCT_SOURCE_TIMEOUT_MS", "30001", "from 100 to 30000"],
+    ["PRODUCT_SOURCE_TIMEOUT_MS", "4e3", "from 100 to 30000"],
+    ["PRODUCT_SOURCE_TIMEOUT_MS", "1.5", "from 100 to 30000"],
+    ["ACCOUNTING_MAX_ATTEMPTS", "0", "from 1 to 100"],
+    ["ACCOUNTING_RETRY_BASE_SECONDS", "-1", "from 0 to 3600"],
+    ["RATE_LIMIT_BACKEND", "redis", "upstash or memory"],
+    ["UPSTASH_REDIS_REST_URL", "redis://x", "http:// or https://"],
+    ["DATABASE_URL", "mysql://x", "postgres:// or postgresql://"],
+  ])("%s=%s is refused, naming the setting and what it accepts", (name, value, accepts) => {
+    expect(() => parse({ [name]: value })).toThrow(ConfigError);
+    expect(() => parse({ [name]: value })).toThrow(new RegExp(`${name} must .*${accepts.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`));
+  });
+
+  it("names every wrong setting in one message; a missing DATABASE_URL says so", () => {
+    const error = (() => {
+      try {
+        parseSettings(workerSettings, { PRODUCT_SOURCE_TIMEOUT_MS: "x", ACCOUNTING_MAX_ATTEMPTS: "999" });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error!.message).toMatch(/DATABASE_URL is not set.*PRODUCT_SOURCE_TIMEOUT_MS.*ACCOUNTING_MAX_ATTEMPTS/);
+  });
+
+  it("never echoes a secret's value", () => {
+    expect(() => parse({ DATABASE_URL: "mysql://user:hunter2@db" })).toThrow(/^(?!.*hunter2)/s);
+  });
+});

@@ -1,0 +1,133 @@
+import { z } from "zod";
+import type { Bindings } from "./env";
+import { createLogger } from "./logger";
+
+/**
+ * The settings, parsed once with zod: defaults, allowed ranges and one error message naming every
+ * wrong setting. The Worker reads them from its bindings (wrangler vars and secrets); the CLI in
+ * tools/ builds its own schema from the same fields for the settings both use.
+ */
+
+/** Bindings carry strings; an empty value counts as not set. */
+const unset = (v: unknown) => (v === "" || v === null ? undefined : v);
+
+/** A whole number written in digits, from `min` to `max`, or `fallback` when not set. */
+export const wholeNumber = (name: string, unit: string, min: number, max: number, fallback: number) => {
+  const message = (input: unknown) => `${name} must be a whole number of ${unit} from ${min} to ${max} (got ${JSON.stringify(input)})`;
+  return z.preprocess(
+    (v) => {
+      const value = unset(v);
+      return typeof value === "string" && /^\s*\d{1,15}\s*$/.test(value) ? Number(value) : value;
+    },
+    z
+      .number({ error: (issue) => message(issue.input) })
+      .int({ error: (issue) => message(issue.input) })
+      .min(min, { error: (issue) => message(issue.input) })
+      .max(max, { error: (issue) => message(issue.input) })
+      .default(fallback),
+  );
+};
+
+/** A free-text setting (never echoed in errors: it may be a secret). */
+const optionalText = (name: string, pattern?: RegExp, shape?: string) =>
+  z.preprocess(
+    unset,
+    z
+      .string({ error: `${name} must be text` })
+      .trim()
+      .refine((s) => !pattern || pattern.test(s), { error: `${name} must be ${shape}` })
+      .optional(),
+  );
+
+const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/;
+/** scheme://host[:port], as a browser sends it in `Origin`. */
+const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
+
+/** The settings the Worker and the CLI share; DATABASE_URL is optional here (the CLI has a local fallback). */
+export const sharedSettings = {
+  DATABASE_URL: optionalText("DATABASE_URL", POSTGRES_URL, "a postgres:// or postgresql:// connection string"),
+  NEON_LOCAL_PROXY: optionalText("NEON_LOCAL_PROXY", /^[\w.-]+:\d{1,5}$/, "host:port of the local WebSocket proxy"),
+  UPSTASH_REDIS_REST_URL: optionalText("UPSTASH_REDIS_REST_URL", /^https?:\/\/\S+$/, "an http:// or https:// URL"),
+  UPSTASH_REDIS_REST_TOKEN: optionalText("UPSTASH_REDIS_REST_TOKEN"),
+  RATE_LIMIT_BACKEND: z.preprocess(
+    unset,
+    z.enum(["upstash", "memory"], { error: "RATE_LIMIT_BACKEND must be upstash or memory" }).default("upstash"),
+  ),
+};
+
+export const DEFAULT_SOURCE_TIMEOUT_MS = 4000;
+
+/** Every setting the Worker reads. */
+export const workerSettings = z.object({
+  ...sharedSettings,
+  DATABASE_URL: z.preprocess(
+    unset,
+    z
+      .string({
+        error: (issue) =>
+          issue.input === undefined
+            ? "DATABASE_URL is not set: give the Worker a PostgreSQL connection string (`wrangler secret put DATABASE_URL`, or .dev.vars locally)"
+            : "DATABASE_URL must be text",
+      })
+      .trim()
+      .regex(POSTGRES_URL, { error: "DATABASE_URL must be a postgres:// or postgresql:// connection string" }),
+  ),
+  /** Per-source time budget of product lookups (suppliers and storage). */
+  PRODUCT_SOURCE_TIMEOUT_MS: wholeNumber("PRODUCT_SOURCE_TIMEOUT_MS", "milliseconds", 100, 30_000, DEFAULT_SOURCE_TIMEOUT_MS),
+  /** Delivery attempts before an accounting outbox row is dead. */
+  ACCOUNTING_MAX_ATTEMPTS: wholeNumber("ACCOUNTING_MAX_ATTEMPTS", "attempts", 1, 100, 8),
+  /** First accounting retry delay, doubled per attempt up to an hour. */
+  ACCOUNTING_RETRY_BASE_SECONDS: wholeNumber("ACCOUNTING_RETRY_BASE_SECONDS", "seconds", 0, 3600, 30),
+  /** Browser origins allowed to call the API (CORS); none by default. */
+  CORS_ALLOWED_ORIGINS: z.preprocess(
+    (v) =>
+      typeof v === "string"
+        ? v
+            .split(",")
+            .map((o) => o.trim())
+            .filter(Boolean)
+        : unset(v),
+    z
+      .array(
+        z.string().regex(ORIGIN, {
+          error: (issue) =>
+            `CORS_ALLOWED_ORIGINS must be a comma-separated list of origins such as https://app.example.com (got ${JSON.stringify(issue.input)})`,
+        }),
+      )
+      .default([]),
+  ),
+});
+
+export type Config = z.output<typeof workerSettings>;
+
+/** A wrong or missing setting; the message names each one and what it accepts. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Parses `source` with `schema`, or throws one ConfigError listing every offending setting. */
+export function parseSettings<S extends z.ZodType>(schema: S, source: Record<string, unknown>): z.output<S> {
+  const result = schema.safeParse(source);
+  if (result.success) return result.data;
+  throw new ConfigError(`Invalid configuration: ${result.error.issues.map((i) => i.message).join("; ")}`);
+}
+
+/** Bindings do not change within an isolate: each env object is parsed (and a failure logged) once. */
+const parsed = new WeakMap<object, Config | ConfigError>();
+
+/** The Worker's settings for these bindings; throws ConfigError (logged once, as one line) when one is wrong. */
+export function workerConfig(env: Bindings): Config {
+  let result = parsed.get(env);
+  if (!result) {
+    try {
+      result = parseSettings(workerSettings, env as unknown as Record<string, unknown>);
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      result = e;
+      createLogger({}).error(e.message);
+    }
+    parsed.set(env, result);
+  }
+  if (result instanceof ConfigError) throw result;
+  return result;
+}
