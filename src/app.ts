@@ -4,7 +4,7 @@ import { API_PREFIX } from "./http/api-prefix";
 import { authenticate } from "./http/auth";
 import type { AppEnv } from "./http/context";
 import { errorBody, onError } from "./http/errors";
-import { jsonBody, MAX_JSON_DEPTH } from "./http/json-body";
+import { jsonBody, MAX_JSON_DEPTH, readBody } from "./http/json-body";
 import { createRouter } from "./http/openapi";
 import { withResponseHeaders } from "./http/openapi-headers";
 import { paramsGuard } from "./http/params-guard";
@@ -40,11 +40,13 @@ const documentInfo = (origin: string) => ({
 function createApi() {
   const api = createRouter();
   api.onError(onError);
+  // Bodies are read (size limit, deadline) before authentication, so no database work waits on a
+  // slow upload. Route-specific limits go before the generic one: the first reader that runs wins.
+  api.use(mailBodyLimit.path, readBody(mailBodyLimit.maxBytes));
+  api.use("*", readBody());
   api.use("*", async (c, next) => (PUBLIC_PATHS.has(c.req.path.slice(API_PREFIX.length)) ? next() : authenticate(c, next)));
   api.use("*", paramsGuard);
-  // Route-specific body limits go before the generic guard: the first guard that runs wins.
-  api.use(mailBodyLimit.path, jsonBody(mailBodyLimit.maxBytes));
-  api.use("*", jsonBody());
+  api.use("*", jsonBody);
   for (const resource of resources) api.route("/", resource);
 
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

@@ -16,7 +16,7 @@ export interface Variables {
   /** Work that may finish after the response (waitUntil); the pool closes after it. */
   defer: (task: Promise<unknown>) => void;
   auth: Auth;
-  /** Set once the JSON body guard has run, so only the first (most specific) limit applies. */
+  /** Set once the body has been read, so only the first (most specific) limit applies. */
   bodyGuarded?: boolean;
 }
 

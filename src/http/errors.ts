@@ -107,6 +107,6 @@ export function onError(err: Error, c: Context<AppEnv>) {
     const code = status === 401 ? "unauthenticated" : status === 404 ? "not_found" : "invalid_request";
     return c.json(errorBody(code, err.message || "Invalid request"), status);
   }
-  c.get("logger")?.error("unhandled error", { error: err.message, stack: err.stack });
+  c.get("logger")?.error("unhandled error", { error: err });
   return c.json(errorBody("internal_error", "An unexpected error occurred"), 500);
 }
