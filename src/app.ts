@@ -30,7 +30,8 @@ const documentInfo = (origin: string) => ({
       "the token's company scopes all reads and writes, and a body never carries a company id. " +
       "Errors are `{ error: { code, message, details } }`. Rate limit: 300 requests per 60 s sliding window per API key " +
       "(`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` in Unix seconds; 429 `rate_limited` with `Retry-After`). " +
-      "Request bodies are JSON (`Content-Type: application/json`), at most 1 MiB unless a route says otherwise (413 above); " +
+      "Request bodies are JSON (`Content-Type: application/json`) in UTF-8 (a declared charset other than UTF-8 is 415, bytes that are not UTF-8 are 400), " +
+      "at most 1 MiB unless a route says otherwise (413 above), and must arrive within 10 s (408 otherwise); " +
       `strings and keys must not contain the NUL character (U+0000) or a lone surrogate escape (such as \\ud800), and JSON may nest at most ${MAX_JSON_DEPTH} levels (400 otherwise).`,
   },
   servers: [{ url: `${origin}${API_PREFIX}` }],

@@ -52,6 +52,8 @@ export default async function setup(project: TestProject) {
       await stack.stop();
       rmSync(tmp, { recursive: true, force: true });
       if (problems.length) {
+        // Vitest reports a teardown error but keeps exit code 0: set it, so the run fails.
+        process.exitCode = 1;
         throw new Error(`Worker log breaks the logging rules (${problems.length} lines):\n${problems.slice(0, 20).join("\n")}`);
       }
     };

@@ -7,7 +7,9 @@ export const RATE_LIMIT = 300;
 export const RATE_WINDOW_SECONDS = 60;
 /** Past this the limiter is treated as down and the request is served (fail-open). */
 export const LIMITER_TIMEOUT_MS = 1000;
-/** After the limiter failed, this isolate stops asking it for this long; then one request probes it. */
+/** Consecutive limiter failures (timeouts or errors, no answer in between) that open the circuit. */
+export const CIRCUIT_OPEN_AFTER = 2;
+/** While open, this isolate does not ask the limiter for this long; then one request probes it. */
 export const CIRCUIT_RETRY_MS = 10_000;
 /** A limiter call still unanswered after this is abandoned (it keeps counting the request until then). */
 const LIMITER_ABANDON_MS = 10_000;
@@ -79,14 +81,16 @@ class LocalWindow {
 const windowEnd = (now: number) => (Math.floor(now / WINDOW_MS) + 1) * WINDOW_MS;
 
 /**
- * Closed: every request asks Redis. A failure (no answer within LIMITER_TIMEOUT_MS, or an error)
- * opens it: requests waiting on Redis are released at once and later ones do not ask for
- * CIRCUIT_RETRY_MS; then one request probes (half-open) while the others still skip Redis. A stalled
- * Redis thus costs one deadline per isolate per interval. State changes are logged, once each.
+ * Closed: every request asks Redis. CIRCUIT_OPEN_AFTER failures in a row (no answer within
+ * LIMITER_TIMEOUT_MS, or an error) open it: requests still waiting on Redis are released at once
+ * and later ones do not ask for CIRCUIT_RETRY_MS; then one request probes (half-open) while the
+ * others still skip Redis. A stalled Redis thus costs one deadline per isolate per interval (and
+ * CIRCUIT_OPEN_AFTER once, when it first stalls). State changes are logged, once each.
  */
 class Circuit {
   private state: "closed" | "open" | "probing" = "closed";
   private retryAt = 0;
+  private failures = 0;
   private readonly waiters = new Set<() => void>();
 
   /** Whether this request may ask Redis (in the open state, the first one after the interval may). */
@@ -106,12 +110,14 @@ class Circuit {
   }
 
   succeeded(logger: Logger) {
+    this.failures = 0;
     if (this.state === "closed") return;
     this.state = "closed";
     logger.info("rate limiter reachable again; circuit closed");
   }
 
   failed(logger: Logger, reason: string) {
+    if (this.state === "closed" && ++this.failures < CIRCUIT_OPEN_AFTER) return;
     if (this.state === "closed") {
       logger.warn("rate limiter unavailable; circuit open, requests limited per isolate", { reason, retry_in_ms: CIRCUIT_RETRY_MS });
     }
