@@ -15,6 +15,8 @@ export const CIRCUIT_RETRY_MS = 10_000;
 const LIMITER_ABANDON_MS = 10_000;
 const PREFIX = "crm:ratelimit";
 const WINDOW_MS = RATE_WINDOW_SECONDS * 1000;
+/** Keys one isolate counts at most (each a few dozen bytes). */
+const LOCAL_KEYS_MAX = 10_000;
 
 export interface LimitResult {
   /** False only when the limiter (or this isolate's own count) said "over the limit". */
@@ -47,33 +49,36 @@ export interface Limiter {
 class LocalWindow {
   private readonly counts = new Map<string, { window: number; current: number; previous: number }>();
 
-  private entry(key: string, now: number) {
+  /** The key's counts for the fixed window holding `now` (zeros for an unknown key). */
+  private read(key: string, now: number) {
     const window = Math.floor(now / WINDOW_MS);
-    let e = this.counts.get(key);
-    if (!e) {
-      if (this.counts.size >= 10_000) this.sweep(window);
-      e = { window, current: 0, previous: 0 };
-      this.counts.set(key, e);
-    } else if (e.window !== window) {
-      e.previous = e.window === window - 1 ? e.current : 0;
-      e.current = 0;
-      e.window = window;
-    }
-    return e;
-  }
-
-  /** Drops keys idle for two windows, so the map stays bounded by the keys in use. */
-  private sweep(window: number) {
-    for (const [key, e] of this.counts) if (e.window < window - 1) this.counts.delete(key);
+    const e = this.counts.get(key);
+    if (!e || e.window < window - 1) return { window, current: 0, previous: 0 };
+    return e.window === window ? e : { window, current: 0, previous: e.current };
   }
 
   used(key: string, now: number): number {
-    const e = this.entry(key, now);
-    return Math.floor((1 - (now % WINDOW_MS) / WINDOW_MS) * e.previous) + e.current;
+    const { current, previous } = this.read(key, now);
+    return Math.floor((1 - (now % WINDOW_MS) / WINDOW_MS) * previous) + current;
   }
 
   add(key: string, now: number, n: number) {
-    this.entry(key, now).current += n;
+    const e = { ...this.read(key, now) };
+    e.current += n;
+    this.counts.delete(key); // re-inserted last: the map's order is least recently counted first
+    if (this.counts.size >= LOCAL_KEYS_MAX) this.makeRoom(e.window);
+    this.counts.set(key, e);
+  }
+
+  /** Drops keys idle for two windows; if that is not enough, the least recently counted tenth (Redis still limits them). */
+  private makeRoom(window: number) {
+    for (const [key, e] of this.counts) if (e.window < window - 1) this.counts.delete(key);
+    if (this.counts.size < LOCAL_KEYS_MAX) return;
+    let drop = LOCAL_KEYS_MAX / 10;
+    for (const key of this.counts.keys()) {
+      if (drop-- <= 0) break;
+      this.counts.delete(key);
+    }
   }
 }
 

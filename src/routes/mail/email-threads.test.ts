@@ -423,7 +423,7 @@ describe("exact JSON numbers", () => {
     const messages = `[1${"0".repeat(NUMERIC_MAX_INTEGER_DIGITS - 1)}, -0.${"0".repeat(NUMERIC_MAX_SCALE - 1)}1]`;
     const res = await rawCall(co, "PUT", path(id), `{"account_email": "orders@shop.example", "messages": ${messages}}`);
     expect(res.status, res.text.slice(0, 300)).toBe(200);
-    expect(res.text).toContain(messages.replace(",", ", "));
+    expect(res.text).toContain(messages);
   });
 
   it(`refuses a number sent with an exponent that written out exceeds ${NUMBER_MAX_EXPANDED_LENGTH} characters (a small body cannot store megabytes)`, async () => {
