@@ -1,7 +1,7 @@
 import { Scalar } from "@scalar/hono-api-reference";
 import type { Context } from "hono";
 import { API_PREFIX } from "./http/api-prefix";
-import { authenticate } from "./http/auth";
+import { requireBearer } from "./http/auth";
 import { loadConfig } from "./http/config";
 import type { AppEnv } from "./http/context";
 import { corsPolicy } from "./http/cors";
@@ -32,7 +32,8 @@ const documentInfo = (origin: string) => ({
       "the token's company scopes all reads and writes, and a body never carries a company id. " +
       "Errors are `{ error: { code, message, details } }`. Rate limit: 300 requests per 60 s sliding window per API key " +
       "(`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` in Unix seconds; 429 `rate_limited` with `Retry-After`). " +
-      "Request bodies are JSON (`Content-Type: application/json`), at most 1 MiB unless a route says otherwise (413 above); " +
+      "Request bodies are JSON (`Content-Type: application/json`) in UTF-8 (a declared charset other than UTF-8 is 415, bytes that are not UTF-8 are 400), " +
+      "at most 1 MiB unless a route says otherwise (413 above), and must arrive within 10 s (408 otherwise); " +
       `strings and keys must not contain the NUL character (U+0000) or a lone surrogate escape (such as \\ud800), and JSON may nest at most ${MAX_JSON_DEPTH} levels (400 otherwise). ` +
       "CORS is off unless the operator lists allowed origins (`CORS_ALLOWED_ORIGINS`): then preflight requests are answered " +
       "and answers to those origins carry `Access-Control-Allow-Origin`.",
@@ -57,7 +58,8 @@ const documentInfo = (origin: string) => ({
 function createApi() {
   const api = createRouter();
   api.onError(onError);
-  api.use("*", async (c, next) => (PUBLIC_PATHS.has(c.req.path.slice(API_PREFIX.length)) ? next() : authenticate(c, next)));
+  // The header's shape only; the token lookup is route middleware (createAuthRoute), after the body.
+  api.use("*", async (c, next) => (PUBLIC_PATHS.has(c.req.path.slice(API_PREFIX.length)) ? next() : requireBearer(c, next)));
   api.use("*", paramsGuard);
   for (const resource of resources) api.route("/", resource);
 

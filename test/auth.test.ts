@@ -18,6 +18,16 @@ describe("authentication", () => {
     expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
   });
 
+  it("matches the Bearer scheme case-insensitively (RFC 9110), the token in either case", async () => {
+    const a = await newCompany();
+    for (const header of [`bearer ${a.token}`, `BEARER ${a.token}`, `bEaReR  ${a.token.toUpperCase()}`]) {
+      expect((await call("GET", "/clients", { headers: { authorization: header } })).status, header.slice(0, 8)).toBe(200);
+    }
+    // A malformed header still says what is expected.
+    const err = expectError(await call("GET", "/clients", { headers: { authorization: `Token ${a.token}` } }), 401, "unauthenticated");
+    expect(err.message).toMatch(/Bearer <64 hex characters>/);
+  });
+
   it("401 for a revoked token, while the company's other token still works", async () => {
     const a = await newCompany();
     const other = await createToken(db(), { companyId: a.companyId });

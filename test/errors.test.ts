@@ -1,8 +1,10 @@
-import { mkdtempSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { call, expectError, newCompany, sql } from "./support/api";
+import { call, expectError, newCompany, sql, waitFor, workerLogLines } from "./support/api";
+import { scanLog } from "./support/log-scan";
 import { startWorker } from "./support/worker";
 
 describe("error envelope", () => {
@@ -80,13 +82,21 @@ describe("error envelope", () => {
   it("500 internal_error without internals when the database is unreachable", async () => {
     const tmp = mkdtempSync(path.join(tmpdir(), "crm-broken-"));
     const bindings = { ...inject("workerBindings"), DATABASE_URL: "postgres://postgres:postgres@127.0.0.1:1/crm" };
-    const worker = await startWorker({ script: inject("workerScript"), bindings, logFile: path.join(tmp, "worker.log") });
+    const logFile = path.join(tmp, "worker.log");
+    const worker = await startWorker({ script: inject("workerScript"), bindings, logFile });
     try {
       const a = await newCompany();
       const res = await call("GET", "/clients", { token: a.token, baseUrl: `${worker.url}/api/v1` });
       expect(res.status).toBe(500);
       expect(res.body).toEqual({ error: { code: "internal_error", message: "An unexpected error occurred", details: null } });
       expect(res.headers.get("x-request-id")).toBeTruthy();
+      // Logged as what failed, without the query's SQL, its parameters (the token digest) or a stack trace.
+      const line = await waitFor("the error log line", () =>
+        workerLogLines(logFile).find((l) => l.includes(res.headers.get("x-request-id")!) && l.includes("unhandled error")),
+      );
+      expect(JSON.parse(line!).error).toMatchObject({ name: expect.any(String), message: expect.any(String) });
+      expect(scanLog(logFile)).toEqual([]);
+      expect(readFileSync(logFile, "utf8")).not.toContain(createHash("sha256").update(a.token).digest("hex").slice(8, 40));
     } finally {
       await worker.dispose();
     }

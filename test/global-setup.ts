@@ -4,6 +4,7 @@ import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startStack } from "../tools/local/stack";
 import { runMigrations } from "../tools/ops/migrate";
+import { scanLog } from "./support/log-scan";
 import { buildWorker, startWorker } from "./support/worker";
 
 declare module "vitest" {
@@ -46,8 +47,15 @@ export default async function setup(project: TestProject) {
 
     return async () => {
       await worker.dispose();
+      // Everything the suite made the Worker log: no secrets, digests, SQL parameters or stack traces.
+      const problems = scanLog(logFile);
       await stack.stop();
       rmSync(tmp, { recursive: true, force: true });
+      if (problems.length) {
+        // Vitest reports a teardown error but keeps exit code 0: set it, so the run fails.
+        process.exitCode = 1;
+        throw new Error(`Worker log breaks the logging rules (${problems.length} lines):\n${problems.slice(0, 20).join("\n")}`);
+      }
     };
   } catch (e) {
     await stack.stop();

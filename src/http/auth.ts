@@ -6,7 +6,8 @@ import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
 import { createLimiter, type LimitResult } from "./ratelimit";
 
-const BEARER = /^Bearer ([0-9a-fA-F]{64})$/;
+// The scheme is case-insensitive (RFC 9110), the token is hex in either case.
+const BEARER = /^Bearer +([0-9a-f]{64})$/i;
 /** last_used_at is written at most this often per token. */
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -35,35 +36,52 @@ function rateLimitHeaders(r: LimitResult): Record<string, string> {
 const unauthenticated = (message: string) =>
   new ApiError(401, "unauthenticated", message, null, { "WWW-Authenticate": 'Bearer realm="api"' });
 
+function rateLimited(limit: LimitResult) {
+  const retryAfter = Math.max(1, Math.ceil((limit.reset - Date.now()) / 1000));
+  return new ApiError(
+    429,
+    "rate_limited",
+    `Rate limit of ${limit.limit} requests per minute exceeded`,
+    { retry_after_seconds: retryAfter },
+    { ...rateLimitHeaders(limit), "Retry-After": String(retryAfter) },
+  );
+}
+
+/** The token of an `Authorization: Bearer <64 hex>` header (scheme case-insensitive), lowercased; 401 otherwise. */
+function bearerToken(header: string | undefined): string {
+  if (!header) throw unauthenticated("Missing Authorization header");
+  const match = BEARER.exec(header.trim());
+  if (!match) throw unauthenticated("Authorization must be 'Bearer <64 hex characters>'");
+  return match[1].toLowerCase();
+}
+
+/**
+ * The header's shape only, with no I/O: runs ahead of routing so a request without a well-formed
+ * token is refused before its body is read. The lookup (`authenticate`) runs as route middleware,
+ * after the body has arrived.
+ */
+export const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
+  bearerToken(c.req.header("authorization"));
+  await next();
+});
+
 /**
  * Bearer-token auth and the per-key rate limit. The limiter call runs concurrently with the
  * token lookup (both keyed by the token's digest), so neither round trip waits for the other.
  */
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
-  const header = c.req.header("authorization");
-  if (!header) throw unauthenticated("Missing Authorization header");
-  const match = BEARER.exec(header.trim());
-  if (!match) throw unauthenticated("Authorization must be 'Bearer <64 hex characters>'");
-  const tokenHash = await sha256Hex(match[1].toLowerCase());
+  const tokenHash = await sha256Hex(bearerToken(c.req.header("authorization")));
   const { db, defer, logger } = c.var;
 
-  const [token, limit] = await Promise.all([findToken(db, tokenHash), createLimiter(c.env).limit(tokenHash, defer, logger)]);
+  const limiter = createLimiter(c.env);
+  // A key this isolate already knows to be over its limit is refused before any database work.
+  const known = limiter.refused(tokenHash);
+  if (known) throw rateLimited(known);
+  const [token, limit] = await Promise.all([findToken(db, tokenHash), limiter.limit(tokenHash, defer, logger)]);
   if (!token) throw unauthenticated("Unknown or revoked API token");
 
   const headers = limit.failedOpen ? {} : rateLimitHeaders(limit);
-  if (!limit.allowed) {
-    const retryAfter = Math.max(1, Math.ceil((limit.reset - Date.now()) / 1000));
-    throw new ApiError(
-      429,
-      "rate_limited",
-      `Rate limit of ${limit.limit} requests per minute exceeded`,
-      { retry_after_seconds: retryAfter },
-      {
-        ...headers,
-        "Retry-After": String(retryAfter),
-      },
-    );
-  }
+  if (!limit.allowed) throw rateLimited(limit);
 
   if (!token.lastUsedAt || Date.now() - token.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
     // Off the response path; the WHERE keeps concurrent requests from writing twice.

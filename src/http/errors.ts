@@ -53,6 +53,7 @@ export const ErrorSchema = z
 const descriptions = {
   400: "invalid_request: the request is malformed or failed validation; `details` names the fields",
   401: "unauthenticated: missing, malformed, unknown or revoked bearer token",
+  408: "invalid_request: the request body did not arrive within 10 s",
   404: "not_found: no such resource for the caller's company (another company's rows answer the same)",
   409: "integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete",
   413: "invalid_request: the request body is larger than this route accepts",
@@ -111,6 +112,6 @@ export function onError(err: Error, c: Context<AppEnv>) {
     const code = status === 401 ? "unauthenticated" : status === 404 ? "not_found" : "invalid_request";
     return c.json(errorBody(code, err.message || "Invalid request"), status);
   }
-  c.get("logger")?.error("unhandled error", { error: err.message, stack: err.stack });
+  c.get("logger")?.error("unhandled error", { error: err });
   return c.json(errorBody("internal_error", "An unexpected error occurred"), 500);
 }

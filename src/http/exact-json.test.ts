@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sql } from "../../test/support/api";
-import { numericTextLength, RawJson, scanJsonNumbers, stringifyWithRaw, unstorableNumbers } from "./exact-json";
+import { NUMBER_MAX_EXPANDED_LENGTH, numericTextLength, RawJson, scanJsonNumbers, stringifyWithRaw, unstorableNumbers } from "./exact-json";
 
 /** PostgreSQL's own answer: the length of jsonb's text for the number, or undefined when it refuses it. */
 async function postgresLength(token: string) {
@@ -91,15 +91,25 @@ describe("scanJsonNumbers", () => {
 
   it("names the path of the first number numeric cannot hold", () => {
     const text = `{"messages":[{"a":[1,{"b":2}]},{"x\\"y":[0,[1e2,1e131072]]}],"labels":[1e-99999]}`;
-    expect(scanJsonNumbers(text).overflow).toEqual(["messages", 1, 'x"y', 1, 1]);
-    expect(scanJsonNumbers(`[{}, "s", {"k": [], "m": 1e-20000}]`).overflow).toEqual([2, "m"]);
-    expect(scanJsonNumbers(`1e131072`).overflow).toEqual([]);
+    expect(scanJsonNumbers(text).offender).toEqual({ path: ["messages", 1, 'x"y', 1, 1], reason: "numeric" });
+    expect(scanJsonNumbers(`[{}, "s", {"k": [], "m": 1e-20000}]`).offender).toEqual({ path: [2, "m"], reason: "numeric" });
+    expect(scanJsonNumbers(`1e131072`).offender).toEqual({ path: [], reason: "numeric" });
+  });
+
+  it(`limits a number sent with an exponent to ${NUMBER_MAX_EXPANDED_LENGTH} characters written out; plain numbers stay as sent`, () => {
+    expect(scanJsonNumbers(`[1e${NUMBER_MAX_EXPANDED_LENGTH - 1}]`)).toEqual({ growth: NUMBER_MAX_EXPANDED_LENGTH - 4 });
+    expect(scanJsonNumbers(`[-1e${NUMBER_MAX_EXPANDED_LENGTH - 2}]`).offender).toBeUndefined();
+    expect(scanJsonNumbers(`{"a":[0,1e${NUMBER_MAX_EXPANDED_LENGTH}]}`).offender).toEqual({ path: ["a", 1], reason: "expanded" });
+    expect(scanJsonNumbers(`[1e-${NUMBER_MAX_EXPANDED_LENGTH - 1}]`).offender).toEqual({ path: [0], reason: "expanded" });
+    expect(scanJsonNumbers(`[1${"0".repeat(5000)}, 0.${"0".repeat(5000)}1]`)).toEqual({ growth: 0 });
+    // 80 × `1e99999` (7 bytes each) would store 8 MB: refused at the first.
+    expect(unstorableNumbers(`[${Array(80).fill("1e99999").join(",")}]`, 8 * 1024 * 1024)).toMatchObject({ path: [0] });
   });
 
   it("refuses numbers that would take the body over the limit when written out", () => {
-    const text = `{"messages":[${Array(10).fill("1e1000").join(",")}]}`;
+    const text = `{"messages":[${Array(10).fill("1e99").join(",")}]}`;
     const bytes = new TextEncoder().encode(text).byteLength;
-    const growth = 10 * (1001 - 6);
+    const growth = 10 * (100 - 4);
     expect(scanJsonNumbers(text).growth).toBe(growth);
     expect(unstorableNumbers(text, bytes + growth)).toBeUndefined();
     expect(unstorableNumbers(text, bytes + growth - 1)).toMatchObject({ path: [] });

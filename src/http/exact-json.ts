@@ -14,6 +14,11 @@ import type { Unstorable } from "./json-body";
 /** PostgreSQL numeric limits (jsonb numbers are numeric): digits before and after the decimal point. */
 export const NUMERIC_MAX_INTEGER_DIGITS = 131072;
 export const NUMERIC_MAX_SCALE = 16383;
+/**
+ * Longest plain-decimal text of a number written shorter (with an exponent): `1e99` (4 characters,
+ * 100 written out) is accepted, `1e100` is not. Numbers sent in plain decimal are stored as sent.
+ */
+export const NUMBER_MAX_EXPANDED_LENGTH = 100;
 /** numeric refuses an exponent beyond this magnitude even for zero. */
 const NUMERIC_MAX_EXPONENT = 1073741823;
 
@@ -68,13 +73,14 @@ export function numericTextLength(token: string): number | undefined {
 export interface NumberScan {
   /** How many characters PostgreSQL's plain-decimal text of all numbers adds over the text sent. */
   growth: number;
-  /** The first number numeric cannot hold: its path in the document. */
-  overflow?: (string | number)[];
+  /** The first number numeric cannot hold, or that grows past NUMBER_MAX_EXPANDED_LENGTH: its path and which. */
+  offender?: { path: (string | number)[]; reason: "numeric" | "expanded" };
 }
 
 /**
  * One pass over valid JSON text (already parsed by the body guard): checks every number against
- * numeric's limits and sums how much longer the numbers get when written out in plain decimal.
+ * numeric's limits and NUMBER_MAX_EXPANDED_LENGTH, and sums how much longer the numbers get when
+ * written out in plain decimal.
  * A character loop, not a regular expression: a body is up to several MiB and regex backtracking
  * over long strings overflows the stack. Containers are tracked so an offender can be named by path.
  */
@@ -114,11 +120,13 @@ export function scanJsonNumbers(text: string): NumberScan {
       if (!exponent && i - start < NUMERIC_MAX_SCALE) continue;
       const token = text.slice(start, i + 1);
       const length = numericTextLength(token);
-      if (length === undefined) {
+      const reason =
+        length === undefined ? "numeric" : length > token.length && length > NUMBER_MAX_EXPANDED_LENGTH ? "expanded" : undefined;
+      if (length === undefined || reason) {
         const path = slots.map((slot, k) =>
           containers[k] === OPEN_ARRAY ? slot : (JSON.parse(text.slice(slot, stringEnd(text, slot) + 1)) as string),
         );
-        return { growth, overflow: path };
+        return { growth, offender: { path, reason: reason ?? "numeric" } };
       }
       growth += Math.max(0, length - token.length);
     }
@@ -128,15 +136,22 @@ export function scanJsonNumbers(text: string): NumberScan {
 
 /**
  * What PostgreSQL would refuse, or write out far larger, among the numbers of valid JSON text whose
- * limit is `maxBytes`: a number numeric cannot hold, or numbers that written out in plain decimal
- * would take the body over the limit (`1e100000` is 8 bytes sent, 100001 returned).
+ * limit is `maxBytes`: a number numeric cannot hold, a number that written out in plain decimal
+ * exceeds NUMBER_MAX_EXPANDED_LENGTH (`1e100000` is 8 bytes sent, 100001 returned), or numbers that
+ * together would take the body over the limit.
  */
 export function unstorableNumbers(text: string, maxBytes: number): Unstorable | undefined {
-  const { growth, overflow } = scanJsonNumbers(text);
-  if (overflow) {
+  const { growth, offender } = scanJsonNumbers(text);
+  if (offender?.reason === "numeric") {
     return {
-      path: overflow,
+      path: offender.path,
       message: `Numbers must fit PostgreSQL numeric: written out, at most ${NUMERIC_MAX_INTEGER_DIGITS} digits before the decimal point and ${NUMERIC_MAX_SCALE} after`,
+    };
+  }
+  if (offender) {
+    return {
+      path: offender.path,
+      message: `Numbers are stored in plain decimal (1e3 as 1000); a number sent with an exponent may have at most ${NUMBER_MAX_EXPANDED_LENGTH} characters written out (send longer numbers written out)`,
     };
   }
   if (growth && new TextEncoder().encode(text).byteLength + growth > maxBytes) {

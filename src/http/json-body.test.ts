@@ -41,3 +41,20 @@ describe("readLimited", () => {
     expect(state.done).toBe(true);
   });
 });
+
+describe("readLimited deadline", () => {
+  it("408 when the body does not arrive in time, cancelling the upload", async () => {
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(10));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const request = new Request("http://api.test/x", { method: "POST", body, duplex: "half" } as RequestInit);
+    await expect(readLimited(request, 1024, 50)).rejects.toMatchObject({ status: 408, details: { timeout_seconds: 0.05 } });
+    expect(cancelled).toBe(true);
+  });
+});

@@ -1,9 +1,12 @@
 import { createMiddleware } from "hono/factory";
-import { readText } from "../platform/read-text";
+import { withDeadline } from "../platform/deadline";
+import { readBytes } from "../platform/read-text";
 import type { AppEnv } from "./context";
 import { ApiError, invalid } from "./errors";
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024; // 1 MiB
+/** The whole body must arrive within this; a client that trickles it gets 408. */
+export const BODY_READ_TIMEOUT_MS = 10_000;
 
 /**
  * Deepest JSON nesting a body may have (the body itself is level 1). PostgreSQL's jsonb parser
@@ -12,65 +15,103 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024; // 1 MiB
 export const MAX_JSON_DEPTH = 64;
 
 const JSON_TYPE = /^application\/([\w.+-]*\+)?json\s*(;|$)/i;
+/** The charset parameter of a media type, quoted or not. */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+const UTF8 = /^utf-?8$/i;
 const COMPANY_KEYS = ["company_id", "companyId"];
+/** Throws on bytes that are not UTF-8, instead of writing U+FFFD. A leading BOM is dropped. */
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /**
- * Guards every request body before validation: size limit (413, `readLimited`), JSON content
- * type (415), a body present and well-formed (400), no company identifier (the company comes
- * from the token), and nothing PostgreSQL cannot store (400 naming the field), so such input never
- * turns into a 500. The text and the parse are kept on the request, so nothing parses the body twice.
- * Route middleware of every route with a body (`createAuthRoute`), so it runs only for a matched route.
+ * Reads the request body (413 over `maxBytes`, 408 if it does not arrive within BODY_READ_TIMEOUT_MS)
+ * and keeps its bytes on the request for `jsonBody`. Route middleware of every route with a body
+ * (`createAuthRoute`), ahead of the token lookup, so a slow or oversized upload is settled before
+ * any database work.
  */
-export const jsonBody = (maxBytes = DEFAULT_BODY_LIMIT) =>
+export const readBody = (maxBytes = DEFAULT_BODY_LIMIT) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    const text = await readLimited(c.req.raw, maxBytes);
-    // Hono reads bodies once: later c.req.text() (routes keeping exact JSON) gets this text.
-    (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
-    if (text.length === 0) throw invalid("Request body is required: send a JSON object");
-    if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) {
-      throw new ApiError(415, "invalid_request", "Request body must be sent with Content-Type: application/json", {
-        content_type: c.req.header("content-type") ?? null,
-      });
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw invalid("Request body is not valid JSON");
-    }
-    if (body && typeof body === "object" && !Array.isArray(body)) {
-      const found = COMPANY_KEYS.filter((k) => k in body);
-      if (found.length) {
-        throw invalid(
-          "The body must not carry a company identifier; the company comes from the API token",
-          found.map((field) => ({ field, message: "Company identifiers are not accepted" })),
-        );
-      }
-    }
-    const unstorable = unstorableJson(body);
-    if (unstorable) throw unstorableError(unstorable);
-    // Validators call c.req.json(), which in Hono re-parses the text: hand them this parse instead.
-    c.req.json = (() => Promise.resolve(body)) as typeof c.req.json;
+    const bytes = await readLimited(c.req.raw, maxBytes);
+    (c.req.bodyCache as Record<string, unknown>).arrayBuffer = Promise.resolve(bytes.buffer);
     await next();
   });
+
+/**
+ * Guards every request body before validation: JSON content type in UTF-8 (415), a body present,
+ * valid UTF-8 and well-formed JSON (400), no company identifier (the company comes from the token),
+ * and nothing PostgreSQL cannot store (400 naming the field), so such input never turns into a 500.
+ * The text and the parse are kept on the request, so nothing parses the body twice.
+ */
+export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
+  const cached = (c.req.bodyCache as Record<string, unknown>).arrayBuffer as Promise<ArrayBuffer> | undefined;
+  const bytes = cached ? new Uint8Array(await cached) : await readLimited(c.req.raw, DEFAULT_BODY_LIMIT);
+  if (bytes.byteLength === 0) throw invalid("Request body is required: send a JSON object");
+  const contentType = c.req.header("content-type") ?? "";
+  if (!JSON_TYPE.test(contentType)) {
+    throw new ApiError(415, "invalid_request", "Request body must be sent with Content-Type: application/json", {
+      content_type: contentType || null,
+    });
+  }
+  const charset = CHARSET.exec(contentType)?.[1];
+  if (charset !== undefined && !UTF8.test(charset)) {
+    throw new ApiError(415, "invalid_request", "Request body must be JSON in UTF-8; leave out the charset or send charset=utf-8", {
+      content_type: contentType,
+    });
+  }
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(bytes);
+  } catch {
+    throw invalid("Request body is not valid UTF-8", [{ field: "(body)", message: "Contains a byte sequence that is not UTF-8" }]);
+  }
+  // Hono reads bodies once: later c.req.text() (routes keeping exact JSON) gets this text.
+  (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw invalid("Request body is not valid JSON");
+  }
+  if (body && typeof body === "object" && !Array.isArray(body)) {
+    const found = COMPANY_KEYS.filter((k) => k in body);
+    if (found.length) {
+      throw invalid(
+        "The body must not carry a company identifier; the company comes from the API token",
+        found.map((field) => ({ field, message: "Company identifiers are not accepted" })),
+      );
+    }
+  }
+  const unstorable = unstorableJson(body);
+  if (unstorable) throw unstorableError(unstorable);
+  // Validators call c.req.json(), which in Hono re-parses the text: hand them this parse instead.
+  c.req.json = (() => Promise.resolve(body)) as typeof c.req.json;
+  await next();
+});
 
 /** How much of a rejected body is read and dropped so the client still receives the 413. */
 const DISCARD_CAP = 32 * 1024 * 1024;
 
 /**
- * The body as text, at most `maxBytes` (413 above, also for a declared Content-Length above it).
- * An oversized upload is read to its end (up to DISCARD_CAP) and dropped before answering: a server
- * that answers while the client is still sending leaves the connection broken (the client sees a
- * reset, or its next request hangs). Hono's bodyLimit stops reading and keeps the stream locked,
- * so it cannot drain a chunked upload; hence this small reader.
+ * The body's bytes, at most `maxBytes` (413 above, also for a declared Content-Length above it),
+ * within BODY_READ_TIMEOUT_MS (408 otherwise). An oversized upload is read to its end (up to
+ * DISCARD_CAP) and dropped before answering: a server that answers while the client is still
+ * sending leaves the connection broken (the client sees a reset, or its next request hangs).
+ * Hono's bodyLimit stops reading and keeps the stream locked, so it cannot drain a chunked upload;
+ * hence this small reader.
  */
-export async function readLimited(req: Request, maxBytes: number): Promise<string> {
+export async function readLimited(req: Request, maxBytes: number, timeoutMs = BODY_READ_TIMEOUT_MS): Promise<Uint8Array> {
   const declaredOver = Number(req.headers.get("content-length") ?? Number.NaN) > maxBytes;
-  const text = await readText(req.body, maxBytes, DISCARD_CAP);
-  if (text === undefined || declaredOver) {
+  const bytes = await withDeadline(
+    timeoutMs,
+    (signal) => readBytes(req.body, maxBytes, DISCARD_CAP, signal),
+    () =>
+      new ApiError(408, "invalid_request", `Request body was not received within ${timeoutMs / 1000} s`, {
+        timeout_seconds: timeoutMs / 1000,
+      }),
+  );
+  if (bytes === undefined || declaredOver) {
     throw new ApiError(413, "invalid_request", `Request body exceeds the limit of ${maxBytes} bytes`, { max_bytes: maxBytes });
   }
-  return text;
+  return bytes;
 }
 
 export interface Unstorable {

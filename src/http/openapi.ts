@@ -1,7 +1,8 @@
 import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
+import { authenticate } from "./auth";
 import type { AppEnv } from "./context";
 import { authErrors, type ErrorStatus, errorResponses, validationHook } from "./errors";
-import { jsonBody } from "./json-body";
+import { jsonBody, readBody } from "./json-body";
 
 /** Every router is built here so all share the validation hook (400 with field details). */
 export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -18,9 +19,9 @@ type AuthRouteConfig = Omit<RouteConfig, "security" | "middleware" | "operationI
 
 /**
  * A route behind the bearer token: the security scheme and the error responses every such route
- * can give (400 from the shared guards and validation, 401, 429, 500; 413 and 415 with a body) are
- * added here, and a route with a body gets the JSON body guard (size limit, content type, storable
- * values) as its own middleware. A route file states only what is particular to it.
+ * can give (400 from the shared guards and validation, 401, 429, 500; 408, 413 and 415 with a body)
+ * are added here, with the route's middleware: the body reader (size limit, deadline), the token
+ * lookup and rate limit, and the JSON body guard (content type, UTF-8, storable values). A route file states only what is particular to it.
  */
 export function createAuthRoute<P extends string, R extends AuthRouteConfig & { path: P }>(config: R) {
   const { bodyLimit, errors = [], ...route } = config;
@@ -28,10 +29,12 @@ export function createAuthRoute<P extends string, R extends AuthRouteConfig & { 
   return createRoute({
     ...route,
     security: [{ bearerAuth: [] }],
-    middleware: hasBody ? [jsonBody(bodyLimit)] : [],
+    // Body first (read within its deadline), then the token lookup, then the parse: no database
+    // work waits on a slow upload, and a bad body from an unknown token still gets 401.
+    middleware: hasBody ? [readBody(bodyLimit), authenticate, jsonBody] : [authenticate],
     responses: {
       ...route.responses,
-      ...errorResponses(400, ...(hasBody ? ([413, 415] as const) : []), ...errors),
+      ...errorResponses(400, ...(hasBody ? ([408, 413, 415] as const) : []), ...errors),
       ...authErrors,
     },
     // The added error responses are thrown (ApiError), never returned: handlers keep the route's own response types.

@@ -1,6 +1,5 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis/cloudflare";
-import { DeadlineExceeded, withDeadline } from "../platform/deadline";
 import type { Bindings } from "../platform/env";
 import type { Logger } from "../platform/logger";
 
@@ -8,52 +7,221 @@ export const RATE_LIMIT = 300;
 export const RATE_WINDOW_SECONDS = 60;
 /** Past this the limiter is treated as down and the request is served (fail-open). */
 export const LIMITER_TIMEOUT_MS = 1000;
+/** Consecutive limiter failures (timeouts or errors, no answer in between) that open the circuit. */
+export const CIRCUIT_OPEN_AFTER = 2;
+/** While open, this isolate does not ask the limiter for this long; then one request probes it. */
+export const CIRCUIT_RETRY_MS = 10_000;
+/** A limiter call still unanswered after this is abandoned (it keeps counting the request until then). */
+const LIMITER_ABANDON_MS = 10_000;
+const PREFIX = "crm:ratelimit";
+const WINDOW_MS = RATE_WINDOW_SECONDS * 1000;
+/** Keys one isolate counts at most (each a few dozen bytes). */
+const LOCAL_KEYS_MAX = 10_000;
 
 export interface LimitResult {
-  /** False only when the limiter positively said "over the limit". */
+  /** False only when the limiter (or this isolate's own count) said "over the limit". */
   allowed: boolean;
   limit: number;
   remaining: number;
   /** Unix ms when the window frees capacity. */
   reset: number;
-  /** True when the limiter could not answer and the request was let through. */
+  /** True when Redis could not answer and the request was let through on this isolate's count alone. */
   failedOpen: boolean;
 }
 
 export interface Limiter {
+  /**
+   * A refusal when this isolate already knows the key is over its limit (its own count, or a
+   * refusal from Redis cached until the window ends); undefined otherwise. No I/O, so a caller can
+   * answer 429 before doing any other work.
+   */
+  refused(key: string): LimitResult | undefined;
+  /** Counts the request and decides; never throws (Redis trouble fails open). */
   limit(key: string, defer: (p: Promise<unknown>) => void, logger: Logger): Promise<LimitResult>;
 }
 
-let memoryLimiter: Limiter | undefined;
+/**
+ * The requests this isolate let through, per key, counted the way Upstash's sliding window counts
+ * them (two fixed windows, the previous one weighted by how much of it still overlaps). This count
+ * is never above the global one Redis keeps, so "over the limit here" implies "over the limit", and a
+ * burst is held even while Redis answers late: one isolate serves at most RATE_LIMIT per window.
+ */
+class LocalWindow {
+  private readonly counts = new Map<string, { window: number; current: number; previous: number }>();
 
-/** Sliding window in this isolate's memory; local dev without redis-server only. */
-function createMemoryLimiter(): Limiter {
-  const hits = new Map<string, number[]>();
-  return {
-    async limit(key) {
-      const now = Date.now();
-      const windowStart = now - RATE_WINDOW_SECONDS * 1000;
-      const recent = (hits.get(key) ?? []).filter((t) => t > windowStart);
-      const allowed = recent.length < RATE_LIMIT;
-      if (allowed) recent.push(now);
-      hits.set(key, recent);
-      return {
-        allowed,
-        limit: RATE_LIMIT,
-        remaining: Math.max(0, RATE_LIMIT - recent.length),
-        reset: (recent[0] ?? now) + RATE_WINDOW_SECONDS * 1000,
-        failedOpen: false,
+  /** The key's counts for the fixed window holding `now` (zeros for an unknown key). */
+  private read(key: string, now: number) {
+    const window = Math.floor(now / WINDOW_MS);
+    const e = this.counts.get(key);
+    if (!e || e.window < window - 1) return { window, current: 0, previous: 0 };
+    return e.window === window ? e : { window, current: 0, previous: e.current };
+  }
+
+  used(key: string, now: number): number {
+    const { current, previous } = this.read(key, now);
+    return Math.floor((1 - (now % WINDOW_MS) / WINDOW_MS) * previous) + current;
+  }
+
+  add(key: string, now: number, n: number) {
+    const e = { ...this.read(key, now) };
+    e.current += n;
+    this.counts.delete(key); // re-inserted last: the map's order is least recently counted first
+    if (this.counts.size >= LOCAL_KEYS_MAX) this.makeRoom(e.window);
+    this.counts.set(key, e);
+  }
+
+  /** Drops keys idle for two windows; if that is not enough, the least recently counted tenth (Redis still limits them). */
+  private makeRoom(window: number) {
+    for (const [key, e] of this.counts) if (e.window < window - 1) this.counts.delete(key);
+    if (this.counts.size < LOCAL_KEYS_MAX) return;
+    let drop = LOCAL_KEYS_MAX / 10;
+    for (const key of this.counts.keys()) {
+      if (drop-- <= 0) break;
+      this.counts.delete(key);
+    }
+  }
+}
+
+/** End of the current fixed window: when Upstash's sliding window next frees capacity. */
+const windowEnd = (now: number) => (Math.floor(now / WINDOW_MS) + 1) * WINDOW_MS;
+
+/**
+ * Closed: every request asks Redis. CIRCUIT_OPEN_AFTER failures in a row (no answer within
+ * LIMITER_TIMEOUT_MS, or an error) open it: requests still waiting on Redis are released at once
+ * and later ones do not ask for CIRCUIT_RETRY_MS; then one request probes (half-open) while the
+ * others still skip Redis. A stalled Redis thus costs one deadline per isolate per interval (and
+ * CIRCUIT_OPEN_AFTER once, when it first stalls). State changes are logged, once each.
+ */
+class Circuit {
+  private state: "closed" | "open" | "probing" = "closed";
+  private retryAt = 0;
+  private failures = 0;
+  private readonly waiters = new Set<() => void>();
+
+  /** Whether this request may ask Redis (in the open state, the first one after the interval may). */
+  allows(now: number): boolean {
+    if (this.state === "closed") return true;
+    if (this.state === "open" && now >= this.retryAt) {
+      this.state = "probing";
+      return true;
+    }
+    return false;
+  }
+
+  /** Registers a waiter released when the circuit opens; returns its removal. */
+  onOpen(release: () => void): () => void {
+    this.waiters.add(release);
+    return () => this.waiters.delete(release);
+  }
+
+  succeeded(logger: Logger) {
+    this.failures = 0;
+    if (this.state === "closed") return;
+    this.state = "closed";
+    logger.info("rate limiter reachable again; circuit closed");
+  }
+
+  failed(logger: Logger, reason: string) {
+    if (this.state === "closed" && ++this.failures < CIRCUIT_OPEN_AFTER) return;
+    if (this.state === "closed") {
+      logger.warn("rate limiter unavailable; circuit open, requests limited per isolate", { reason, retry_in_ms: CIRCUIT_RETRY_MS });
+    }
+    // A late failure of a call started before the circuit opened does not push the probe back.
+    if (this.state !== "open") this.retryAt = Date.now() + CIRCUIT_RETRY_MS;
+    this.state = "open";
+    for (const release of this.waiters) release();
+    this.waiters.clear();
+  }
+}
+
+type Outcome =
+  | { kind: "answer"; allowed: boolean; remaining: number; reset: number }
+  | { kind: "failed"; reason: string }
+  /** Released without an answer because another call opened the circuit. */
+  | { kind: "released" };
+
+/**
+ * One limiter per isolate. With `ratelimit` (Upstash): Redis decides, this isolate's own count
+ * refuses early and caps what it serves while Redis is slow or down. Without it (local dev with
+ * the memory backend): the isolate's count alone.
+ */
+function createIsolateLimiter(ratelimit: Ratelimit | undefined, blocked: Map<string, number>, onMissing?: string): Limiter {
+  const local = new LocalWindow();
+  const circuit = new Circuit();
+  let missingLogged = false;
+
+  const refused = (key: string, now = Date.now()): LimitResult | undefined => {
+    // The ephemeral cache of @upstash/ratelimit: a key Redis refused, until its window ends.
+    const until = blocked.get(`${PREFIX}:${key}`);
+    if (until !== undefined && until > now) return { allowed: false, limit: RATE_LIMIT, remaining: 0, reset: until, failedOpen: false };
+    if (local.used(key, now) >= RATE_LIMIT) {
+      return { allowed: false, limit: RATE_LIMIT, remaining: 0, reset: windowEnd(now), failedOpen: false };
+    }
+    return undefined;
+  };
+
+  /** Asks Redis, waiting at most LIMITER_TIMEOUT_MS, or less if the circuit opens meanwhile. */
+  const ask = (rl: Ratelimit, key: string, defer: (p: Promise<unknown>) => void) =>
+    new Promise<Outcome>((resolve) => {
+      const call = rl.limit(key);
+      // Kept alive after the response (waitUntil): a late answer still counts this request.
+      defer(call.then((r) => r.pending).catch(() => {}));
+      const finish = (outcome: Outcome) => {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(outcome);
       };
+      const timer = setTimeout(() => finish({ kind: "failed", reason: `no answer within ${LIMITER_TIMEOUT_MS} ms` }), LIMITER_TIMEOUT_MS);
+      const unsubscribe = circuit.onOpen(() => finish({ kind: "released" }));
+      call.then(
+        (r) => finish({ kind: "answer", allowed: r.success, remaining: r.remaining, reset: r.reset }),
+        (e: unknown) => finish({ kind: "failed", reason: e instanceof Error ? e.message : String(e) }),
+      );
+    });
+
+  return {
+    refused: (key) => refused(key),
+    async limit(key, defer, logger) {
+      const now = Date.now();
+      const early = refused(key, now);
+      if (early) return early;
+      // Counted here before asking Redis, so concurrent requests see each other.
+      local.add(key, now, 1);
+      const served = (failedOpen: boolean): LimitResult => ({
+        allowed: true,
+        limit: RATE_LIMIT,
+        remaining: Math.max(0, RATE_LIMIT - local.used(key, Date.now())),
+        reset: windowEnd(now),
+        failedOpen,
+      });
+      if (!ratelimit) {
+        if (onMissing && !missingLogged) {
+          missingLogged = true;
+          logger.warn("rate limiter not configured; requests limited per isolate", { reason: onMissing });
+        }
+        return served(onMissing !== undefined);
+      }
+      if (!circuit.allows(now)) return served(true);
+      const outcome = await ask(ratelimit, key, defer);
+      if (outcome.kind !== "answer") {
+        if (outcome.kind === "failed") circuit.failed(logger, outcome.reason);
+        return served(true);
+      }
+      circuit.succeeded(logger);
+      // Redis did not count a refused request: neither does this isolate.
+      if (!outcome.allowed) local.add(key, now, -1);
+      return { allowed: outcome.allowed, limit: RATE_LIMIT, remaining: outcome.remaining, reset: outcome.reset, failedOpen: false };
     },
   };
 }
 
+let memoryLimiter: Limiter | undefined;
 let upstashLimiter: { config: string; limiter: Limiter } | undefined;
 
 /** The limiter for these bindings, built once per isolate (bindings do not change within one). */
 export function createLimiter(env: Bindings): Limiter {
   if (env.RATE_LIMIT_BACKEND === "memory") {
-    memoryLimiter ??= createMemoryLimiter();
+    memoryLimiter ??= createIsolateLimiter(undefined, new Map());
     return memoryLimiter;
   }
   const url = env.UPSTASH_REDIS_REST_URL;
@@ -64,39 +232,19 @@ export function createLimiter(env: Bindings): Limiter {
 }
 
 function createUpstashLimiter(url: string | undefined, token: string | undefined): Limiter {
-  const ratelimit =
-    url && token
-      ? new Ratelimit({
-          // No client retries: a slow or dead Redis must not hold the request (fail-open instead).
-          redis: new Redis({ url, token, retry: false, enableTelemetry: false }),
-          limiter: Ratelimit.slidingWindow(RATE_LIMIT, `${RATE_WINDOW_SECONDS} s`),
-          prefix: "crm:ratelimit",
-          // Our own deadline below: the library's would abandon the call, and the request would go uncounted.
-          timeout: 0,
-          analytics: false,
-        })
-      : undefined;
-
-  return {
-    async limit(key, defer, logger) {
-      const open = (reason: string): LimitResult => {
-        logger.warn("rate limiter unavailable; request served without limiting", { reason });
-        return { allowed: true, limit: RATE_LIMIT, remaining: RATE_LIMIT, reset: Date.now(), failedOpen: true };
-      };
-      if (!ratelimit) return open("UPSTASH_REDIS_REST_URL / UPSTASH_REDIS_REST_TOKEN not configured");
-      try {
-        const call = ratelimit.limit(key);
-        // Kept alive after the response (waitUntil): a slow answer still counts this request.
-        defer(call.then((r) => r.pending));
-        const res = await withDeadline(LIMITER_TIMEOUT_MS, () => call).catch((e: unknown) => {
-          if (e instanceof DeadlineExceeded) return "timeout" as const;
-          throw e;
-        });
-        if (res === "timeout") return open(`no answer within ${LIMITER_TIMEOUT_MS} ms`);
-        return { allowed: res.success, limit: res.limit, remaining: res.remaining, reset: res.reset, failedOpen: false };
-      } catch (e) {
-        return open(e instanceof Error ? e.message : String(e));
-      }
-    },
-  };
+  const blocked = new Map<string, number>();
+  if (!url || !token) return createIsolateLimiter(undefined, blocked, "UPSTASH_REDIS_REST_URL / UPSTASH_REDIS_REST_TOKEN not configured");
+  const ratelimit = new Ratelimit({
+    // No client retries: a slow or dead Redis must not hold the request (fail-open instead).
+    // Each call is abandoned after LIMITER_ABANDON_MS, so a stall does not pile up open fetches.
+    redis: new Redis({ url, token, retry: false, enableTelemetry: false, signal: () => AbortSignal.timeout(LIMITER_ABANDON_MS) }),
+    limiter: Ratelimit.slidingWindow(RATE_LIMIT, `${RATE_WINDOW_SECONDS} s`),
+    prefix: PREFIX,
+    // Refusals are cached in this map until their window ends; `refused` reads it.
+    ephemeralCache: blocked,
+    // Our own deadline: the library's would abandon the call, and the request would go uncounted.
+    timeout: 0,
+    analytics: false,
+  });
+  return createIsolateLimiter(ratelimit, blocked);
 }

@@ -20,7 +20,7 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
 
   c.set("requestId", requestId);
   c.set("logger", logger);
-  c.set("defer", (task) => deferred.push(task.catch((e) => logger.warn("deferred task failed", { error: String(e) }))));
+  c.set("defer", (task) => deferred.push(task.catch((e) => logger.warn("deferred task failed", { error: e }))));
   c.set("db", db);
 
   try {

@@ -7,9 +7,59 @@ export interface Logger {
   error(msg: string, fields?: LogFields): void;
 }
 
+/*
+ * Redaction happens here and nowhere else: every field of every line passes `redact`. Lines never
+ * carry SQL text or its parameter values, token digests or other long hex secrets (an 8-character
+ * prefix stays, enough to tell keys apart), credentials (Authorization values, URL passwords)
+ * or stack traces. Errors are logged as name, message, SQLSTATE code and cause.
+ */
+
+/** 32 or more hex digits: SHA-256 digests of tokens, raw tokens, Upstash tokens, signatures. */
+const LONG_HEX = /(?<![0-9a-f])([0-9a-f]{8})[0-9a-f]{24,}(?![0-9a-f])/gi;
+const CREDENTIALS = /\b(bearer|basic)(\s+)[^\s"',;]+/gi;
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+@/gi;
+/** Drizzle's "Failed query: <sql>\nparams: <values>" and anything like it. */
+const FAILED_QUERY = /Failed query:[\s\S]*/g;
+const PARAMS = /\bparams: [^\n]*/g;
+/** A stack trace's frames ("\n    at f (file:1:2)"), as a whole. */
+const STACK_FRAMES = /\n\s+at [\s\S]*/g;
+
+export function redactText(text: string): string {
+  return text
+    .replace(STACK_FRAMES, "")
+    .replace(FAILED_QUERY, "Failed query (SQL and parameters not logged)")
+    .replace(PARAMS, "params: (not logged)")
+    .replace(CREDENTIALS, "$1$2[redacted]")
+    .replace(URL_PASSWORD, "$1[redacted]@")
+    .replace(LONG_HEX, "$1…");
+}
+
+function describeError(e: Error, depth: number): LogFields {
+  // A failed query's message is its SQL and parameter values: its cause (the database's error) says what went wrong.
+  const isQuery = "query" in e && "params" in e;
+  const out: LogFields = { name: e.name, message: isQuery ? "query failed" : redactText(e.message) };
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === "string" && code.length <= 16) out.code = code;
+  if (e.cause !== undefined && depth < 3)
+    out.cause = e.cause instanceof Error ? describeError(e.cause, depth + 1) : redact(e.cause, depth + 1);
+  return out;
+}
+
+/** A log value with secrets removed; `stack` fields are dropped and errors described. */
+export function redact(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return redactText(value);
+  if (value instanceof Error) return describeError(value, depth);
+  if (!value || typeof value !== "object" || depth > 8) return value;
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  if (value instanceof Date) return value;
+  const out: LogFields = {};
+  for (const [k, v] of Object.entries(value)) if (k !== "stack") out[k] = redact(v, depth + 1);
+  return out;
+}
+
 export function createLogger(base: LogFields): Logger {
   const write = (level: string, msg: string, fields?: LogFields) => {
-    const line = JSON.stringify({ time: new Date().toISOString(), level, msg, ...base, ...fields });
+    const line = JSON.stringify(redact({ time: new Date().toISOString(), level, msg, ...base, ...fields }));
     if (level === "error") console.error(line);
     else if (level === "warn") console.warn(line);
     else console.log(line);

@@ -1,6 +1,12 @@
 import { type SQL, sql } from "drizzle-orm";
 import { emailThreads } from "../../db/schema";
-import { jsonWithRaw, NUMERIC_MAX_INTEGER_DIGITS, NUMERIC_MAX_SCALE, unstorableNumbers } from "../../http/exact-json";
+import {
+  jsonWithRaw,
+  NUMBER_MAX_EXPANDED_LENGTH,
+  NUMERIC_MAX_INTEGER_DIGITS,
+  NUMERIC_MAX_SCALE,
+  unstorableNumbers,
+} from "../../http/exact-json";
 import { MAX_JSON_DEPTH, unstorableError } from "../../http/json-body";
 import { createAuthRoute, type Router } from "../../http/openapi";
 import { EXACT_JSON_MEMBERS, type ExactJsonMember, emailThreadFields, excluded } from "./queries";
@@ -34,8 +40,9 @@ const route = createAuthRoute({
     "as `1.50`); object key order and whitespace are not kept, and of a repeated key the last value counts. Only what PostgreSQL cannot " +
     "store is refused with 400 naming the field: the NUL character (U+0000) or a lone surrogate escape (such as `\\ud800`) in any string " +
     `or key, JSON nested deeper than ${MAX_JSON_DEPTH} levels, a number with more than ${NUMERIC_MAX_INTEGER_DIGITS} digits before the ` +
-    `decimal point or ${NUMERIC_MAX_SCALE} after (written out), and numbers whose plain-decimal form would take the body over the ` +
-    "size limit (field `(body)`). Timestamps are ISO 8601 date-times with an offset " +
+    `decimal point or ${NUMERIC_MAX_SCALE} after (written out), a number sent with an exponent whose plain-decimal form has more than ` +
+    `${NUMBER_MAX_EXPANDED_LENGTH} characters (\`1e99\` is accepted, \`1e100\` is not: send longer numbers written out), and numbers whose ` +
+    "plain-decimal form would take the body over the size limit (field `(body)`). Timestamps are ISO 8601 date-times with an offset " +
     "(returned in UTC, millisecond precision). Response `{ email_thread }` with the thread's fields; the internal `deleted` flag is not returned " +
     `(it is always false after a PUT). The body may be up to ${EMAIL_THREAD_BODY_LIMIT} bytes (8 MiB); larger bodies get 413.`,
   request: {
