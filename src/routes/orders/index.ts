@@ -1,6 +1,9 @@
 import { createRouter } from "../../http/openapi";
 import { registerDeleteOrder } from "./delete";
 import { registerGetOrder } from "./get";
+import { registerDeleteItem } from "./items/delete";
+import { registerPatchItem } from "./items/patch";
+import { registerCreateItem } from "./items/post";
 import { registerListOrders } from "./list";
 import { registerPatchOrder } from "./patch";
 import { registerCreateOrder } from "./post";
@@ -11,3 +14,6 @@ registerCreateOrder(ordersApi);
 registerGetOrder(ordersApi);
 registerPatchOrder(ordersApi);
 registerDeleteOrder(ordersApi);
+registerCreateItem(ordersApi);
+registerPatchItem(ordersApi);
+registerDeleteItem(ordersApi);

@@ -58,6 +58,7 @@ export function serializePayment(row: Row<typeof payments>): z.infer<typeof Paym
     method: row.method,
     reference: row.reference,
     created_at: iso(row.createdAt)!,
+    updated_at: iso(row.updatedAt)!,
   };
 }
 
@@ -69,6 +70,7 @@ export function serializeArtwork(row: Row<typeof artworks>): z.infer<typeof Artw
     colors: row.colors,
     preview_url: row.previewUrl,
     status: row.status,
+    approved_at: iso(row.approvedAt),
     created_at: iso(row.createdAt)!,
     updated_at: iso(row.updatedAt)!,
   };

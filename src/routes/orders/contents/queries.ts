@@ -1,0 +1,179 @@
+import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { accountingChangeCte, notifyOutbox } from "../../../accounting/outbox";
+import { accountingOutbox, artworks, companies, invoiceItems, invoices, payments, projects, taxes } from "../../../db/schema";
+import { invoiceTotals, type LineAmounts } from "../../../domain/totals";
+import { notFound } from "../../../http/errors";
+import type { AnyDb } from "../../../platform/db";
+import type { Bindings } from "../../../platform/env";
+import type { Logger } from "../../../platform/logger";
+import { jsonRows, tableRows } from "../../../platform/sql-kit";
+import { defaultInvoiceOf, liveProjects } from "../queries";
+import { invoiceTerms } from "../serialize";
+
+/*
+ * The order's contents (items, payments, artworks) are written in two statements: a read of the order
+ * as it is (live contents, the invoice's row version) and ONE write statement that applies the change
+ * only if the invoice row is still that version. Every contents write also updates the invoice row
+ * (its `updated_at`), so the invoice row is the order's serialization point: a write that commits in
+ * between moves the version on, the second statement then writes nothing, and the change is redone
+ * under a row lock in a transaction. What the read saw is therefore what the write changed, which
+ * keeps item positions dense and unique and makes the answered totals exact under concurrency.
+ */
+
+export type ContentsKind = "item" | "payment" | "artwork";
+const tables = { item: invoiceItems, payment: payments, artwork: artworks } as const;
+type Tables = typeof tables;
+export type ContentsRow<K extends ContentsKind> = Tables[K]["$inferSelect"];
+
+/** The row a PATCH or DELETE addresses, scoped to the order: another order's or company's row is not found. */
+function targetOf(kind: ContentsKind, companyId: number, id: number): SQL {
+  switch (kind) {
+    case "item":
+      return and(
+        eq(invoiceItems.id, id),
+        eq(invoiceItems.invoiceId, invoices.id),
+        eq(invoiceItems.companyId, companyId),
+        isNull(invoiceItems.deletedAt),
+      )!;
+    case "payment":
+      return and(eq(payments.id, id), eq(payments.invoiceId, invoices.id), eq(payments.companyId, companyId), isNull(payments.deletedAt))!;
+    case "artwork":
+      return and(eq(artworks.id, id), eq(artworks.projectId, projects.id), eq(artworks.companyId, companyId), isNull(artworks.deletedAt))!;
+  }
+}
+
+/**
+ * The company's live order with what a contents write needs, in one query: the invoice row and its
+ * version (xmin), the tax rate, whether accounting sync applies, the live items (amounts and
+ * positions), payments, the number of live artworks, and the addressed row (`target`). `lock` first
+ * locks the invoice row (the transactional fallback). Undefined when the order is not found.
+ */
+export async function readContents<K extends ContentsKind>(
+  db: AnyDb,
+  companyId: number,
+  orderId: number,
+  target: { kind: K; id: number } | undefined,
+  lock: boolean,
+) {
+  const query = db
+    .select({
+      projectId: projects.id,
+      invoice: invoices,
+      version: sql<string>`${invoices}.xmin::text`,
+      taxRate: taxes.rate,
+      // The company setting, or the invoice was synced before (as DELETE /orders decides).
+      sync: sql<boolean>`(${companies.accountingSyncEnabled} or exists (select 1 from ${accountingOutbox} where ${accountingOutbox.invoiceId} = ${invoices.id}))`,
+      lines: jsonRows(
+        { id: invoiceItems.id, position: invoiceItems.position, quantity: invoiceItems.quantity, unit_price: invoiceItems.unitPrice },
+        sql`(select ${invoiceItems.id}, ${invoiceItems.position}, ${invoiceItems.quantity}, ${invoiceItems.unitPrice} from ${invoiceItems}
+             where ${invoiceItems.invoiceId} = ${invoices.id} and ${invoiceItems.deletedAt} is null order by ${invoiceItems.position}, ${invoiceItems.id})`,
+      ),
+      payments: jsonRows(
+        { id: payments.id, amount: payments.amount },
+        sql`(select ${payments.id}, ${payments.amount} from ${payments} where ${payments.invoiceId} = ${invoices.id} and ${payments.deletedAt} is null)`,
+      ),
+      artworkCount: sql<number>`(select count(*)::int from ${artworks} where ${artworks.projectId} = ${projects.id} and ${artworks.deletedAt} is null)`,
+      target: target
+        ? tableRows(tables[target.kind], targetOf(target.kind, companyId, target.id), sql`1`)
+        : sql<never[]>`'[]'::json`.mapWith(() => []),
+    })
+    .from(projects)
+    .innerJoin(invoices, defaultInvoiceOf(projects.id))
+    .innerJoin(companies, eq(companies.id, projects.companyId))
+    .leftJoin(taxes, eq(taxes.id, invoices.taxId))
+    .where(and(liveProjects(companyId), eq(projects.id, orderId)));
+  if (lock) {
+    // The lock first, on its own: a statement that waits for a row lock still reads everything else
+    // from the snapshot it started with, so the contents read must be the next statement.
+    await db
+      .select({ id: invoices.id })
+      .from(projects)
+      .innerJoin(invoices, defaultInvoiceOf(projects.id))
+      .where(and(liveProjects(companyId), eq(projects.id, orderId)))
+      .for("update", { of: [invoices] });
+  }
+  const [row] = await query;
+  if (!row) return undefined;
+  return { ...row, target: (row.target as ContentsRow<K>[])[0] as ContentsRow<K> | undefined };
+}
+export type OrderContents<K extends ContentsKind = ContentsKind> = NonNullable<Awaited<ReturnType<typeof readContents<K>>>>;
+
+/**
+ * The CTEs every contents write starts with: `invoice` updates the invoice's `updated_at` only if the
+ * row is still the version `read` saw (no row otherwise, and then nothing else is written), `project`
+ * bumps the order's `updated_at`, and `outbox` queues an accounting update that resends the invoice's
+ * lines when `lines` is set and sync applies. `ready` is the condition the change itself is written under.
+ */
+export function contentsWrite(db: AnyDb, companyId: number, read: OrderContents, opts: { lines: boolean }) {
+  const now = sql`now()`;
+  const invoice = db.$with("invoice").as(
+    db
+      .update(invoices)
+      .set({ updatedAt: now })
+      .where(and(eq(invoices.id, read.invoice.id), sql`${invoices}.xmin = ${read.version}::xid`))
+      .returning(),
+  );
+  const ready = sql`exists (select 1 from ${invoice})`;
+  const project = db.$with("project").as(
+    db
+      .update(projects)
+      .set({ updatedAt: now })
+      .where(and(eq(projects.id, read.projectId), ready))
+      .returning({ id: projects.id }),
+  );
+  const outbox =
+    opts.lines && read.sync
+      ? accountingChangeCte(
+          db,
+          { companyId, projectId: read.projectId, invoiceId: read.invoice.id, operation: "update", payload: { changes: { lines: true } } },
+          sql`from ${invoice}`,
+        )
+      : undefined;
+  return {
+    invoice,
+    ready,
+    ctes: [invoice, project, ...(outbox ? [outbox] : [])] as const,
+    outboxId: outbox ? sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number) : sql<null>`null`,
+  };
+}
+
+/** The invoice's totals after a change, from what was read and the change (lines and payments as they will be). */
+export function totalsAfter(invoice: typeof invoices.$inferSelect, taxRate: string | null, lines: LineAmounts[], paymentAmounts: string[]) {
+  return invoiceTotals(invoiceTerms(invoice, taxRate), lines, paymentAmounts);
+}
+
+/**
+ * Runs a contents change: read, then `write` (which validates and writes one statement, answering
+ * undefined when the invoice moved on in between). On undefined it runs again in a transaction that
+ * locks the invoice row as it reads, where the write cannot miss. 404 for a missing order or row.
+ */
+export async function changeContents<K extends ContentsKind, R>(
+  db: AnyDb,
+  logger: Logger,
+  companyId: number,
+  orderId: number,
+  target: { kind: K; id: number } | undefined,
+  write: (db: AnyDb, read: OrderContents<K>) => Promise<R | undefined>,
+): Promise<R> {
+  const attempt = async (conn: AnyDb, lock: boolean) => {
+    const read = await readContents(conn, companyId, orderId, target, lock);
+    if (!read) throw notFound("Order");
+    if (target && !read.target) throw notFound(WHAT[target.kind]);
+    return write(conn, read);
+  };
+  const first = await attempt(db, false);
+  if (first !== undefined) return first;
+  logger.info("order changed between read and write; writing again under its invoice's row lock", { order_id: orderId });
+  return db.transaction(async (tx) => {
+    const locked = await attempt(tx as unknown as AnyDb, true);
+    if (locked === undefined) throw new Error("invoice changed under its row lock");
+    return locked;
+  });
+}
+
+export const WHAT: Record<ContentsKind, string> = { item: "Item", payment: "Payment", artwork: "Artwork" };
+
+/** Hands a written outbox row to delivery after the response (as the order routes do). */
+export const notifyWritten = (c: { env: Bindings; var: { defer: (p: Promise<unknown>) => void } }, outboxId: number | null) => {
+  if (outboxId !== null) notifyOutbox(c.env, [outboxId], c.var.defer);
+};

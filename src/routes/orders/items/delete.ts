@@ -1,0 +1,39 @@
+import { createRoute } from "@hono/zod-openapi";
+import { authErrors, errorResponses } from "../../../http/errors";
+import { bearerSecurity, type Router } from "../../../http/openapi";
+import { changeContents, notifyWritten } from "../contents/queries";
+import { contentsParams, deletedSchema } from "../contents/schema";
+import { serializeInvoice } from "../serialize";
+import { deleteItem } from "./queries";
+
+const route = createRoute({
+  method: "delete",
+  path: "/orders/{id}/items/{item_id}",
+  tags: ["Order contents"],
+  summary: "Soft-delete a line item",
+  description:
+    "Soft-deletes the item: it leaves the order, its totals and product search; the items after it move up (positions stay dense). " +
+    "Answers the invoice's new totals; queues an accounting `update` resending the lines when sync applies. A repeated DELETE, an " +
+    "item of another order or another company's order is 404.",
+  security: bearerSecurity,
+  request: { params: contentsParams("item_id", "Line item") },
+  responses: {
+    200: {
+      description: "The item was deleted",
+      content: { "application/json": { schema: deletedSchema("item", "InvoiceItemDeleted") } },
+    },
+    ...errorResponses(400, 404),
+    ...authErrors,
+  },
+});
+
+export const registerDeleteItem = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const { id, item_id } = c.req.valid("param");
+    const { companyId } = c.var.auth;
+    const result = await changeContents(c.var.db, c.var.logger, companyId, id, { kind: "item", id: item_id }, (db, read) =>
+      deleteItem(db, companyId, read),
+    );
+    notifyWritten(c, result.outboxId);
+    return c.json({ deleted: true as const, id: item_id, invoice: serializeInvoice(result.invoice, result.totals) }, 200);
+  });

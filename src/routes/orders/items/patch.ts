@@ -1,0 +1,44 @@
+import { createRoute } from "@hono/zod-openapi";
+import { serializeItem } from "../../../domain/invoice-item";
+import { authErrors, errorResponses } from "../../../http/errors";
+import { bearerSecurity, type Router } from "../../../http/openapi";
+import { changeContents, notifyWritten } from "../contents/queries";
+import { contentsParams, ItemPatchSchema } from "../contents/schema";
+import { serializeInvoice } from "../serialize";
+import { ItemChangedSchema } from "./post";
+import { updateItem } from "./queries";
+
+const route = createRoute({
+  method: "patch",
+  path: "/orders/{id}/items/{item_id}",
+  tags: ["Order contents"],
+  summary: "Update a line item",
+  description:
+    "Partial update of one live item of the order (only the fields sent change; at least one). `sizes` without `quantity` sets the " +
+    "quantity to their sum; `sizes: null` drops the breakdown and keeps the quantity; a `quantity` alone must equal the sum of the " +
+    "stored sizes (400 otherwise). `position` moves the item (0-based; past the end: last) and renumbers the others densely. " +
+    "Answers the item and the invoice's new totals; queues an accounting `update` resending the lines when sync applies. " +
+    "An item of another order, a deleted item, or another company's order is 404.",
+  security: bearerSecurity,
+  request: {
+    params: contentsParams("item_id", "Line item"),
+    body: { required: true, content: { "application/json": { schema: ItemPatchSchema } } },
+  },
+  responses: {
+    200: { description: "The item and the invoice after the change", content: { "application/json": { schema: ItemChangedSchema } } },
+    ...errorResponses(400, 404, 413, 415),
+    ...authErrors,
+  },
+});
+
+export const registerPatchItem = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const { id, item_id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const { companyId } = c.var.auth;
+    const result = await changeContents(c.var.db, c.var.logger, companyId, id, { kind: "item", id: item_id }, (db, read) =>
+      updateItem(db, companyId, read, body),
+    );
+    notifyWritten(c, result.outboxId);
+    return c.json({ item: serializeItem(result.item), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
+  });
