@@ -1,4 +1,7 @@
 import { createRouter } from "../../http/openapi";
+import { registerDeleteArtwork } from "./artworks/delete";
+import { registerPatchArtwork } from "./artworks/patch";
+import { registerCreateArtwork } from "./artworks/post";
 import { registerDeleteOrder } from "./delete";
 import { registerGetOrder } from "./get";
 import { registerDeleteItem } from "./items/delete";
@@ -6,6 +9,9 @@ import { registerPatchItem } from "./items/patch";
 import { registerCreateItem } from "./items/post";
 import { registerListOrders } from "./list";
 import { registerPatchOrder } from "./patch";
+import { registerDeletePayment } from "./payments/delete";
+import { registerPatchPayment } from "./payments/patch";
+import { registerCreatePayment } from "./payments/post";
 import { registerCreateOrder } from "./post";
 
 export const ordersApi = createRouter();
@@ -17,3 +23,9 @@ registerDeleteOrder(ordersApi);
 registerCreateItem(ordersApi);
 registerPatchItem(ordersApi);
 registerDeleteItem(ordersApi);
+registerCreatePayment(ordersApi);
+registerPatchPayment(ordersApi);
+registerDeletePayment(ordersApi);
+registerCreateArtwork(ordersApi);
+registerPatchArtwork(ordersApi);
+registerDeleteArtwork(ordersApi);

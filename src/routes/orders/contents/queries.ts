@@ -1,4 +1,4 @@
-import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, isNull, type SQL, sql, type WithSubquery } from "drizzle-orm";
 import { accountingChangeCte, notifyOutbox } from "../../../accounting/outbox";
 import { accountingOutbox, artworks, companies, invoiceItems, invoices, payments, projects, taxes } from "../../../db/schema";
 import { invoiceTotals, type LineAmounts } from "../../../domain/totals";
@@ -6,7 +6,7 @@ import { notFound } from "../../../http/errors";
 import type { AnyDb } from "../../../platform/db";
 import type { Bindings } from "../../../platform/env";
 import type { Logger } from "../../../platform/logger";
-import { jsonRows, tableRows } from "../../../platform/sql-kit";
+import { insertFrom, jsonRows, tableRows } from "../../../platform/sql-kit";
 import { defaultInvoiceOf, liveProjects } from "../queries";
 import { invoiceTerms } from "../serialize";
 
@@ -177,3 +177,48 @@ export const WHAT: Record<ContentsKind, string> = { item: "Item", payment: "Paym
 export const notifyWritten = (c: { env: Bindings; var: { defer: (p: Promise<unknown>) => void } }, outboxId: number | null) => {
   if (outboxId !== null) notifyOutbox(c.env, [outboxId], c.var.defer);
 };
+
+/**
+ * The write statement: the common CTEs (`contentsWrite`), any `extra` CTEs and the changed `record`
+ * (a CTE named `record` returning whole rows of `table`), all written under `ready`. Answers the
+ * invoice row after the bump and the record, or undefined when the invoice moved on since `read`
+ * (then nothing was written).
+ */
+export async function writeContents<T extends ContentsTable>(
+  db: AnyDb,
+  companyId: number,
+  read: OrderContents,
+  opts: { lines: boolean },
+  _table: T,
+  build: (ready: SQL, from: SQL) => { record: WithSubquery; extra?: WithSubquery[] },
+) {
+  const base = contentsWrite(db, companyId, read, opts);
+  const { record, extra = [] } = build(base.ready, sql`from ${base.invoice}`);
+  // The record CTE's columns are its table's (typed by `T` below); drizzle only needs it as a CTE here.
+  const cte = record as ReturnType<typeof insertFrom<"record", typeof payments>>;
+  const [row] = await db
+    .with(...base.ctes, ...extra, cte)
+    .select({ invoice: base.invoice._.selectedFields, record: cte._.selectedFields, outboxId: base.outboxId })
+    .from(base.invoice)
+    .innerJoin(cte, sql`true`);
+  return row as { invoice: typeof invoices.$inferSelect; record: T["$inferSelect"]; outboxId: number | null } | undefined;
+}
+
+type ContentsTable = typeof invoiceItems | typeof payments | typeof artworks;
+
+/** `insert into <table> … select … from <invoice>` as the `record` CTE. */
+export const insertRecord = <T extends ContentsTable>(db: AnyDb, table: T, values: Values<T>, from: SQL): WithSubquery =>
+  insertFrom(db, "record", table, values as never, from);
+type Values<T extends ContentsTable> = { [K in keyof T["$inferInsert"]]?: T["$inferInsert"][K] | SQL };
+
+/** `update <table> set …, updated_at = now() where id = <id> and <ready> returning *` as the `record` CTE. */
+export function updateRecord<T extends ContentsTable>(db: AnyDb, table: T, id: number, values: Values<T>, ready: SQL): WithSubquery {
+  const t = table as typeof payments;
+  return db.$with("record").as(
+    db
+      .update(t)
+      .set({ ...(values as Values<typeof payments>), updatedAt: sql`now()` })
+      .where(and(eq(t.id, id), ready))
+      .returning(),
+  );
+}

@@ -43,5 +43,5 @@ export const registerCreateItem = (api: Router) =>
       insertItem(db, companyId, read, body),
     );
     notifyWritten(c, result.outboxId);
-    return c.json({ item: serializeItem(result.item), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
+    return c.json({ item: serializeItem(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

@@ -3,8 +3,7 @@ import { invoiceItems } from "../../../db/schema";
 import type { LineAmounts } from "../../../domain/totals";
 import { invalid } from "../../../http/errors";
 import type { AnyDb } from "../../../platform/db";
-import { insertFrom } from "../../../platform/sql-kit";
-import { contentsWrite, type OrderContents, totalsAfter } from "../contents/queries";
+import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
 import type { ItemPatch } from "../contents/schema";
 import { MAX_CONTENTS, newItemQuantity, sizesTotal } from "../schema";
 
@@ -44,6 +43,9 @@ function repositionCte(db: AnyDb, invoiceId: number, moves: { id: number; positi
   ];
 }
 
+/** Every item write changes the invoice's lines in the accounting system. */
+const LINES = { lines: true };
+
 const tooMany = () =>
   invalid("Too many items", [{ field: "(order)", message: `An order holds at most ${MAX_CONTENTS} live items; delete one first` }]);
 
@@ -52,26 +54,6 @@ function linesAfter(read: OrderContents, change: { id: number | null; line?: Lin
   const kept = read.lines.filter((l) => l.id !== change.id);
   return change.line ? [...kept, change.line] : kept;
 }
-
-/** Runs the write statement: the common CTEs, the repositioning and `item`; undefined when the invoice moved on. */
-async function run(
-  db: AnyDb,
-  companyId: number,
-  read: OrderContents,
-  build: (ready: SQL, from: SQL) => { moves: { id: number; position: number }[]; item: ReturnType<typeof itemCte> },
-) {
-  const base = contentsWrite(db, companyId, read, { lines: true });
-  const { moves, item } = build(base.ready, sql`from ${base.invoice}`);
-  const [row] = await db
-    .with(...base.ctes, ...repositionCte(db, read.invoice.id, moves, base.ready), item)
-    .select({ invoice: base.invoice._.selectedFields, item: item._.selectedFields, outboxId: base.outboxId })
-    .from(base.invoice)
-    .innerJoin(item, sql`true`);
-  return row;
-}
-
-type ItemCte = ReturnType<typeof insertFrom<"item", typeof invoiceItems>>;
-const itemCte = (cte: ItemCte) => cte;
 
 export async function insertItem(
   db: AnyDb,
@@ -88,7 +70,7 @@ export async function insertItem(
 ) {
   if (read.lines.length >= MAX_CONTENTS) throw tooMany();
   const quantity = newItemQuantity(body);
-  const row = await run(db, companyId, read, (_ready, from) => {
+  const row = await writeContents(db, companyId, read, LINES, invoiceItems, (ready, from) => {
     const { moves, place } = renumber(read, null, body.position ?? MAX_CONTENTS);
     const values = {
       companyId,
@@ -100,7 +82,7 @@ export async function insertItem(
       sizes: body.sizes ?? null,
       position: place,
     };
-    return { moves, item: insertFrom(db, "item", invoiceItems, values, from) };
+    return { record: insertRecord(db, invoiceItems, values, from), extra: repositionCte(db, read.invoice.id, moves, ready) };
   });
   if (!row) return undefined;
   const totals = totalsAfter(
@@ -135,19 +117,15 @@ function itemChanges(item: Item, body: ItemPatch) {
 export async function updateItem(db: AnyDb, companyId: number, read: Read, body: ItemPatch) {
   const item = read.target!;
   const changes = itemChanges(item, body);
-  const row = await run(db, companyId, read, (ready) => {
+  const row = await writeContents(db, companyId, read, LINES, invoiceItems, (ready) => {
     const { moves, place } = renumber(read, item.id, body.position ?? read.lines.findIndex((l) => l.id === item.id));
-    const cte = db.$with("item").as(
-      db
-        .update(invoiceItems)
-        .set({ ...changes, position: place, updatedAt: sql`now()` })
-        .where(and(eq(invoiceItems.id, item.id), ready))
-        .returning(),
-    );
-    return { moves, item: cte as unknown as ItemCte };
+    return {
+      record: updateRecord(db, invoiceItems, item.id, { ...changes, position: place }, ready),
+      extra: repositionCte(db, read.invoice.id, moves, ready),
+    };
   });
   if (!row) return undefined;
-  const line = { quantity: row.item.quantity, unit_price: row.item.unitPrice };
+  const line = { quantity: row.record.quantity, unit_price: row.record.unitPrice };
   const totals = totalsAfter(
     row.invoice,
     read.taxRate,
@@ -159,18 +137,10 @@ export async function updateItem(db: AnyDb, companyId: number, read: Read, body:
 
 export async function deleteItem(db: AnyDb, companyId: number, read: Read) {
   const item = read.target!;
-  const row = await run(db, companyId, read, (ready) => {
-    const { moves } = renumber(read, item.id, null);
-    const now = sql`now()`;
-    const cte = db.$with("item").as(
-      db
-        .update(invoiceItems)
-        .set({ deletedAt: now, updatedAt: now })
-        .where(and(eq(invoiceItems.id, item.id), ready))
-        .returning(),
-    );
-    return { moves, item: cte as unknown as ItemCte };
-  });
+  const row = await writeContents(db, companyId, read, LINES, invoiceItems, (ready) => ({
+    record: updateRecord(db, invoiceItems, item.id, { deletedAt: sql`now()` }, ready),
+    extra: repositionCte(db, read.invoice.id, renumber(read, item.id, null).moves, ready),
+  }));
   if (!row) return undefined;
   const totals = totalsAfter(
     row.invoice,

@@ -1,0 +1,37 @@
+import { createRoute } from "@hono/zod-openapi";
+import { authErrors, errorResponses } from "../../../http/errors";
+import { bearerSecurity, type Router } from "../../../http/openapi";
+import { changeContents, notifyWritten } from "../contents/queries";
+import { contentsParams, deletedSchema } from "../contents/schema";
+import { serializeInvoice } from "../serialize";
+import { deleteArtwork } from "./queries";
+
+const route = createRoute({
+  method: "delete",
+  path: "/orders/{id}/artworks/{artwork_id}",
+  tags: ["Order contents"],
+  summary: "Soft-delete an artwork",
+  description:
+    "Soft-deletes the artwork: it leaves the order. A repeated DELETE, an artwork of another order or another company's order is 404.",
+  security: bearerSecurity,
+  request: { params: contentsParams("artwork_id", "Artwork") },
+  responses: {
+    200: {
+      description: "The artwork was deleted",
+      content: { "application/json": { schema: deletedSchema("artwork", "ArtworkDeleted") } },
+    },
+    ...errorResponses(400, 404),
+    ...authErrors,
+  },
+});
+
+export const registerDeleteArtwork = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const { id, artwork_id } = c.req.valid("param");
+    const { companyId } = c.var.auth;
+    const result = await changeContents(c.var.db, c.var.logger, companyId, id, { kind: "artwork", id: artwork_id }, (db, read) =>
+      deleteArtwork(db, companyId, read),
+    );
+    notifyWritten(c, result.outboxId);
+    return c.json({ deleted: true as const, id: artwork_id, invoice: serializeInvoice(result.invoice, result.totals) }, 200);
+  });

@@ -1,0 +1,38 @@
+import { createRoute } from "@hono/zod-openapi";
+import { authErrors, errorResponses } from "../../../http/errors";
+import { bearerSecurity, type Router } from "../../../http/openapi";
+import { changeContents, notifyWritten } from "../contents/queries";
+import { contentsParams, deletedSchema } from "../contents/schema";
+import { serializeInvoice } from "../serialize";
+import { deletePayment } from "./queries";
+
+const route = createRoute({
+  method: "delete",
+  path: "/orders/{id}/payments/{payment_id}",
+  tags: ["Order contents"],
+  summary: "Soft-delete a payment",
+  description:
+    "Soft-deletes the payment: it leaves the order and its totals. Answers the invoice's new totals. A repeated DELETE, a payment " +
+    "of another order or another company's order is 404.",
+  security: bearerSecurity,
+  request: { params: contentsParams("payment_id", "Payment") },
+  responses: {
+    200: {
+      description: "The payment was deleted",
+      content: { "application/json": { schema: deletedSchema("payment", "PaymentDeleted") } },
+    },
+    ...errorResponses(400, 404),
+    ...authErrors,
+  },
+});
+
+export const registerDeletePayment = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const { id, payment_id } = c.req.valid("param");
+    const { companyId } = c.var.auth;
+    const result = await changeContents(c.var.db, c.var.logger, companyId, id, { kind: "payment", id: payment_id }, (db, read) =>
+      deletePayment(db, companyId, read),
+    );
+    notifyWritten(c, result.outboxId);
+    return c.json({ deleted: true as const, id: payment_id, invoice: serializeInvoice(result.invoice, result.totals) }, 200);
+  });
