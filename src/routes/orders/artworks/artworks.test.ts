@@ -3,10 +3,12 @@ import { expectError, newCompany, sql } from "../../../../test/support/api";
 import { newOrder, outboxRows } from "../../../../test/support/orders";
 
 const artworkRow = async (id: number) =>
-  (await sql<{ status: string; approved_at: Date | null; deleted_at: Date | null }>(
-    "select status, approved_at, deleted_at from artworks where id = $1",
-    [id],
-  ))[0];
+  (
+    await sql<{ status: string; approved_at: Date | null; deleted_at: Date | null }>(
+      "select status, approved_at, deleted_at from artworks where id = $1",
+      [id],
+    )
+  )[0];
 
 describe("POST/PATCH/DELETE /orders/{id}/artworks", () => {
   it("adds a draft artwork, approves it (approved_at set once), un-approves it (cleared)", async () => {
@@ -98,10 +100,7 @@ describe("POST/PATCH/DELETE /orders/{id}/artworks", () => {
       await b.del(`/orders/${x}/artworks/${art}`),
     ];
     for (const res of answers) expect(res.body).toEqual({ error: { code: "not_found", message: "Order not found", details: null } });
-    const wrongOrder = [
-      await a.patch(`/orders/${y}/artworks/${art}`, { status: "approved" }),
-      await a.del(`/orders/${y}/artworks/${art}`),
-    ];
+    const wrongOrder = [await a.patch(`/orders/${y}/artworks/${art}`, { status: "approved" }), await a.del(`/orders/${y}/artworks/${art}`)];
     for (const res of wrongOrder) expect(res.body).toEqual({ error: { code: "not_found", message: "Artwork not found", details: null } });
     expect(await artworkRow(art)).toMatchObject({ status: "sent", approved_at: null, deleted_at: null });
   });

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type FakeQbo, startFakeQbo } from "../../../../test/fakes/qbo";
-import { db, newCompany, sql, waitFor } from "../../../../test/support/api";
+import { call, db, newCompany, sql, waitFor } from "../../../../test/support/api";
 import { type RunningWorker, startWorker } from "../../../../test/support/worker";
 import { connectAccounting } from "../../../../tools/ops/accounting";
 
@@ -110,12 +110,40 @@ describe("an order built through the API alone", () => {
     // Moving and repricing an item resends the whole line array in a sparse update.
     await co.patch(`/orders/${id}/items/${setup.body.item.id}`, { unit_price: "30.00", position: 0 }, opts);
     await outboxDone(id, 4);
-    const update = fake.apiRequests(creds.realm).filter((r) => r.entity === "invoice" && r.op === "update").at(-1)!;
+    const update = fake
+      .apiRequests(creds.realm)
+      .filter((r) => r.entity === "invoice" && r.op === "update")
+      .at(-1)!;
     expect(update.body.sparse).toBe(true);
     expect(sales(update.body)).toEqual([
       ["Screen setup", 2, 30, 60],
       ["Gildan 5000 tee — 2-color front — (S×6, M×10, L×6, XL×2)", 24, 12.5, 300],
     ]);
     expect(sales(fake.invoices(creds.realm)[0])).toEqual(sales(update.body));
+  });
+});
+
+describe("order contents in the OpenAPI document", () => {
+  it("documents every operation with its body, path ids, 404 and the field rules", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    for (const [kind, param] of [
+      ["items", "item_id"],
+      ["payments", "payment_id"],
+      ["artworks", "artwork_id"],
+    ]) {
+      const collection = doc.paths[`/orders/{id}/${kind}`];
+      const member = doc.paths[`/orders/{id}/${kind}/{${param}}`];
+      expect(Object.keys(collection)).toEqual(["post"]);
+      expect(Object.keys(member).sort()).toEqual(["delete", "patch"]);
+      for (const op of [collection.post, member.patch, member.delete]) expect(Object.keys(op.responses)).toContain("404");
+      expect(member.patch.parameters.map((p: any) => p.name).sort()).toEqual([param, "id"].sort());
+      expect(collection.post.requestBody.content["application/json"].schema.$ref).toMatch(/Create$/);
+    }
+    const schemas = doc.components.schemas;
+    expect(schemas.ArtworkCreate.properties.status.enum).toEqual(["draft", "sent", "approved", "rejected"]);
+    expect(schemas.Artwork.properties.approved_at).toBeDefined();
+    expect(schemas.InvoiceItemCreate.properties.sizes.description).toContain("2XL");
+    expect(schemas.InvoiceItemCreate.properties.position.minimum).toBe(0);
+    expect(schemas.InvoiceItemChanged.properties.invoice.$ref ?? schemas.InvoiceItemChanged.properties.invoice.allOf).toBeDefined();
   });
 });
