@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { authErrors, errorResponses } from "../../../http/errors";
 import { bearerSecurity, type Router } from "../../../http/openapi";
-import { changeContents, notifyWritten } from "../contents/queries";
+import { changeContents } from "../contents/queries";
 import { contentsParams, deletedSchema } from "../contents/schema";
 import { serializeInvoice } from "../serialize";
 import { deleteArtwork } from "./queries";
@@ -28,10 +28,8 @@ const route = createRoute({
 export const registerDeleteArtwork = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id, artwork_id } = c.req.valid("param");
-    const { companyId } = c.var.auth;
-    const result = await changeContents(c.var.db, c.var.logger, companyId, id, { kind: "artwork", id: artwork_id }, (db, read) =>
+    const result = await changeContents(c, id, { kind: "artwork", id: artwork_id }, (db, companyId, read) =>
       deleteArtwork(db, companyId, read),
     );
-    notifyWritten(c, result.outboxId);
     return c.json({ deleted: true as const, id: artwork_id, invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

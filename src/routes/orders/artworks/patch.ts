@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { authErrors, errorResponses } from "../../../http/errors";
 import { bearerSecurity, type Router } from "../../../http/openapi";
-import { changeContents, notifyWritten } from "../contents/queries";
+import { changeContents } from "../contents/queries";
 import { ArtworkPatchSchema, contentsParams } from "../contents/schema";
 import { serializeArtwork, serializeInvoice } from "../serialize";
 import { ArtworkChangedSchema } from "./post";
@@ -32,10 +32,8 @@ export const registerPatchArtwork = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id, artwork_id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const { companyId } = c.var.auth;
-    const result = await changeContents(c.var.db, c.var.logger, companyId, id, { kind: "artwork", id: artwork_id }, (db, read) =>
+    const result = await changeContents(c, id, { kind: "artwork", id: artwork_id }, (db, companyId, read) =>
       updateArtwork(db, companyId, read, body),
     );
-    notifyWritten(c, result.outboxId);
     return c.json({ artwork: serializeArtwork(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

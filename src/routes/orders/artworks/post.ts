@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { authErrors, errorResponses } from "../../../http/errors";
 import { bearerSecurity, idParam, type Router } from "../../../http/openapi";
-import { changeContents, notifyWritten } from "../contents/queries";
+import { changeContents } from "../contents/queries";
 import { ArtworkCreateSchema, changedSchema } from "../contents/schema";
 import { ARTWORK_STATUSES, ArtworkSchema, MAX_CONTENTS } from "../schema";
 import { serializeArtwork, serializeInvoice } from "../serialize";
@@ -39,10 +39,6 @@ export const registerCreateArtwork = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const { companyId } = c.var.auth;
-    const result = await changeContents(c.var.db, c.var.logger, companyId, id, undefined, (db, read) =>
-      insertArtwork(db, companyId, read, body),
-    );
-    notifyWritten(c, result.outboxId);
+    const result = await changeContents(c, id, undefined, (db, companyId, read) => insertArtwork(db, companyId, read, body));
     return c.json({ artwork: serializeArtwork(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

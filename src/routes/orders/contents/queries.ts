@@ -1,11 +1,11 @@
 import { and, eq, isNull, type SQL, sql, type WithSubquery } from "drizzle-orm";
+import type { Context } from "hono";
 import { accountingChangeCte, notifyOutbox } from "../../../accounting/outbox";
 import { accountingOutbox, artworks, companies, invoiceItems, invoices, payments, projects, taxes } from "../../../db/schema";
 import { invoiceTotals, type LineAmounts } from "../../../domain/totals";
+import type { AppEnv } from "../../../http/context";
 import { notFound } from "../../../http/errors";
 import type { AnyDb } from "../../../platform/db";
-import type { Bindings } from "../../../platform/env";
-import type { Logger } from "../../../platform/logger";
 import { insertFrom, jsonRows, tableRows } from "../../../platform/sql-kit";
 import { defaultInvoiceOf, liveProjects } from "../queries";
 import { invoiceTerms } from "../serialize";
@@ -143,40 +143,38 @@ export function totalsAfter(invoice: typeof invoices.$inferSelect, taxRate: stri
 }
 
 /**
- * Runs a contents change: read, then `write` (which validates and writes one statement, answering
- * undefined when the invoice moved on in between). On undefined it runs again in a transaction that
- * locks the invoice row as it reads, where the write cannot miss. 404 for a missing order or row.
+ * Runs a contents change for a request: read, then `write` (which validates and writes one statement,
+ * answering undefined when the invoice moved on in between). On undefined it runs again in a
+ * transaction that locks the invoice row before it reads, where the write cannot miss. 404 for a
+ * missing order or row. A written outbox row is handed to delivery after the response.
  */
-export async function changeContents<K extends ContentsKind, R>(
-  db: AnyDb,
-  logger: Logger,
-  companyId: number,
+export async function changeContents<K extends ContentsKind, R extends { outboxId: number | null }>(
+  c: Context<AppEnv>,
   orderId: number,
   target: { kind: K; id: number } | undefined,
-  write: (db: AnyDb, read: OrderContents<K>) => Promise<R | undefined>,
+  write: (db: AnyDb, companyId: number, read: OrderContents<K>) => Promise<R | undefined>,
 ): Promise<R> {
+  const { db, logger, auth } = c.var;
   const attempt = async (conn: AnyDb, lock: boolean) => {
-    const read = await readContents(conn, companyId, orderId, target, lock);
+    const read = await readContents(conn, auth.companyId, orderId, target, lock);
     if (!read) throw notFound("Order");
     if (target && !read.target) throw notFound(WHAT[target.kind]);
-    return write(conn, read);
+    return write(conn, auth.companyId, read);
   };
-  const first = await attempt(db, false);
-  if (first !== undefined) return first;
-  logger.info("order changed between read and write; writing again under its invoice's row lock", { order_id: orderId });
-  return db.transaction(async (tx) => {
-    const locked = await attempt(tx as unknown as AnyDb, true);
-    if (locked === undefined) throw new Error("invoice changed under its row lock");
-    return locked;
-  });
+  let result = await attempt(db, false);
+  if (result === undefined) {
+    logger.info("order changed between read and write; writing again under its invoice's row lock", { order_id: orderId });
+    result = await db.transaction(async (tx) => {
+      const locked = await attempt(tx as unknown as AnyDb, true);
+      if (locked === undefined) throw new Error("invoice changed under its row lock");
+      return locked;
+    });
+  }
+  if (result.outboxId !== null) notifyOutbox(c.env, [result.outboxId], c.var.defer);
+  return result;
 }
 
 export const WHAT: Record<ContentsKind, string> = { item: "Item", payment: "Payment", artwork: "Artwork" };
-
-/** Hands a written outbox row to delivery after the response (as the order routes do). */
-export const notifyWritten = (c: { env: Bindings; var: { defer: (p: Promise<unknown>) => void } }, outboxId: number | null) => {
-  if (outboxId !== null) notifyOutbox(c.env, [outboxId], c.var.defer);
-};
 
 /**
  * The write statement: the common CTEs (`contentsWrite`), any `extra` CTEs and the changed `record`

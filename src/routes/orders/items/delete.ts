@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { authErrors, errorResponses } from "../../../http/errors";
 import { bearerSecurity, type Router } from "../../../http/openapi";
-import { changeContents, notifyWritten } from "../contents/queries";
+import { changeContents } from "../contents/queries";
 import { contentsParams, deletedSchema } from "../contents/schema";
 import { serializeInvoice } from "../serialize";
 import { deleteItem } from "./queries";
@@ -30,10 +30,6 @@ const route = createRoute({
 export const registerDeleteItem = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id, item_id } = c.req.valid("param");
-    const { companyId } = c.var.auth;
-    const result = await changeContents(c.var.db, c.var.logger, companyId, id, { kind: "item", id: item_id }, (db, read) =>
-      deleteItem(db, companyId, read),
-    );
-    notifyWritten(c, result.outboxId);
+    const result = await changeContents(c, id, { kind: "item", id: item_id }, (db, companyId, read) => deleteItem(db, companyId, read));
     return c.json({ deleted: true as const, id: item_id, invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { serializeItem } from "../../../domain/invoice-item";
 import { authErrors, errorResponses } from "../../../http/errors";
 import { bearerSecurity, type Router } from "../../../http/openapi";
-import { changeContents, notifyWritten } from "../contents/queries";
+import { changeContents } from "../contents/queries";
 import { contentsParams, ItemPatchSchema } from "../contents/schema";
 import { serializeInvoice } from "../serialize";
 import { ItemChangedSchema } from "./post";
@@ -35,10 +35,8 @@ export const registerPatchItem = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id, item_id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const { companyId } = c.var.auth;
-    const result = await changeContents(c.var.db, c.var.logger, companyId, id, { kind: "item", id: item_id }, (db, read) =>
+    const result = await changeContents(c, id, { kind: "item", id: item_id }, (db, companyId, read) =>
       updateItem(db, companyId, read, body),
     );
-    notifyWritten(c, result.outboxId);
     return c.json({ item: serializeItem(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

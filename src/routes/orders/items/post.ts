@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { InvoiceItemSchema, serializeItem } from "../../../domain/invoice-item";
 import { authErrors, errorResponses } from "../../../http/errors";
 import { bearerSecurity, idParam, type Router } from "../../../http/openapi";
-import { changeContents, notifyWritten } from "../contents/queries";
+import { changeContents } from "../contents/queries";
 import { changedSchema, ItemCreateSchema } from "../contents/schema";
 import { MAX_CONTENTS } from "../schema";
 import { serializeInvoice } from "../serialize";
@@ -38,10 +38,6 @@ export const registerCreateItem = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const { companyId } = c.var.auth;
-    const result = await changeContents(c.var.db, c.var.logger, companyId, id, undefined, (db, read) =>
-      insertItem(db, companyId, read, body),
-    );
-    notifyWritten(c, result.outboxId);
+    const result = await changeContents(c, id, undefined, (db, companyId, read) => insertItem(db, companyId, read, body));
     return c.json({ item: serializeItem(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { authErrors, errorResponses } from "../../../http/errors";
 import { bearerSecurity, type Router } from "../../../http/openapi";
-import { changeContents, notifyWritten } from "../contents/queries";
+import { changeContents } from "../contents/queries";
 import { contentsParams, deletedSchema } from "../contents/schema";
 import { serializeInvoice } from "../serialize";
 import { deletePayment } from "./queries";
@@ -29,10 +29,8 @@ const route = createRoute({
 export const registerDeletePayment = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id, payment_id } = c.req.valid("param");
-    const { companyId } = c.var.auth;
-    const result = await changeContents(c.var.db, c.var.logger, companyId, id, { kind: "payment", id: payment_id }, (db, read) =>
+    const result = await changeContents(c, id, { kind: "payment", id: payment_id }, (db, companyId, read) =>
       deletePayment(db, companyId, read),
     );
-    notifyWritten(c, result.outboxId);
     return c.json({ deleted: true as const, id: payment_id, invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

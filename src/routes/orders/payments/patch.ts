@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { authErrors, errorResponses } from "../../../http/errors";
 import { bearerSecurity, type Router } from "../../../http/openapi";
-import { changeContents, notifyWritten } from "../contents/queries";
+import { changeContents } from "../contents/queries";
 import { contentsParams, PaymentPatchSchema } from "../contents/schema";
 import { serializeInvoice, serializePayment } from "../serialize";
 import { PaymentChangedSchema } from "./post";
@@ -31,10 +31,8 @@ export const registerPatchPayment = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id, payment_id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const { companyId } = c.var.auth;
-    const result = await changeContents(c.var.db, c.var.logger, companyId, id, { kind: "payment", id: payment_id }, (db, read) =>
+    const result = await changeContents(c, id, { kind: "payment", id: payment_id }, (db, companyId, read) =>
       updatePayment(db, companyId, read, body),
     );
-    notifyWritten(c, result.outboxId);
     return c.json({ payment: serializePayment(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

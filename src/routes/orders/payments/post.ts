@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { authErrors, errorResponses } from "../../../http/errors";
 import { bearerSecurity, idParam, type Router } from "../../../http/openapi";
-import { changeContents, notifyWritten } from "../contents/queries";
+import { changeContents } from "../contents/queries";
 import { changedSchema, PaymentCreateSchema } from "../contents/schema";
 import { MAX_CONTENTS, PaymentSchema } from "../schema";
 import { serializeInvoice, serializePayment } from "../serialize";
@@ -38,10 +38,6 @@ export const registerCreatePayment = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const { companyId } = c.var.auth;
-    const result = await changeContents(c.var.db, c.var.logger, companyId, id, undefined, (db, read) =>
-      insertPayment(db, companyId, read, body),
-    );
-    notifyWritten(c, result.outboxId);
+    const result = await changeContents(c, id, undefined, (db, companyId, read) => insertPayment(db, companyId, read, body));
     return c.json({ payment: serializePayment(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });
