@@ -46,7 +46,7 @@ function targetOf(kind: ContentsKind, companyId: number, id: number): SQL {
  * The company's live order with what a contents write needs, in one query: the invoice row and its
  * version (xmin), the tax rate, whether accounting sync applies, the live items (amounts and
  * positions), payments, the number of live artworks, and the addressed row (`target`). `lock` first
- * locks the invoice row (the transactional fallback). Undefined when the order is not found.
+ * locks the project and invoice rows (the transactional fallback). Undefined when the order is not found.
  */
 export async function readContents<K extends ContentsKind>(
   db: AnyDb,
@@ -90,7 +90,7 @@ export async function readContents<K extends ContentsKind>(
       .from(projects)
       .innerJoin(invoices, defaultInvoiceOf(projects.id))
       .where(and(liveProjects(companyId), eq(projects.id, orderId)))
-      .for("update", { of: [invoices] });
+      .for("update", { of: [projects, invoices] });
   }
   const [row] = await query;
   if (!row) return undefined;
@@ -106,11 +106,18 @@ export type OrderContents<K extends ContentsKind = ContentsKind> = NonNullable<A
  */
 export function contentsWrite(db: AnyDb, companyId: number, read: OrderContents, opts: { lines: boolean }) {
   const now = sql`now()`;
+  // The project row is locked before the invoice row, the order PATCH and DELETE /orders/{id} lock them in,
+  // so a contents write and an order write wait for each other instead of deadlocking.
+  const projectLock = db
+    .$with("project_lock")
+    .as(db.select({ id: projects.id }).from(projects).where(eq(projects.id, read.projectId)).for("update"));
   const invoice = db.$with("invoice").as(
     db
       .update(invoices)
       .set({ updatedAt: now })
-      .where(and(eq(invoices.id, read.invoice.id), sql`${invoices}.xmin = ${read.version}::xid`))
+      .where(
+        and(eq(invoices.id, read.invoice.id), sql`${invoices}.xmin = ${read.version}::xid`, sql`exists (select 1 from ${projectLock})`),
+      )
       .returning(),
   );
   const ready = sql`exists (select 1 from ${invoice})`;
@@ -132,7 +139,7 @@ export function contentsWrite(db: AnyDb, companyId: number, read: OrderContents,
   return {
     invoice,
     ready,
-    ctes: [invoice, project, ...(outbox ? [outbox] : [])] as const,
+    ctes: [projectLock, invoice, project, ...(outbox ? [outbox] : [])] as const,
     outboxId: outbox ? sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number) : sql<null>`null`,
   };
 }

@@ -158,6 +158,24 @@ describe("POST /orders/{id}/items", () => {
   });
 });
 
+describe("item writes beside order writes", () => {
+  it("concurrent PATCH /orders/{id} and item inserts all succeed (no deadlock) and the totals read afterwards are exact", async () => {
+    const co = await newCompany();
+    const { orderId, invoiceId } = await orderWithItems(co, ["first"]);
+    const writes = await Promise.all([
+      ...Array.from({ length: 6 }, (_, i) => co.post(`/orders/${orderId}/items`, { title: `c${i}`, unit_price: "10.00", position: 0 })),
+      co.patch(`/orders/${orderId}`, { discount_amount: "10", discount_amount_type: "percentage", title: "Renamed" }),
+      co.patch(`/orders/${orderId}`, { description: "Rush" }),
+    ]);
+    expect(writes.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect((await livePositions(invoiceId)).map((r) => r.position)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    const { body } = await co.get(`/orders/${orderId}`);
+    // 6 × 10.00 + 1.00 = 61.00, 10 % off = 6.10.
+    expect(body.invoice.totals).toMatchObject({ subtotal: "61.00", discount: "6.10", total: "54.90" });
+    expect(body.project).toMatchObject({ title: "Renamed", description: "Rush" });
+  });
+});
+
 describe("PATCH /orders/{id}/items/{item_id}", () => {
   it("changes only the fields sent; sizes alone set the quantity; totals follow", async () => {
     const co = await newCompany();
