@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectError, newCompany, sql, type TestCompany } from "../../../../test/support/api";
+import { expectError, newCompany, sql, type TestCompany, workerLogLines } from "../../../../test/support/api";
 import { newOrder, outboxRows } from "../../../../test/support/orders";
 
 const livePositions = async (invoiceId: number) =>
@@ -173,6 +173,20 @@ describe("item writes beside order writes", () => {
     // 6 × 10.00 + 1.00 = 61.00, 10 % off = 6.10.
     expect(body.invoice.totals).toMatchObject({ subtotal: "61.00", discount: "6.10", total: "54.90" });
     expect(body.project).toMatchObject({ title: "Renamed", description: "Rush" });
+  });
+});
+
+describe("the write path", () => {
+  it("is the optimistic two-statement path for sequential writes (the locked fallback only runs under contention)", async () => {
+    const co = await newCompany();
+    const { orderId, items } = await orderWithItems(co, ["a", "b"]);
+    for (let i = 0; i < 3; i++) {
+      expect((await co.post(`/orders/${orderId}/payments`, { amount: "1" })).status).toBe(200);
+      expect((await co.patch(`/orders/${orderId}/items/${items[1]}`, { position: i % 2, unit_price: `${i + 2}` })).status).toBe(200);
+      expect((await co.post(`/orders/${orderId}/artworks`, {})).status).toBe(200);
+    }
+    const fallbacks = workerLogLines().filter((l) => l.includes("under its invoice's row lock") && l.includes(`"order_id":${orderId}`));
+    expect(fallbacks).toEqual([]);
   });
 });
 
