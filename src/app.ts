@@ -48,7 +48,8 @@ const documentInfo = (origin: string) => ({
   ],
   tags: [
     { name: "Clients", description: "The company's clients" },
-    { name: "Orders", description: "Orders: a project with its default invoice, items, payments and artworks" },
+    { name: "Orders", description: "Orders: a project with its default invoice" },
+    { name: "Order contents", description: "An order's line items, payments and artworks" },
     { name: "Products", description: "Product lookup across the catalog, the suppliers and invoice lines" },
     { name: "Mail", description: "Mail add-on data: cached thread context and stored email threads" },
   ],

@@ -1,7 +1,7 @@
 import Big from "big.js";
 import { describe, expect, it } from "vitest";
 import { invoiceTotals } from "../domain/totals";
-import { type InvoiceSnapshot, invoiceAmounts } from "./mapping";
+import { type InvoiceSnapshot, invoiceAmounts, invoiceUpdateFields } from "./mapping";
 import type { DiscountState } from "./outbox";
 
 type Line = { DetailType: string; Amount?: number; DiscountLineDetail?: { PercentBased: boolean; DiscountPercent?: number } };
@@ -76,5 +76,23 @@ describe("invoiceAmounts: the discount line", () => {
     const ours = ourTotals(discount);
     expect(quickBooksTotal(body)).toBe(ours.total);
     expect(discountLine(body)?.Amount ?? 0).toBe(Number(ours.discount));
+  });
+});
+
+describe("invoiceUpdateFields: an item change", () => {
+  const full: InvoiceSnapshot = {
+    ...snapshot({ amount: "10", amount_type: "percentage", discount_type: "before_tax" }),
+    description: null,
+    dueDate: null,
+    clientNotes: null,
+    txnDate: "2026-12-01",
+  };
+  it("resends the whole line array from the current items, with the current discount and tax", () => {
+    const fields = invoiceUpdateFields({ lines: true }, full);
+    expect(fields).toEqual(invoiceAmounts(full));
+    expect((fields.Line as Line[]).filter((l) => l.DetailType === "SalesItemLineDetail")).toHaveLength(items.length);
+  });
+  it("sends no lines for a change that does not touch them", () => {
+    expect(invoiceUpdateFields({ customer_memo: "Hi" }, full)).toEqual({ CustomerMemo: { value: "Hi" } });
   });
 });

@@ -103,9 +103,9 @@ export function invoiceCreateBody(s: InvoiceSnapshot, customerId: string) {
 }
 
 /**
- * The sparse update for one recorded change. Discount and tax changes resend the whole `Line`
+ * The sparse update for one recorded change. Discount, tax and item changes resend the whole `Line`
  * array (a sparse update replaces all lines) from the current items, with the discount and tax
- * state recorded in the change. A cleared due date is left as is: the service cannot unset it.
+ * state recorded in the change (else the current one). A cleared due date is left as is: the service cannot unset it.
  */
 export function invoiceUpdateFields(changes: AccountingUpdate, s: InvoiceSnapshot, customerId?: string) {
   const fields: Record<string, unknown> = {};
@@ -113,7 +113,7 @@ export function invoiceUpdateFields(changes: AccountingUpdate, s: InvoiceSnapsho
   if (changes.due_date) fields.DueDate = changes.due_date;
   if (customerId) fields.CustomerRef = { value: customerId };
   if ("customer_memo" in changes) fields.CustomerMemo = { value: limit(changes.customer_memo ?? "", 1000) };
-  if (changes.discount || changes.tax) {
+  if (changes.discount || changes.tax || changes.lines) {
     Object.assign(fields, invoiceAmounts({ ...s, discount: changes.discount ?? s.discount, tax: changes.tax ?? s.tax }));
   }
   return fields;

@@ -16,6 +16,7 @@ import { insertFrom } from "../platform/sql-kit";
  *     client_id     ← new customer (local id)    customer_memo ← client_notes
  *     discount      ← full discount state after the change, when any discount field changed
  *     tax           ← full tax state after the change, when tax_id / tax_exempt changed
+ *     lines         ← true when an item was added, changed, moved or removed (the lines are resent from the current items)
  * - delete: the remote invoice is deleted.
  */
 export type DiscountState = {
@@ -37,6 +38,7 @@ export type AccountingChange =
           customer_memo?: string | null;
           discount?: DiscountState;
           tax?: TaxState;
+          lines?: true;
         };
       };
     }

@@ -3,7 +3,7 @@
  * length and bytes (`L, M, S, XL, 2XL`), not as sent; invoices and screens want youth sizes, then
  * XXS … 6XL, then one-size, then anything else (in stored order). Matching ignores case.
  */
-const ORDER = [
+export const APPAREL_SIZES = [
   "YXS",
   "YS",
   "YM",
@@ -26,8 +26,15 @@ const ORDER = [
   "OS",
   "OSFA",
   "ONE SIZE",
-];
+] as const;
+const ORDER: readonly string[] = APPAREL_SIZES;
 const rank = new Map(ORDER.map((size, i) => [size, i]));
+
+/** The apparel size a key names (case and surrounding spaces ignored), or undefined for any other text. */
+export const canonicalSize = (key: string): string | undefined => {
+  const size = key.trim().toUpperCase();
+  return rank.has(size) ? size : undefined;
+};
 
 export function orderedSizes(sizes: Record<string, number>): Record<string, number> {
   const position = (size: string) => rank.get(size.trim().toUpperCase()) ?? ORDER.length;

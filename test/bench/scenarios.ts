@@ -96,6 +96,34 @@ export const benchScenarios: BenchScenario[] = [
       body: { description: "Updated in bench", deadline: "2026-03-21", discount_amount: "5", discount_amount_type: "percentage" },
     }),
   },
+  {
+    name: "POST /orders/{id}/items (append, sizes)",
+    prepare: async ({ ids }) => ({
+      method: "POST",
+      path: `/orders/${ids["ord-northside-tees"]}/items`,
+      body: { title: "Bench tee", unit_price: "12.50", sizes: { S: 2, M: 4, L: 2 } },
+    }),
+  },
+  {
+    name: "PATCH /orders/{id}/items/{item_id} (move)",
+    prepare: async ({ ids }) => ({
+      method: "PATCH",
+      path: `/orders/${ids["ord-northside-tees"]}/items/${ids["ord-northside-tees-i2"]}`,
+      body: { position: 0, unit_price: "26.00" },
+    }),
+  },
+  {
+    name: "POST /orders/{id}/payments",
+    prepare: async ({ ids }) => ({ method: "POST", path: `/orders/${ids["ord-northside-tees"]}/payments`, body: { amount: "1.00" } }),
+  },
+  {
+    name: "PATCH /orders/{id}/artworks/{artwork_id}",
+    prepare: async ({ ids }) => ({
+      method: "PATCH",
+      path: `/orders/${ids["ord-northside-tees"]}/artworks/${ids["ord-northside-tees-a1"]}`,
+      body: { status: "approved" },
+    }),
+  },
   { name: "GET /products/search (local + lines)", prepare: async () => ({ path: "/products/search?q=tee&include=local,lines" }) },
   { name: "GET /products/search (all, no integrations)", prepare: async () => ({ path: "/products/search?q=pc54" }) },
   {

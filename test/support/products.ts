@@ -88,13 +88,14 @@ export async function addOrder(co: TestCompany, lines: LineInput[], opts: { proj
           description: line.description ?? null,
           quantity: line.quantity ?? "1",
           unit_price: line.unit_price ?? "0",
-          sizes: { M: 2 },
         })),
       },
     ],
   });
   const projectId: number = ids.order;
   const items: number[] = lines.map((_, i) => ids[`item${i}`]);
+  // A breakdown that does not add up to the quantity (stored data may hold one; the import refuses it).
+  await sql(`update invoice_items set sizes = '{"M": 2}' where id = any($1::int[])`, [items]);
   const [{ id: invoiceId }] = await sql<{ id: number }>("select id from invoices where project_id = $1", [projectId]);
   if (opts.projectDeleted) await sql("update projects set deleted_at = now() where id = $1", [projectId]);
   if (opts.invoiceDeleted) await sql("update invoices set deleted_at = now() where id = $1", [invoiceId]);

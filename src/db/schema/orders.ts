@@ -137,6 +137,8 @@ export const artworks = pgTable(
     colors: jsonb("colors").$type<string[]>().notNull().default([]),
     previewUrl: text("preview_url"),
     status: text("status"),
+    // When the artwork's status last became `approved`; null while it is not approved.
+    approvedAt: timestamp("approved_at", { withTimezone: true }),
     ...timestamps,
     deletedAt: timestamp("deleted_at", { withTimezone: true }),
   },

@@ -29,10 +29,10 @@ export const serializeInvoice = (row: Row<typeof invoices>, totals: InvoiceTotal
 });
 
 export const serializePayment = (row: Row<typeof payments>): z.infer<typeof PaymentSchema> =>
-  wireFields(row, ["id", "amount", "paidDate", "method", "reference", "createdAt"]);
+  wireFields(row, ["id", "amount", "paidDate", "method", "reference", "createdAt", "updatedAt"]);
 
 export const serializeArtwork = (row: Row<typeof artworks>): z.infer<typeof ArtworkSchema> =>
-  wireFields(row, ["id", "printMethod", "placements", "colors", "previewUrl", "status", "createdAt", "updatedAt"]);
+  wireFields(row, ["id", "printMethod", "placements", "colors", "previewUrl", "status", "approvedAt", "createdAt", "updatedAt"]);
 
 export const serializeTax = (row: Row<typeof taxes>): z.infer<typeof TaxSchema> => ({
   id: row.id,

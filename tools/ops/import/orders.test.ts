@@ -109,6 +109,19 @@ describe("import: order_statuses, taxes, orders (nested items, payments, artwork
         /orders\[1\]\.items\.0\.unit_price/,
       ],
       [{ ref: "x", client_ref: "mine", title: "x", payments: [{ amount: 5 }] }, /orders\[1\]\.payments\.0\.ref/],
+      [
+        { ref: "x", client_ref: "mine", title: "x", items: [{ ref: "i", title: "t", unit_price: "1", quantity: 3, sizes: { S: 2 } }] },
+        /orders\[1\]\.items\.0\.quantity: quantity must equal the sum of sizes/,
+      ],
+      [
+        { ref: "x", client_ref: "mine", title: "x", items: [{ ref: "i", title: "t", unit_price: "1", sizes: { Medium: 2 } }] },
+        /orders\[1\]\.items\.0\.sizes\.Medium: Unknown size/,
+      ],
+      [{ ref: "x", client_ref: "mine", title: "x", artworks: [{ ref: "a", status: "pending" }] }, /orders\[1\]\.artworks\.0\.status/],
+      [
+        { ref: "x", client_ref: "mine", title: "x", artworks: [{ ref: "a", preview_url: "file:///etc/passwd" }] },
+        /orders\[1\]\.artworks\.0\.preview_url/,
+      ],
       [{ ref: "x", client_ref: "mine", title: "x", total: 5 }, /orders\[1\]\.total: Unknown field/],
       [{ ref: "ok", client_ref: "mine", title: "dup ref" }, /duplicate ref "ok"/],
     ];

@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import Big from "big.js";
 import { and, eq, inArray } from "drizzle-orm";
 import { artworks, clients, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../../src/db/schema";
 import { liveClients } from "../../../src/domain/client";
@@ -11,9 +10,12 @@ import {
   importedDiscountInRange,
   invoiceColumns,
   invoiceFields,
+  MAX_CONTENTS,
+  newItemQuantity,
   OrderCreateSchema,
   PaymentFieldsSchema,
   PERCENT_MESSAGE,
+  quantityMatchesSizes,
   startDate,
 } from "../../../src/routes/orders/schema";
 import { insertStatuses, insertTaxes, StatusCreateSchema, TaxCreateSchema } from "../settings";
@@ -38,16 +40,16 @@ const OrderImportSchema = z
       .refine(importedDiscountInRange, { message: PERCENT_MESSAGE, path: ["discount_amount"] })
       .optional(),
     items: z
-      .array(ItemFieldsSchema.extend({ ref: refSchema }))
-      .max(1000)
+      .array(ItemFieldsSchema.extend({ ref: refSchema }).superRefine(quantityMatchesSizes))
+      .max(MAX_CONTENTS)
       .optional(),
     payments: z
       .array(PaymentFieldsSchema.extend({ ref: refSchema }))
-      .max(1000)
+      .max(MAX_CONTENTS)
       .optional(),
     artworks: z
       .array(ArtworkFieldsSchema.extend({ ref: refSchema }))
-      .max(1000)
+      .max(MAX_CONTENTS)
       .optional(),
   })
   .refine((o) => (o.client_ref === undefined) !== (o.client_id === undefined), {
@@ -87,7 +89,8 @@ export const importTaxes: SectionImporter = async (ctx, records) => {
  *   items?: [{ ref, title, description?, quantity?, unit_price, sizes? }], payments?: [{ ref, amount, paid_date?, method?, reference? }],
  *   artworks?: [{ ref, print_method?, placements?, colors?, preview_url?, status? }] }]`
  * Each order gets its default invoice (client tax exemption unless the invoice says otherwise). An item's quantity defaults to
- * the sum of its sizes, else 1. No accounting outbox rows: an import loads history, it is not a change to sync.
+ * the sum of its sizes, else 1 (when both are given they must agree). An artwork's status defaults to `draft`; an approved
+ * one is approved as of the order's creation. No accounting outbox rows: an import loads history, it is not a change to sync.
  * A few statements for the whole section, never one per record.
  */
 export const importOrders: SectionImporter = async (ctx, records) => {
@@ -159,13 +162,7 @@ export const importOrders: SectionImporter = async (ctx, records) => {
               invoiceId: invoiceRows[i].id,
               title: it.title,
               description: it.description ?? null,
-              quantity:
-                it.quantity ??
-                (it.sizes
-                  ? Object.values(it.sizes)
-                      .reduce((s, n) => s.plus(n), new Big(0))
-                      .toFixed(2)
-                  : "1"),
+              quantity: newItemQuantity(it),
               unitPrice: it.unit_price,
               sizes: it.sizes ?? null,
               position,
@@ -199,7 +196,8 @@ export const importOrders: SectionImporter = async (ctx, records) => {
               placements: a.placements ?? [],
               colors: a.colors ?? [],
               previewUrl: a.preview_url ?? null,
-              status: a.status ?? null,
+              status: a.status ?? "draft",
+              approvedAt: a.status === "approved" ? projectRows[i].createdAt : null,
             })),
           )
           .returning({ id: artworks.id })

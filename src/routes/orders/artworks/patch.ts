@@ -1,0 +1,36 @@
+import { createAuthRoute, type Router } from "../../../http/openapi";
+import { changeContents } from "../contents/queries";
+import { ArtworkPatchSchema, contentsParams } from "../contents/schema";
+import { serializeArtwork, serializeInvoice } from "../serialize";
+import { ArtworkChangedSchema } from "./post";
+import { updateArtwork } from "./queries";
+
+const route = createAuthRoute({
+  operationId: "updateOrderArtwork",
+  errors: [404],
+  method: "patch",
+  path: "/orders/{id}/artworks/{artwork_id}",
+  tags: ["Order contents"],
+  summary: "Update an artwork",
+  description:
+    "Partial update of one live artwork of the order (only the fields sent change; at least one). A `status` change to `approved` " +
+    "sets `approved_at` (an artwork already approved keeps its time); any other status clears it. " +
+    "An artwork of another order, a deleted artwork, or another company's order is 404.",
+  request: {
+    params: contentsParams("artwork_id", "Artwork"),
+    body: { required: true, content: { "application/json": { schema: ArtworkPatchSchema } } },
+  },
+  responses: {
+    200: { description: "The artwork and the invoice after the change", content: { "application/json": { schema: ArtworkChangedSchema } } },
+  },
+});
+
+export const registerPatchArtwork = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const { id, artwork_id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const result = await changeContents(c, id, { kind: "artwork", id: artwork_id }, (db, companyId, read) =>
+      updateArtwork(db, companyId, read, body),
+    );
+    return c.json({ artwork: serializeArtwork(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
+  });

@@ -1,0 +1,41 @@
+import { createAuthRoute, idParam, type Router } from "../../../http/openapi";
+import { changeContents } from "../contents/queries";
+import { ArtworkCreateSchema, changedSchema } from "../contents/schema";
+import { ARTWORK_STATUSES, ArtworkSchema, MAX_CONTENTS } from "../schema";
+import { serializeArtwork, serializeInvoice } from "../serialize";
+import { insertArtwork } from "./queries";
+
+export const ArtworkChangedSchema = changedSchema("artwork", ArtworkSchema, "ArtworkChanged");
+
+const route = createAuthRoute({
+  operationId: "createOrderArtwork",
+  errors: [404],
+  method: "post",
+  path: "/orders/{id}/artworks",
+  tags: ["Order contents"],
+  summary: "Add an artwork to an order",
+  description:
+    "Adds an artwork (print method, placements, colors, preview URL, status) to the order. `status` is one of " +
+    `${ARTWORK_STATUSES.map((s) => `\`${s}\``).join(", ")} (default \`draft\`); \`approved_at\` is set when it is \`approved\`. ` +
+    "`preview_url` must be an http or " +
+    "https URL. Answers the artwork and the invoice (totals unchanged; `updated_at` moves on, as the order's does). " +
+    `An order holds at most ${MAX_CONTENTS} live artworks (400 beyond). Another company's order is 404.`,
+  request: {
+    params: idParam("Order (project) id"),
+    body: { required: true, content: { "application/json": { schema: ArtworkCreateSchema } } },
+  },
+  responses: {
+    200: {
+      description: "The new artwork and the invoice after the change",
+      content: { "application/json": { schema: ArtworkChangedSchema } },
+    },
+  },
+});
+
+export const registerCreateArtwork = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const { id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const result = await changeContents(c, id, undefined, (db, companyId, read) => insertArtwork(db, companyId, read, body));
+    return c.json({ artwork: serializeArtwork(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
+  });

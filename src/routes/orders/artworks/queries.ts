@@ -1,0 +1,65 @@
+import type { z } from "@hono/zod-openapi";
+import { type SQL, sql } from "drizzle-orm";
+import { artworks } from "../../../db/schema";
+import { invalid } from "../../../http/errors";
+import type { AnyDb } from "../../../platform/db";
+import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
+import { type ArtworkFieldsSchema, MAX_CONTENTS } from "../schema";
+
+type ArtworkFields = z.infer<typeof ArtworkFieldsSchema>;
+/** Artworks are not part of the accounting invoice. */
+const NO_LINES = { lines: false };
+
+/**
+ * The artwork's columns for the fields sent. `approved_at` is set when the status becomes `approved`
+ * (kept when it already was), and cleared when it becomes anything else.
+ */
+function artworkColumns(body: Partial<ArtworkFields>, storedStatus: string | null) {
+  const out: { [K in keyof typeof artworks.$inferInsert]?: (typeof artworks.$inferInsert)[K] | SQL } = {};
+  if (body.print_method !== undefined) out.printMethod = body.print_method;
+  if (body.placements !== undefined) out.placements = body.placements;
+  if (body.colors !== undefined) out.colors = body.colors;
+  if (body.preview_url !== undefined) out.previewUrl = body.preview_url;
+  if (body.status !== undefined) {
+    out.status = body.status;
+    if (body.status !== "approved") out.approvedAt = null;
+    else if (storedStatus !== "approved") out.approvedAt = sql`now()`;
+  }
+  return out;
+}
+
+/** Writes the artwork change; the invoice's totals are unchanged by it. */
+async function write(
+  db: AnyDb,
+  companyId: number,
+  read: OrderContents,
+  record: (ready: SQL, from: SQL) => ReturnType<typeof insertRecord>,
+) {
+  const row = await writeContents(db, companyId, read, NO_LINES, artworks, (ready, from) => ({ record: record(ready, from) }));
+  if (!row) return undefined;
+  const totals = totalsAfter(
+    row.invoice,
+    read.taxRate,
+    read.lines,
+    read.payments.map((p) => p.amount),
+  );
+  return { ...row, totals };
+}
+
+export function insertArtwork(db: AnyDb, companyId: number, read: OrderContents, body: ArtworkFields) {
+  if (read.artworkCount >= MAX_CONTENTS) {
+    throw invalid("Too many artworks", [{ field: "(order)", message: `An order holds at most ${MAX_CONTENTS} live artworks` }]);
+  }
+  const values = { companyId, projectId: read.projectId, ...artworkColumns({ status: "draft", ...body }, null) };
+  return write(db, companyId, read, (_ready, from) => insertRecord(db, artworks, values, from));
+}
+
+export function updateArtwork(db: AnyDb, companyId: number, read: OrderContents<"artwork">, body: Partial<ArtworkFields>) {
+  const { id, status } = read.target!;
+  return write(db, companyId, read, (ready) => updateRecord(db, artworks, id, artworkColumns(body, status), ready));
+}
+
+export function deleteArtwork(db: AnyDb, companyId: number, read: OrderContents<"artwork">) {
+  const id = read.target!.id;
+  return write(db, companyId, read, (ready) => updateRecord(db, artworks, id, { deletedAt: sql`now()` }, ready));
+}

@@ -1,0 +1,152 @@
+import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import { invoiceItems } from "../../../db/schema";
+import type { LineAmounts } from "../../../domain/totals";
+import { invalid } from "../../../http/errors";
+import type { AnyDb } from "../../../platform/db";
+import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
+import type { ItemPatch } from "../contents/schema";
+import { MAX_CONTENTS, newItemQuantity, sizesTotal } from "../schema";
+
+type Read = OrderContents<"item">;
+type Item = typeof invoiceItems.$inferSelect;
+
+/**
+ * New positions (0, 1, 2 … in order) of the live items, with `moving` (an item id, or null for a new
+ * item) taken out and put back at `at` (past the end: last; null: removed). Answers only the other
+ * items whose position changes, and the moving item's place. Positions come out dense and unique
+ * whatever they were before (an item deleted outside the API leaves no gap).
+ */
+function renumber(read: OrderContents, moving: number | null, at: number | null) {
+  const order: (number | null)[] = read.lines.filter((l) => l.id !== moving).map((l) => l.id);
+  const place = at === null ? -1 : Math.min(at, order.length);
+  if (at !== null) order.splice(place, 0, moving);
+  const before = new Map(read.lines.map((l) => [l.id, l.position]));
+  const moves = order.flatMap((id, position) => (id !== null && id !== moving && before.get(id) !== position ? [{ id, position }] : []));
+  return { moves, place };
+}
+
+/** The CTE that writes the renumbered positions (one UPDATE, ids and positions as two arrays), under `ready`. */
+function repositionCte(db: AnyDb, invoiceId: number, moves: { id: number; position: number }[], ready: SQL) {
+  if (!moves.length) return [];
+  const ids = `{${moves.map((m) => m.id).join(",")}}`;
+  const positions = `{${moves.map((m) => m.position).join(",")}}`;
+  return [
+    db.$with("reposition").as(
+      db
+        .update(invoiceItems)
+        .set({ position: sql`(${positions}::int[])[array_position(${ids}::int[], ${invoiceItems.id})]`, updatedAt: sql`now()` })
+        .where(
+          and(eq(invoiceItems.invoiceId, invoiceId), isNull(invoiceItems.deletedAt), sql`${invoiceItems.id} = any(${ids}::int[])`, ready),
+        )
+        .returning({ id: invoiceItems.id }),
+    ),
+  ];
+}
+
+/** Every item write changes the invoice's lines in the accounting system. */
+const LINES = { lines: true };
+
+const tooMany = () =>
+  invalid("Too many items", [{ field: "(order)", message: `An order holds at most ${MAX_CONTENTS} live items; delete one first` }]);
+
+/** The live lines after the change: `replace` (or append) one item's amounts, or drop one. */
+function linesAfter(read: OrderContents, change: { id: number | null; line?: LineAmounts }): LineAmounts[] {
+  const kept = read.lines.filter((l) => l.id !== change.id);
+  return change.line ? [...kept, change.line] : kept;
+}
+
+export async function insertItem(
+  db: AnyDb,
+  companyId: number,
+  read: OrderContents,
+  body: {
+    title: string;
+    description?: string | null;
+    quantity?: string;
+    unit_price: string;
+    sizes?: Record<string, number> | null;
+    position?: number;
+  },
+) {
+  if (read.lines.length >= MAX_CONTENTS) throw tooMany();
+  const quantity = newItemQuantity(body);
+  const row = await writeContents(db, companyId, read, LINES, invoiceItems, (ready, from) => {
+    const { moves, place } = renumber(read, null, body.position ?? MAX_CONTENTS);
+    const values = {
+      companyId,
+      invoiceId: read.invoice.id,
+      title: body.title,
+      description: body.description ?? null,
+      quantity,
+      unitPrice: body.unit_price,
+      sizes: body.sizes ?? null,
+      position: place,
+    };
+    return { record: insertRecord(db, invoiceItems, values, from), extra: repositionCte(db, read.invoice.id, moves, ready) };
+  });
+  if (!row) return undefined;
+  const totals = totalsAfter(
+    row.invoice,
+    read.taxRate,
+    linesAfter(read, { id: null, line: { quantity, unit_price: body.unit_price } }),
+    read.payments.map((p) => p.amount),
+  );
+  return { ...row, totals };
+}
+
+/** The item's columns after a PATCH; a quantity alone must still match a stored size breakdown. */
+function itemChanges(item: Item, body: ItemPatch) {
+  const out: Partial<typeof invoiceItems.$inferInsert> = {};
+  if (body.title !== undefined) out.title = body.title;
+  if (body.description !== undefined) out.description = body.description;
+  if (body.unit_price !== undefined) out.unitPrice = body.unit_price;
+  if (body.sizes !== undefined) out.sizes = body.sizes;
+  if (body.quantity !== undefined) out.quantity = body.quantity;
+  else if (body.sizes) out.quantity = sizesTotal(body.sizes).toFixed(2);
+  if (body.quantity !== undefined && body.sizes === undefined && item.sizes && !sizesTotal(item.sizes).eq(body.quantity)) {
+    throw invalid("Invalid request body", [
+      {
+        field: "quantity",
+        message: `The item's sizes add up to ${sizesTotal(item.sizes)}: send sizes with the quantity, or sizes: null to drop the breakdown`,
+      },
+    ]);
+  }
+  return out;
+}
+
+export async function updateItem(db: AnyDb, companyId: number, read: Read, body: ItemPatch) {
+  const item = read.target!;
+  const changes = itemChanges(item, body);
+  const row = await writeContents(db, companyId, read, LINES, invoiceItems, (ready) => {
+    const { moves, place } = renumber(read, item.id, body.position ?? read.lines.findIndex((l) => l.id === item.id));
+    return {
+      record: updateRecord(db, invoiceItems, item.id, { ...changes, position: place }, ready),
+      extra: repositionCte(db, read.invoice.id, moves, ready),
+    };
+  });
+  if (!row) return undefined;
+  const line = { quantity: row.record.quantity, unit_price: row.record.unitPrice };
+  const totals = totalsAfter(
+    row.invoice,
+    read.taxRate,
+    linesAfter(read, { id: item.id, line }),
+    read.payments.map((p) => p.amount),
+  );
+  return { ...row, totals };
+}
+
+export async function deleteItem(db: AnyDb, companyId: number, read: Read) {
+  const item = read.target!;
+  const row = await writeContents(db, companyId, read, LINES, invoiceItems, (ready) => ({
+    record: updateRecord(db, invoiceItems, item.id, { deletedAt: sql`now()` }, ready),
+    extra: repositionCte(db, read.invoice.id, renumber(read, item.id, null).moves, ready),
+  }));
+  if (!row) return undefined;
+  const totals = totalsAfter(
+    row.invoice,
+    read.taxRate,
+    linesAfter(read, { id: item.id }),
+    read.payments.map((p) => p.amount),
+  );
+  return { ...row, totals };
+}

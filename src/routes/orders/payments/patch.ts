@@ -1,0 +1,35 @@
+import { createAuthRoute, type Router } from "../../../http/openapi";
+import { changeContents } from "../contents/queries";
+import { contentsParams, PaymentPatchSchema } from "../contents/schema";
+import { serializeInvoice, serializePayment } from "../serialize";
+import { PaymentChangedSchema } from "./post";
+import { updatePayment } from "./queries";
+
+const route = createAuthRoute({
+  operationId: "updateOrderPayment",
+  errors: [404],
+  method: "patch",
+  path: "/orders/{id}/payments/{payment_id}",
+  tags: ["Order contents"],
+  summary: "Update a payment",
+  description:
+    "Partial update of one live payment of the order (only the fields sent change; at least one); answers it with the invoice's " +
+    "new totals. A payment of another order, a deleted payment, or another company's order is 404.",
+  request: {
+    params: contentsParams("payment_id", "Payment"),
+    body: { required: true, content: { "application/json": { schema: PaymentPatchSchema } } },
+  },
+  responses: {
+    200: { description: "The payment and the invoice after the change", content: { "application/json": { schema: PaymentChangedSchema } } },
+  },
+});
+
+export const registerPatchPayment = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const { id, payment_id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const result = await changeContents(c, id, { kind: "payment", id: payment_id }, (db, companyId, read) =>
+      updatePayment(db, companyId, read, body),
+    );
+    return c.json({ payment: serializePayment(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
+  });

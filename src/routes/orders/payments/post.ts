@@ -1,0 +1,40 @@
+import { createAuthRoute, idParam, type Router } from "../../../http/openapi";
+import { changeContents } from "../contents/queries";
+import { changedSchema, PaymentCreateSchema } from "../contents/schema";
+import { MAX_CONTENTS, PaymentSchema } from "../schema";
+import { serializeInvoice, serializePayment } from "../serialize";
+import { insertPayment } from "./queries";
+
+export const PaymentChangedSchema = changedSchema("payment", PaymentSchema, "PaymentChanged");
+
+const route = createAuthRoute({
+  operationId: "createOrderPayment",
+  errors: [404],
+  method: "post",
+  path: "/orders/{id}/payments",
+  tags: ["Order contents"],
+  summary: "Record a payment on an order",
+  description:
+    "Records a payment against the order's invoice and answers it with the invoice's new totals: `amount_paid` counts it and " +
+    "`balance_due` falls (an overpayment is allowed and shows as a negative balance). Amounts are decimal strings or JSON numbers " +
+    "with at most two decimals. Payments are recorded here only: nothing is sent to the accounting system. " +
+    `An order holds at most ${MAX_CONTENTS} live payments (400 beyond). Another company's order is 404.`,
+  request: {
+    params: idParam("Order (project) id"),
+    body: { required: true, content: { "application/json": { schema: PaymentCreateSchema } } },
+  },
+  responses: {
+    200: {
+      description: "The new payment and the invoice after the change",
+      content: { "application/json": { schema: PaymentChangedSchema } },
+    },
+  },
+});
+
+export const registerCreatePayment = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const { id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const result = await changeContents(c, id, undefined, (db, companyId, read) => insertPayment(db, companyId, read, body));
+    return c.json({ payment: serializePayment(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
+  });
