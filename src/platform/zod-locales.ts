@@ -1,0 +1,8 @@
+/**
+ * zod's `locales` module as the Worker bundle sees it (wrangler.toml `[alias]`): English only.
+ * `@hono/zod-openapi` hands the whole `z` namespace to `extendZodWithOpenApi`, so the bundler keeps
+ * every export of it, `z.locales` and `z.core.locales` (40-odd translations) included. The API
+ * answers in English, which zod configures from its `en` module directly; nothing calls `z.config`
+ * with another locale.
+ */
+export { default as en } from "zod/v4/locales/en.js";
