@@ -3,13 +3,14 @@ import { checkInputs } from "./bundle-report";
 
 const input = (...imports: string[]) => ({ imports: imports.map((path) => ({ path })) });
 
-/** A metafile as esbuild writes it for a bundle where both wrangler.toml aliases applied. */
+/** A metafile as esbuild writes it for a bundle where every wrangler.toml alias applied. */
 const good = () => ({
   inputs: {
     "src/index.ts": input("src/app.ts"),
     "src/app.ts": input("node_modules/zod/v4/classic/external.js"),
-    "node_modules/zod/v4/classic/external.js": input("src/platform/zod-locales.ts"),
-    "node_modules/zod/v4/core/index.js": input("src/platform/zod-locales.ts"),
+    "node_modules/zod/v4/classic/external.js": input("src/platform/zod-locales.ts", "src/platform/zod-unbundled.ts"),
+    "node_modules/zod/v4/core/index.js": input("src/platform/zod-locales.ts", "src/platform/zod-unbundled.ts"),
+    "src/platform/zod-unbundled.ts": input(),
     "src/platform/zod-locales.ts": input("node_modules/zod/v4/locales/en.js"),
     "node_modules/zod/v4/locales/en.js": input(),
     "node_modules/@upstash/ratelimit/dist/index.js": input("src/platform/no-rate-limit-analytics.ts"),

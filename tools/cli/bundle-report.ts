@@ -221,6 +221,11 @@ export async function profileStartup(bundlePath: string, runs: number) {
 const STAND_INS = [
   { module: "src/platform/zod-locales.ts", importers: "node_modules/zod/", replaces: /node_modules\/zod\/.*\/locales\/(?!en\.js$)/ },
   {
+    module: "src/platform/zod-unbundled.ts",
+    importers: "node_modules/zod/",
+    replaces: /node_modules\/zod\/v4\/(core\/compile|classic\/from-json-schema)\.js$/,
+  },
+  {
     module: "src/platform/no-rate-limit-analytics.ts",
     importers: "node_modules/@upstash/ratelimit/",
     replaces: /node_modules\/@upstash\/core-analytics\//,
