@@ -86,8 +86,8 @@ function toPlain(element: XmlElement): Plain {
 
 /**
  * The document as { rootLocalName: plain value }, or undefined unless it is well-formed XML without a
- * DTD (SOAP 1.1 forbids one). An entity other than XML's five and character references is kept as
- * written, as the service's HTML-ish descriptions may carry one.
+ * DTD (SOAP 1.1 forbids one). A named entity XML does not define (&nbsp;) is kept as written:
+ * product descriptions may carry HTML ones.
  */
 // biome-ignore lint/suspicious/noExplicitAny: parsed SOAP XML is walked field by field and checked where read
 function parseXml(text: string): any {
