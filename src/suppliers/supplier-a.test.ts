@@ -44,6 +44,13 @@ describe("supplier_a SOAP envelope", () => {
     expect(op.arg1).toEqual({ sanMarCustomerNumber: "12345", sanMarUserName: "shop", sanMarUserPassword: `p&ss<w>"rd'` });
     expect(xml).not.toContain("<w>");
   });
+
+  it("omits absent filters and keeps the arguments in schema order", () => {
+    const xml = buildEnvelope({ style: "PC54", size: "2XL" }, config);
+    expect(xml).toContain("<arg0><size>2XL</size><style>PC54</style></arg0>");
+    expect(xml).not.toContain("<color");
+    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);
+  });
 });
 
 describe("supplier_a answer parsing", () => {
@@ -84,6 +91,26 @@ describe("supplier_a answer parsing", () => {
       "upstream_error",
     );
     expect(parseProductInfoResponse(ok(envelope("<errorOccured>false</errorOccured><message/>")))).toEqual([]);
+  });
+
+  it("reads references, CDATA and prefixed elements as text; unknown entities stay as written", () => {
+    const products = parseProductInfoResponse(
+      ok(
+        envelope(
+          "<errorOccured>false</errorOccured><listResponse><x:productBasicInfo xmlns:x='urn:x'><x:style> K420 </x:style>" +
+            "<productTitle>Tee &amp; Polo &#233;&#x2013;&nbsp;</productTitle><productDescription><![CDATA[<b>5.4-oz</b>]]></productDescription>" +
+            "<!-- a comment --></x:productBasicInfo></listResponse>",
+        ),
+      ),
+    );
+    expect(products[0]).toMatchObject({ style: "K420", title: "Tee & Polo é–&nbsp;", description: "<b>5.4-oz</b>" });
+  });
+
+  it("rejects a repeated single-valued element", () => {
+    const repeated = "<productBasicInfo><style>A</style><style>B</style></productBasicInfo>";
+    expect(
+      failure(() => parseProductInfoResponse(ok(envelope(`<errorOccured>false</errorOccured><listResponse>${repeated}</listResponse>`)))),
+    ).toBe("bad_response");
   });
 
   it("rejects faults, DTDs, truncated and foreign documents", () => {

@@ -8,9 +8,7 @@
  * `errorOccured=true` with "Invalid style" means the style does not exist: an empty result, not a failure.
  */
 import { z } from "@hono/zod-openapi";
-import XMLBuilder from "fast-xml-builder";
-import { XMLParser } from "fast-xml-parser";
-import { SyntaxValidator } from "fast-xml-validator";
+import { parseXml as parseDocument, XmlElement } from "@rgrove/parse-xml";
 import { priceFrom as money, priceRange } from "../platform/money";
 import { fetchText, imageUrl, SupplierError, type UpstreamResponse } from "./http";
 import type { SupplierConfig } from "./integrations";
@@ -41,42 +39,62 @@ export interface SupplierAQuery {
   size?: string;
 }
 
-const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@_", suppressEmptyNode: true });
+const XML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" };
+const escapeXml = (value: string) => value.replace(/[&<>"']/g, (c) => XML_ESCAPES[c]);
+/** One unqualified child element per non-empty value, in the given order. */
+const children = (fields: Record<string, string | undefined>) =>
+  Object.entries(fields)
+    .map(([name, value]) => (value ? `<${name}>${escapeXml(value)}</${name}>` : ""))
+    .join("");
 
-/** The SOAP 1.1 request envelope; the builder escapes every value. Absent filters are omitted (minOccurs=0). */
+/** The SOAP 1.1 request envelope; every value is escaped. Absent filters are omitted (minOccurs=0). */
 export function buildEnvelope(query: SupplierAQuery, config: SupplierConfig<"supplier_a">): string {
   const { customer_number, username, password } = config.credentials;
-  return builder.build({
-    "?xml": { "@_version": "1.0", "@_encoding": "UTF-8" },
-    "soapenv:Envelope": {
-      "@_xmlns:soapenv": SOAP_ENVELOPE_NS,
-      "@_xmlns:impl": SANMAR_IMPL_NS,
-      "soapenv:Header": "",
-      "soapenv:Body": {
-        [`impl:${OPERATION}`]: {
-          arg0: { ...(query.color ? { color: query.color } : {}), ...(query.size ? { size: query.size } : {}), style: query.style },
-          arg1: { sanMarCustomerNumber: customer_number, sanMarUserName: username, sanMarUserPassword: password },
-        },
-      },
-    },
-  });
+  const arg0 = children({ color: query.color, size: query.size, style: query.style });
+  const arg1 = children({ sanMarCustomerNumber: customer_number, sanMarUserName: username, sanMarUserPassword: password });
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>' +
+    `<soapenv:Envelope xmlns:soapenv="${SOAP_ENVELOPE_NS}" xmlns:impl="${SANMAR_IMPL_NS}"><soapenv:Header/><soapenv:Body>` +
+    `<impl:${OPERATION}><arg0>${arg0}</arg0><arg1>${arg1}</arg1></impl:${OPERATION}>` +
+    "</soapenv:Body></soapenv:Envelope>"
+  );
 }
 
-const parser = new XMLParser({
-  removeNSPrefix: true,
-  ignoreAttributes: true,
-  parseTagValue: false,
-  trimValues: true,
-  isArray: (name) => name === "listResponse",
-});
+type Plain = string | { [name: string]: Plain | Plain[] };
+const localName = (name: string) => name.slice(name.indexOf(":") + 1);
 
-/** Well-formed XML without a DTD (SOAP 1.1 forbids one), or undefined; the parser alone accepts truncated input. */
+/**
+ * An element as a plain value: its trimmed text when it has no child elements, otherwise its child
+ * elements by local name (namespace prefix dropped); a repeated name, and listResponse always, becomes
+ * an array. Attributes and comments are not read.
+ */
+function toPlain(element: XmlElement): Plain {
+  const elements = element.children.filter((c) => c instanceof XmlElement);
+  if (!elements.length) return element.text.trim();
+  const out = new Map<string, Plain | Plain[]>();
+  for (const child of elements) {
+    const name = localName(child.name);
+    const value = toPlain(child);
+    const seen = out.get(name);
+    if (seen === undefined) out.set(name, name === "listResponse" ? [value] : value);
+    else if (Array.isArray(seen)) seen.push(value);
+    else out.set(name, [seen, value]);
+  }
+  // fromEntries defines own properties: an element named __proto__ stays data.
+  return Object.fromEntries(out);
+}
+
+/**
+ * The document as { rootLocalName: plain value }, or undefined unless it is well-formed XML without a
+ * DTD (SOAP 1.1 forbids one). A named entity XML does not define (&nbsp;) is kept as written:
+ * product descriptions may carry HTML ones.
+ */
 // biome-ignore lint/suspicious/noExplicitAny: parsed SOAP XML is walked field by field and checked where read
 function parseXml(text: string): any {
-  if (!text.trim() || text.includes("<!DOCTYPE")) return undefined;
+  if (text.includes("<!DOCTYPE")) return undefined;
   try {
-    SyntaxValidator.validate(text);
-    return parser.parse(text);
+    const { root } = parseDocument(text, { ignoreUndefinedEntities: true });
+    return root ? { [localName(root.name)]: toPlain(root) } : undefined;
   } catch {
     return undefined;
   }

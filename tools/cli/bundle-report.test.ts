@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { checkInputs } from "./bundle-report";
+
+const input = (...imports: string[]) => ({ imports: imports.map((path) => ({ path })) });
+
+/** A metafile as esbuild writes it for a bundle where every wrangler.toml alias applied. */
+const good = () => ({
+  inputs: {
+    "src/index.ts": input("src/app.ts"),
+    "src/app.ts": input("node_modules/zod/v4/classic/external.js"),
+    "node_modules/zod/v4/classic/external.js": input("src/platform/zod-locales.ts", "src/platform/zod-unbundled.ts"),
+    "node_modules/zod/v4/core/index.js": input("src/platform/zod-locales.ts", "src/platform/zod-unbundled.ts"),
+    "src/platform/zod-unbundled.ts": input(),
+    "src/platform/zod-locales.ts": input("node_modules/zod/v4/locales/en.js"),
+    "node_modules/zod/v4/locales/en.js": input(),
+    "node_modules/@upstash/ratelimit/dist/index.js": input("src/platform/no-rate-limit-analytics.ts"),
+    "src/platform/no-rate-limit-analytics.ts": input(),
+  } as Record<string, { imports: { path: string }[] }>,
+});
+
+describe("bundle input checks", () => {
+  it("accepts a bundle with the stand-ins in place", () => {
+    expect(checkInputs(good())).toEqual([]);
+  });
+
+  it("reports tooling in the bundle", () => {
+    const meta = good();
+    meta.inputs["tools/ops/migrate.ts"] = input();
+    expect(checkInputs(meta)).toEqual(["the bundle contains tools/ops/migrate.ts"]);
+  });
+
+  it("reports an alias that did not apply: the real module in, the stand-in out", () => {
+    const meta = good();
+    delete meta.inputs["src/platform/zod-locales.ts"];
+    meta.inputs["node_modules/zod/v4/locales/index.js"] = input("node_modules/zod/v4/locales/de.js");
+    meta.inputs["node_modules/zod/v4/locales/de.js"] = input();
+    expect(checkInputs(meta)).toEqual([
+      "src/platform/zod-locales.ts is not in the bundle: its [alias] in wrangler.toml did not apply",
+      "the bundle contains node_modules/zod/v4/locales/index.js, which src/platform/zod-locales.ts stands in for",
+      "the bundle contains node_modules/zod/v4/locales/de.js, which src/platform/zod-locales.ts stands in for",
+    ]);
+  });
+
+  it("reports a stand-in reached from another package (an alias key matching someone else's import)", () => {
+    const meta = good();
+    meta.inputs["node_modules/other/lib/index.js"] = input("src/platform/zod-locales.ts");
+    expect(checkInputs(meta)).toEqual(["node_modules/other/lib/index.js imports src/platform/zod-locales.ts"]);
+  });
+});
