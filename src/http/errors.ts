@@ -12,6 +12,7 @@ export type ErrorCode =
   | "integration_unavailable"
   | "rate_limited"
   | "upstream_error"
+  | "service_unavailable"
   | "internal_error";
 
 /** Typed API error: every failure the API reports is one of these. */
@@ -57,6 +58,7 @@ const descriptions: Record<number, string> = {
   429: "rate_limited: more than 300 requests in 60 s for this API key; see Retry-After",
   500: "internal_error: unexpected failure (no internals are exposed)",
   502: "upstream_error: a third-party service (e.g. a supplier) failed or answered unusably; `details.reason` says how",
+  503: "service_unavailable: a dependency (database or Redis) is down; `details` says which",
   504: "upstream_error: a third-party service (e.g. a supplier) did not answer within its timeout",
 };
 
