@@ -1,12 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { Cron } from "croner";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import { unstable_readConfig } from "wrangler";
 import * as schema from "../../src/db/schema";
 import type { AnyDb } from "../../src/platform/db";
 import { unreachableByPostgres, unreachableDataDirMessage } from "../local/data-dir";
@@ -69,6 +69,16 @@ const portFree = (port: number) =>
     server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
 
+/**
+ * wrangler.toml's cron triggers, read by wrangler's own config reader in a child process: loading wrangler
+ * here would install its SIGINT handler, which exits at once and would leave PostgreSQL running.
+ */
+const readCrons = async (): Promise<string[]> => {
+  const script = `console.log(JSON.stringify(require("wrangler").unstable_readConfig({ config: "wrangler.toml" }).triggers.crons ?? []))`;
+  const { stdout } = await promisify(execFile)(process.execPath, ["-e", script], { cwd: projectRoot });
+  return JSON.parse(stdout.trim().split("\n").at(-1)!);
+};
+
 const port = portSetting("PORT", config.PORT, 8787);
 if (!(await portFree(port)))
   die(`port ${port} on 127.0.0.1 is already in use (another npm run dev?): stop it, or choose another port: PORT=${port + 1} npm run dev`);
@@ -76,6 +86,9 @@ if (!(await portFree(port)))
 const inspectorPort = config.INSPECTOR_PORT ? portSetting("INSPECTOR_PORT", config.INSPECTOR_PORT, 0) : await freePort();
 if (config.INSPECTOR_PORT && !(await portFree(inspectorPort)))
   die(`INSPECTOR_PORT ${inspectorPort} on 127.0.0.1 is already in use: choose another, or leave INSPECTOR_PORT unset for a free one`);
+
+const cronsReady = config.DEV_CRON ? Promise.resolve([config.DEV_CRON]) : readCrons();
+cronsReady.catch(() => {}); // awaited below
 
 const haveDb = Boolean(config.DATABASE_URL);
 const haveUpstash = Boolean(config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN);
@@ -166,9 +179,10 @@ announceDevServer(root, { pid: process.pid, port });
 announced = true;
 
 // wrangler dev has no cron of its own: fire the scheduled handler on wrangler.toml's schedule (UTC, as deployed).
-const schedules = config.DEV_CRON
-  ? [config.DEV_CRON]
-  : (unstable_readConfig({ config: path.join(projectRoot, "wrangler.toml") }).triggers.crons ?? []);
+const schedules = await cronsReady.catch((e) => {
+  say(`could not read the cron triggers from wrangler.toml (${firstLine(e)}): the scheduled handler runs only when called`);
+  return [] as string[];
+});
 for (const cron of schedules) {
   const job = new Cron(cron, { timezone: "UTC", protect: true }, async () => {
     if (!(await runScheduled(port, cron)))
