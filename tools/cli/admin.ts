@@ -185,7 +185,8 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof CommandError) {
-      console.error(`error: ${e.message}\nusage: ${command.usage}`);
+      // Before the command ran (no database yet) the problem is the setup, not the arguments.
+      console.error(database ? `error: ${e.message}\nusage: ${command.usage}` : `error: ${e.message}`);
       return 1;
     }
     // Anything else (e.g. the database refusing a value): its own words, never a stack trace or the

@@ -24,6 +24,7 @@ import { seedDemo } from "../ops/seed";
  * the Worker's scheduled handler on wrangler.toml's cron schedule (wrangler dev never does).
  */
 const config = localConfig();
+const stackOnly = process.argv.includes("--stack-only");
 const say = (line: string) => console.log(`[dev] ${line}`);
 
 let stack: Stack | undefined;
@@ -156,25 +157,27 @@ say(`Docs:      ${base}/docs`);
 say(`Demo token: ${token}`);
 say(`Try:       curl -H "Authorization: Bearer ${token}" ${base}/clients`);
 
-wrangler = spawn(
-  path.join(projectRoot, "node_modules/.bin/wrangler"),
-  [
-    "dev",
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    String(port),
-    "--inspector-port",
-    String(inspectorPort),
-    "--show-interactive-dev-session=false",
-    // The Worker's settings come from this file only (wrangler then skips .dev.vars, whose values are in it).
-    "--env-file",
-    envFile,
-    // Serves /__scheduled, which the cron jobs below call.
-    "--test-scheduled",
-  ],
-  { stdio: "inherit", cwd: projectRoot },
-);
+const wranglerArgs = [
+  "dev",
+  "--ip",
+  "127.0.0.1",
+  "--port",
+  String(port),
+  "--inspector-port",
+  String(inspectorPort),
+  "--show-interactive-dev-session=false",
+  // The Worker's settings come from this file only (wrangler then skips .dev.vars, whose values are in it).
+  "--env-file",
+  envFile,
+  // Serves /__scheduled, which the cron jobs below call.
+  "--test-scheduled",
+];
+if (stackOnly) {
+  // `npm run dev -- --stack-only`: the stack and the settings file stay up until Ctrl-C; run wrangler yourself.
+  say(`Stack only: run the Worker with   npx wrangler ${wranglerArgs.join(" ")}`);
+} else {
+  wrangler = spawn(path.join(projectRoot, "node_modules/.bin/wrangler"), wranglerArgs, { stdio: "inherit", cwd: projectRoot });
+}
 announceDevServer(root, { pid: process.pid, port });
 announced = true;
 
@@ -207,7 +210,7 @@ async function shutdown(code: number) {
 }
 process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
-wrangler.on("exit", (code) => void shutdown(code ?? 0));
+wrangler?.on("exit", (code) => void shutdown(code ?? 0));
 
 /**
  * KEY=value lines for wrangler's env-file reader (dotenv, then dotenv-expand): values are quoted with a
