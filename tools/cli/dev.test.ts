@@ -153,6 +153,14 @@ async function startDev(opts: { dataDir?: string; env?: Record<string, string> }
     output: () => out,
     exited,
     kill: () => {
+      // A killed dev cannot remove its settings file: the test does.
+      let envFile: string | undefined;
+      try {
+        envFile = secretsFile(tree(child.pid!));
+      } catch {
+        // wrangler not started (or already gone)
+      }
+      if (envFile) rmSync(path.dirname(envFile), { recursive: true, force: true });
       try {
         process.kill(-child.pid!, "SIGKILL");
       } catch {
