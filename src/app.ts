@@ -1,10 +1,10 @@
-import { Scalar } from "@scalar/hono-api-reference";
 import type { Context } from "hono";
 import { API_PREFIX } from "./http/api-prefix";
 import { requireBearer } from "./http/auth";
 import { loadConfig } from "./http/config";
 import type { AppEnv } from "./http/context";
 import { corsPolicy } from "./http/cors";
+import { docsPage } from "./http/docs-page";
 import { errorBody, onError } from "./http/errors";
 import { MAX_JSON_DEPTH } from "./http/json-body";
 import { createRouter } from "./http/openapi";
@@ -12,14 +12,15 @@ import { withResponseHeaders } from "./http/openapi-headers";
 import { paramsGuard } from "./http/params-guard";
 import { requestContext } from "./http/request-context";
 import { clientsApi } from "./routes/clients";
+import { healthApi, healthPaths } from "./routes/health";
 import { mailApi } from "./routes/mail";
 import { ordersApi } from "./routes/orders";
 import { productsApi } from "./routes/products";
 
-const PUBLIC_PATHS = new Set(["/openapi.json", "/docs"]);
+const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", ...healthPaths]);
 
 /** Resource routers. Add a resource here and nowhere else. */
-const resources = [clientsApi, ordersApi, productsApi, mailApi];
+const resources = [clientsApi, ordersApi, productsApi, mailApi, healthApi];
 
 /** Title, description and server of the OpenAPI document; paths come from the routes' contracts. */
 const documentInfo = (origin: string) => ({
@@ -52,6 +53,7 @@ const documentInfo = (origin: string) => ({
     { name: "Order contents", description: "An order's line items, payments and artworks" },
     { name: "Products", description: "Product lookup across the catalog, the suppliers and invoice lines" },
     { name: "Mail", description: "Mail add-on data: cached thread context and stored email threads" },
+    { name: "Health", description: "Liveness and readiness for operators; no token needed" },
   ],
 });
 
@@ -76,7 +78,7 @@ function createApi() {
     if (!documents.has(origin)) documents.set(origin, withResponseHeaders(api.getOpenAPI31Document(documentInfo(origin))));
     return c.json(documents.get(origin)!);
   });
-  api.get("/docs", Scalar({ url: `${API_PREFIX}/openapi.json`, pageTitle: "CRM API reference" }));
+  api.get("/docs", docsPage);
   return api;
 }
 

@@ -17,7 +17,9 @@ describe("OpenAPI document and docs page", () => {
       Object.entries(item).map(([method, op]) => ({ path, method, op })),
     );
     expect(ops.length).toBeGreaterThanOrEqual(4);
-    for (const { op } of ops) {
+    // Only the health checks are public, and they say so with an empty security list.
+    expect(ops.filter(({ op }) => op.security?.length === 0).map(({ path }) => path)).toEqual(["/health", "/health/ready"]);
+    for (const { op } of ops.filter(({ op }) => op.security?.length !== 0)) {
       expect(op.security).toEqual([{ bearerAuth: [] }]);
       // 400 comes from the shared guards (e.g. NUL in a query) on every route; bodies can also be 413 / 415.
       for (const status of ["200", "400", "401", "429", "500"]) expect(Object.keys(op.responses)).toContain(status);
@@ -59,6 +61,8 @@ describe("OpenAPI document and docs page", () => {
         "GET /mail/threads/{legacyThreadId}",
         "PUT /mail/email-threads/{legacyThreadId}",
         "GET /mail/email-threads/{legacyThreadId}",
+        "GET /health",
+        "GET /health/ready",
       ].sort(),
     );
   });
@@ -68,6 +72,12 @@ describe("OpenAPI document and docs page", () => {
     expect(doc.components.headers["X-Request-Id"].schema.type).toBe("string");
     for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) {
       for (const op of Object.values(item)) {
+        if (op.security?.length === 0) {
+          // Public: no key, so no limiter and no rate-limit headers.
+          expect(op.responses["200"].headers["X-Request-Id"]).toEqual({ $ref: "#/components/headers/X-Request-Id" });
+          expect(op.responses["200"].headers["X-RateLimit-Limit"]).toBeUndefined();
+          continue;
+        }
         expect(op.responses["200"].headers).toMatchObject({
           "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
           "X-RateLimit-Remaining": { $ref: "#/components/headers/X-RateLimit-Remaining" },
@@ -81,7 +91,9 @@ describe("OpenAPI document and docs page", () => {
   it("answers 401 with the error envelope on every documented operation without a token", async () => {
     const doc = (await call("GET", "/openapi.json")).body;
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
-      for (const method of Object.keys(item)) {
+      for (const [method, operation] of Object.entries(item)) {
+        // Public operations (health) declare an empty security list.
+        if ((operation as { security?: unknown[] }).security?.length === 0) continue;
         const concrete = path.replace(/\{[^}]+\}/g, "1");
         const res = await call(method.toUpperCase(), concrete, method === "get" || method === "delete" ? {} : { body: {} });
         expectError(res, 401, "unauthenticated");

@@ -626,6 +626,39 @@ describe("accounting delivery: connections, cron and tenants", () => {
     expect(fake.invoices(creds.realm)).toHaveLength(1);
   });
 
+  it("connecting makes the company's waiting rows due at once: the next pass sends them, fresh or not, and only once", async () => {
+    const company = await newCompany({ accountingSync: true });
+    const waiting = await record(await arrangeOrder(company), create);
+    await send(fast, [waiting]);
+    await waitFor(
+      "the missing connection to be noted",
+      () => rows([waiting]),
+      ([r]) => r.last_error !== null,
+    );
+    // Handed off seconds ago: the staleness rule alone would leave it for five minutes.
+    await scheduled(fast);
+    expect((await rows([waiting]))[0]).toMatchObject({ status: "pending", attempts: 0 });
+
+    const creds = fake.addRealm(`realm-${process.pid}-due`);
+    const connected = await connectAccounting(db(), {
+      companyId: company.companyId,
+      realmId: creds.realm,
+      ...creds,
+      baseUrl: fake.url,
+      tokenUrl: fake.tokenUrl,
+    });
+    expect(connected.waiting).toBe(1);
+    // A row recorded after the connection is not re-sent by the pass (its own hand-off covers it).
+    const after = await record(await arrangeOrder(company), create);
+    await scheduled(fast);
+    await waitStatus([waiting], "done");
+    expect((await rows([after]))[0]).toMatchObject({ status: "pending", enqueued_at: null });
+    const sentAt = (await rows([waiting]))[0].enqueued_at!.getTime();
+    await scheduled(fast);
+    expect((await rows([waiting]))[0].enqueued_at!.getTime()).toBe(sentAt);
+    expect(fake.invoices(creds.realm)).toHaveLength(1);
+  });
+
   it("keeps rows pending when the token endpoint rejects the refresh token (invalid_grant)", async () => {
     const { company, creds, realm } = await connectedCompany();
     await sql("update accounting_connections set refresh_token = 'revoked' where company_id = $1", [company.companyId]);
@@ -725,6 +758,7 @@ describe("admin commands", () => {
     });
     expect(out).toEqual({
       company_id: company.companyId,
+      waiting: 0,
       realm_id: "other-realm",
       base_url: "https://quickbooks.api.intuit.com",
       token_url: "https://oauth.platform.intuit.com/oauth2/v1/tokens/bearer",

@@ -149,8 +149,10 @@ async function markDeadLettered(db: AnyDb, outboxIds: number[], messages: readon
 
 /**
  * The cron pass: rows of connected companies still pending or failed with no hand-off for a few
- * minutes (a crash between commit and send, a lost message) go to the queue again. Claiming them
- * (enqueued_at = now) in one statement keeps overlapping passes from sending a row twice.
+ * minutes (a crash between commit and send, a lost message) go to the queue again, and so do rows
+ * last handed off before their company's connection was stored or replaced (`accounting connect`):
+ * those waited for it. Claiming them (enqueued_at = now) in one statement keeps overlapping passes
+ * from sending a row twice. A row backing off (enqueued_at in the future) waits for its time.
  */
 export function handleScheduled(env: Bindings): Promise<void> {
   return withDb(
@@ -163,7 +165,8 @@ export function handleScheduled(env: Bindings): Promise<void> {
           select s.id from accounting_outbox s
           join accounting_connections c on c.company_id = s.company_id
           where s.status in ('pending', 'failed')
-            and coalesce(s.enqueued_at, s.created_at) < now() - make_interval(mins => ${STALE_MINUTES})
+            and (coalesce(s.enqueued_at, s.created_at) < now() - make_interval(mins => ${STALE_MINUTES})
+              or coalesce(s.enqueued_at, s.created_at) < c.updated_at)
           order by s.id
           limit ${REENQUEUE_LIMIT}
           for update of s skip locked)

@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { apiTokens } from "../db/schema";
 import type { Db } from "../platform/db";
 import type { AppEnv } from "./context";
+import { discardBody } from "./json-body";
 import { ApiError } from "./errors";
 import { createLimiter, type LimitResult } from "./ratelimit";
 
@@ -61,7 +62,12 @@ function bearerToken(header: string | undefined): string {
  * after the body has arrived.
  */
 export const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
-  bearerToken(c.req.header("authorization"));
+  try {
+    bearerToken(c.req.header("authorization"));
+  } catch (e) {
+    await discardBody(c.req.raw);
+    throw e;
+  }
   await next();
 });
 

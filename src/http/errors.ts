@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   "rate_limited",
   "internal_error",
   "upstream_error",
+  "service_unavailable",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -61,6 +62,7 @@ const descriptions = {
   429: "rate_limited: more than 300 requests in 60 s for this API key; see Retry-After",
   500: "internal_error: unexpected failure (no internals are exposed)",
   502: "upstream_error: a third-party service (e.g. a supplier) failed or answered unusably; `details.reason` says how",
+  503: "service_unavailable: a dependency (database or Redis) is down; `details` says which",
   504: "upstream_error: a third-party service (e.g. a supplier) did not answer within its timeout",
 } as const;
 export type ErrorStatus = keyof typeof descriptions;

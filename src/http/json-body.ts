@@ -114,6 +114,16 @@ export async function readLimited(req: Request, maxBytes: number, timeoutMs = BO
   return bytes;
 }
 
+/**
+ * Reads and drops the body of a request refused before its body was read (401 ahead of routing), so
+ * the client receives the answer instead of a reset connection. Nothing is kept; bounded by
+ * DISCARD_CAP and the read deadline.
+ */
+export async function discardBody(req: Request): Promise<void> {
+  if (!req.body || req.bodyUsed) return;
+  await withDeadline(BODY_READ_TIMEOUT_MS, (signal) => readBytes(req.body, 0, DISCARD_CAP, signal)).catch(() => undefined);
+}
+
 export interface Unstorable {
   /** Keys and indexes from the body down to the offending value; empty for the body itself. */
   path: (string | number)[];

@@ -22,4 +22,6 @@ export interface Bindings {
   ACCOUNTING_MAX_ATTEMPTS?: string;
   /** First retry delay in seconds, doubled per attempt up to an hour (default 30). */
   ACCOUNTING_RETRY_BASE_SECONDS?: string;
+  /** Comma-separated browser origins allowed by CORS; empty (the default) turns CORS off. */
+  CORS_ALLOWED_ORIGINS?: string;
 }

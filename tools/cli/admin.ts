@@ -4,7 +4,8 @@ import { ConfigError } from "../../src/platform/config";
 import type { AnyDb } from "../../src/platform/db";
 import { accountingStatus, connectAccounting } from "../ops/accounting";
 import { createCompany, createOrderStatus, createTax, createToken, importFile, listTokens, revokeToken } from "../ops/commands";
-import { openDatabase } from "../ops/config";
+import { dataRoot, openDatabase } from "../ops/config";
+import { findDevServer, runScheduled } from "../ops/dev-server";
 import { CommandError } from "../ops/errors";
 import { ensureDemoCompany } from "../ops/seed";
 import { setIntegration } from "../ops/suppliers";
@@ -136,8 +137,8 @@ export const commands: Record<string, Command> = {
       "base-url": { type: "string" },
       "token-url": { type: "string" },
     },
-    run: (db, v) =>
-      connectAccounting(db, {
+    run: async (db, v) => {
+      const connection = await connectAccounting(db, {
         companyId: int(v, "company"),
         realmId: str(v, "realm"),
         clientId: str(v, "client-id"),
@@ -145,7 +146,13 @@ export const commands: Record<string, Command> = {
         refreshToken: str(v, "refresh-token"),
         baseUrl: optStr(v, "base-url"),
         tokenUrl: optStr(v, "token-url"),
-      }),
+      });
+      // The scheduled pass sends the company's waiting rows (connecting made them due). A local
+      // `npm run dev` on this data dir runs it now; a deployed Worker runs it on its cron.
+      const dev = findDevServer(dataRoot());
+      const now = connection.waiting > 0 && dev !== undefined && (await runScheduled(dev.port));
+      return { ...connection, sent: connection.waiting === 0 ? "nothing waiting" : now ? "now" : "next cron pass" };
+    },
   },
   "accounting status": {
     usage: "accounting status --company ID",
@@ -172,21 +179,15 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`${(e as Error).message}\nusage: ${command.usage}`);
     return 2;
   }
-  const opened = await openDatabase().catch((e: unknown) => {
-    if (e instanceof ConfigError) return e;
-    throw e;
-  });
-  if (opened instanceof ConfigError) {
-    console.error(`error: ${opened.message}`);
-    return 1;
-  }
-  const { db, close } = opened;
+  let database: Awaited<ReturnType<typeof openDatabase>> | undefined;
   try {
-    console.log(JSON.stringify(await command.run(db, values)));
+    database = await openDatabase();
+    console.log(JSON.stringify(await command.run(database.db, values)));
     return 0;
   } catch (e) {
-    if (e instanceof CommandError) {
-      console.error(`error: ${e.message}\nusage: ${command.usage}`);
+    if (e instanceof CommandError || e instanceof ConfigError) {
+      // Before the command ran (no database yet) the problem is the setup, not the arguments.
+      console.error(database ? `error: ${e.message}\nusage: ${command.usage}` : `error: ${e.message}`);
       return 1;
     }
     // Anything else (e.g. the database refusing a value): its own words, never a stack trace or the
@@ -195,7 +196,7 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`error: ${name} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
     return 1;
   } finally {
-    await close();
+    await database?.close();
   }
 }
 

@@ -1,8 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeQbo, startFakeQbo } from "../../test/fakes/qbo";
 import { freePort } from "../local/ports";
 import { projectRoot } from "../ops/config";
 
@@ -10,20 +13,25 @@ import { projectRoot } from "../ops/config";
  * `npm run dev` as a user runs it: the real dev script with its own data dir, on a free port,
  * with a `redis-server` on PATH that is not there (a stub exiting 127), so the in-memory limiter
  * is used. Each run is stopped with Ctrl-C; afterwards no process it started may remain.
- * Slow by nature (embedded PostgreSQL, wrangler dev): one run initialises, the second reuses.
+ * Slow by nature (embedded PostgreSQL, wrangler dev): the first test runs two stacks side by side,
+ * the second reuses the first one's data dir.
  */
+const execFileAsync = promisify(execFile);
 const START_TIMEOUT_MS = 180_000;
 const STOP_TIMEOUT_MS = 60_000;
 const REDIS_NOTICE = "[dev] redis-server not found: using the in-memory rate limiter (install redis-server for the real one)";
 
 let tmp: string;
 let dataDir: string;
+let otherDataDir: string;
 const runs: DevRun[] = [];
+let fake: FakeQbo | undefined;
 
 beforeAll(() => {
   tmp = mkdtempSync(path.join(tmpdir(), "crm-dev-test-"));
   chmodSync(tmp, 0o755); // PostgreSQL runs as the `postgres` user and must reach its data dir
   dataDir = path.join(tmp, "data");
+  otherDataDir = path.join(tmp, "other-data");
   mkdirSync(path.join(tmp, "bin"));
   writeFileSync(path.join(tmp, "bin", "redis-server"), "#!/bin/sh\nexit 127\n", { mode: 0o755 });
 });
@@ -31,14 +39,17 @@ beforeAll(() => {
 afterAll(async () => {
   // Whatever happened in the tests: nothing of theirs outlives the file.
   for (const run of runs) run.kill();
-  const pidFile = path.join(dataDir ?? "", "postgres", "postmaster.pid");
-  if (dataDir && existsSync(pidFile)) {
-    try {
-      process.kill(Number(readFileSync(pidFile, "utf8").split("\n")[0]), "SIGKILL");
-    } catch {
-      // already gone
+  for (const dir of [dataDir, otherDataDir]) {
+    const pidFile = path.join(dir ?? "", "postgres", "postmaster.pid");
+    if (dir && existsSync(pidFile)) {
+      try {
+        process.kill(Number(readFileSync(pidFile, "utf8").split("\n")[0]), "SIGKILL");
+      } catch {
+        // already gone
+      }
     }
   }
+  await fake?.stop();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 }, STOP_TIMEOUT_MS);
 
@@ -86,7 +97,7 @@ function leftovers(before: Proc[], run: DevRun): Proc[] {
       p.pid !== process.pid &&
       (known.has(`${p.pid}/${p.start}`) ||
         p.pgid === run.pid ||
-        p.cmd.includes(dataDir) ||
+        p.cmd.includes(run.dataDir) ||
         p.cmd.includes(`127.0.0.1:${run.port} `) ||
         p.cmd.includes(`--port ${run.port} `)),
   );
@@ -95,33 +106,40 @@ function leftovers(before: Proc[], run: DevRun): Proc[] {
 interface DevRun {
   pid: number;
   port: number;
+  dataDir: string;
   child: ChildProcess;
   output(): string;
   exited: Promise<number | null>;
   kill(): void;
 }
 
-async function startDev(): Promise<DevRun> {
+/** The environment `npm run dev` gets: the test's stub PATH, and empty values overriding a developer's .dev.vars. */
+const devEnv = (dir: string, extra: Record<string, string> = {}) => ({
+  ...process.env,
+  PATH: `${path.join(tmp, "bin")}:${process.env.PATH}`,
+  CRM_DATA_DIR: dir,
+  // Empty values override a developer's .dev.vars: this run must start the local stack.
+  DATABASE_URL: "",
+  UPSTASH_REDIS_REST_URL: "",
+  UPSTASH_REDIS_REST_TOKEN: "",
+  NEON_LOCAL_PROXY: "",
+  RATE_LIMIT_BACKEND: "",
+  DB_PROXY_DELAY_MS: "",
+  INSPECTOR_PORT: "",
+  DEV_CRON: "",
+  WRANGLER_SEND_METRICS: "false",
+  ...extra,
+});
+
+async function startDev(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<DevRun> {
   const port = await freePort();
+  const dir = opts.dataDir ?? dataDir;
   // Its own process group (as a terminal gives a foreground job), so Ctrl-C can be sent to all of it.
   const child = spawn(path.join(projectRoot, "node_modules/.bin/tsx"), ["tools/cli/dev.ts"], {
     cwd: projectRoot,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      ...process.env,
-      PATH: `${path.join(tmp, "bin")}:${process.env.PATH}`,
-      CRM_DATA_DIR: dataDir,
-      PORT: String(port),
-      // Empty values override a developer's .dev.vars: this run must start the local stack.
-      DATABASE_URL: "",
-      UPSTASH_REDIS_REST_URL: "",
-      UPSTASH_REDIS_REST_TOKEN: "",
-      NEON_LOCAL_PROXY: "",
-      RATE_LIMIT_BACKEND: "",
-      DB_PROXY_DELAY_MS: "",
-      WRANGLER_SEND_METRICS: "false",
-    },
+    env: devEnv(dir, { PORT: String(port), ...opts.env }),
   });
   let out = "";
   child.stdout!.on("data", (chunk) => (out += chunk));
@@ -130,10 +148,19 @@ async function startDev(): Promise<DevRun> {
   const run: DevRun = {
     pid: child.pid!,
     port,
+    dataDir: dir,
     child,
     output: () => out,
     exited,
     kill: () => {
+      // A killed dev cannot remove its settings file: the test does.
+      let envFile: string | undefined;
+      try {
+        envFile = secretsFile(tree(child.pid!));
+      } catch {
+        // wrangler not started (or already gone)
+      }
+      if (envFile) rmSync(path.dirname(envFile), { recursive: true, force: true });
       try {
         process.kill(-child.pid!, "SIGKILL");
       } catch {
@@ -180,11 +207,12 @@ async function ready(run: DevRun): Promise<string> {
   return token;
 }
 
-/** Ctrl-C; then dev exits and, within a short grace period, nothing it started is left. */
+/** Ctrl-C; then dev exits and, within a short grace period, nothing it started is left, nor its files. */
 async function stopAndCheck(run: DevRun, signalGroup: boolean) {
   const before = tree(run.pid);
+  const envFile = secretsFile(before);
   // The whole stack was running: PostgreSQL on this data dir, wrangler, workerd.
-  expect(before.some((p) => p.cmd.includes("postgres") && p.cmd.includes(dataDir))).toBe(true);
+  expect(before.some((p) => p.cmd.includes("postgres") && p.cmd.includes(run.dataDir))).toBe(true);
   expect(before.some((p) => p.cmd.includes("wrangler"))).toBe(true);
   expect(before.some((p) => p.cmd.includes("workerd"))).toBe(true);
 
@@ -200,7 +228,80 @@ async function stopAndCheck(run: DevRun, signalGroup: boolean) {
     left = leftovers(before, run);
   }
   expect(left.map((p) => `${p.pid} ${p.cmd}`)).toEqual([]);
-  expect(existsSync(path.join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
+  expect(existsSync(path.join(run.dataDir, "postgres", "postmaster.pid"))).toBe(false);
+  // The Worker's settings file and its private directory are gone, and so is the dev server's announcement.
+  expect(existsSync(envFile)).toBe(false);
+  expect(existsSync(path.dirname(envFile))).toBe(false);
+  expect(existsSync(path.join(run.dataDir, "dev-server.json"))).toBe(false);
+}
+
+/** wrangler's command line in a run. */
+const secretsCmd = (run: DevRun) => tree(run.pid).find((p) => p.cmd.includes("wrangler") && p.cmd.includes(" dev "))?.cmd ?? "";
+
+/** The env file wrangler was given (`--env-file PATH` on its command line: the path, not the values). */
+function secretsFile(procs: Proc[]): string {
+  const wrangler = procs.find((p) => p.cmd.includes("wrangler") && p.cmd.includes(" dev "));
+  const file = wrangler && /--env-file (\S+)/.exec(wrangler.cmd)?.[1];
+  if (!file) throw new Error(`no --env-file on wrangler's command line: ${procs.map((p) => p.cmd).join("\n")}`);
+  return file;
+}
+
+/**
+ * Secrets never on a command line (/proc/PID/cmdline is readable by every user): the database URL (with its
+ * password) and the Upstash token appear in no process of the run, only in the 0600 file in a 0700 directory.
+ */
+function expectSecretsOffArgv(run: DevRun, secrets: string[]) {
+  const procs = tree(run.pid);
+  expect(procs.some((p) => p.cmd.includes("workerd"))).toBe(true);
+  for (const p of procs) {
+    expect(p.cmd).not.toContain("--var");
+    for (const secret of secrets) expect(p.cmd).not.toContain(secret);
+  }
+  const file = secretsFile(procs);
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+  const text = readFileSync(file, "utf8");
+  for (const secret of secrets) expect(text).toContain(secret);
+  return text;
+}
+
+/**
+ * The real admin CLI on a dev run's data dir (its embedded PostgreSQL, already running, is reused).
+ * Asynchronous: a blocked event loop would miss the server closing idle keep-alive sockets, and the
+ * next fetch would be sent on a dead one.
+ */
+async function admin(run: DevRun, ...args: string[]) {
+  const { stdout } = await execFileAsync(path.join(projectRoot, "node_modules/.bin/tsx"), ["tools/cli/admin.ts", ...args], {
+    cwd: projectRoot,
+    encoding: "utf8",
+    env: devEnv(run.dataDir),
+    timeout: 60_000,
+  }).catch((e) => {
+    throw new Error(`admin ${args.join(" ")} failed: ${e.message}\n${e.stdout}\n${e.stderr}`);
+  });
+  return JSON.parse(stdout.trim().split("\n").at(-1)!);
+}
+
+/** Polls until `probe` returns a value, with a deadline. */
+async function poll<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/** Runs dev once with the given port / data dir and returns its exit code and output (it must exit by itself). */
+function devExits(env: Record<string, string>) {
+  const res = spawnSync(path.join(projectRoot, "node_modules/.bin/tsx"), ["tools/cli/dev.ts"], {
+    cwd: projectRoot,
+    encoding: "utf8",
+    env: devEnv(env.CRM_DATA_DIR ?? dataDir, env),
+    timeout: 60_000,
+  });
+  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
 describe("npm run dev (the real script, redis-server missing)", () => {
@@ -208,14 +309,23 @@ describe("npm run dev (the real script, redis-server missing)", () => {
   let demoClients = 0;
 
   it(
-    "starts the stack, says it uses the in-memory limiter, prints a working demo token; Ctrl-C to the process group stops every child",
+    "two stacks run side by side (own PORT, CRM_DATA_DIR, inspector port); secrets stay off argv; every Worker setting arrives; " +
+      "the cron fires; accounting connect delivers waiting rows at once; Ctrl-C stops every child and removes the secrets file",
     async () => {
-      const run = await startDev();
-      const token = await ready(run);
+      // Started together: both would take wrangler's default inspector port 9229 if the script did not pick free ones.
+      const [run, other] = await Promise.all([
+        startDev({ env: { ACCOUNTING_MAX_ATTEMPTS: "5", PRODUCT_SOURCE_TIMEOUT_MS: "3000" } }),
+        startDev({ dataDir: otherDataDir, env: { DEV_CRON: "*/2 * * * * *" } }),
+      ]);
+      const [token, otherToken] = await Promise.all([ready(run), ready(other)]);
       firstToken = token;
+      expect(otherToken).not.toBe(token); // its own database
       const lines = run.output().split("\n");
       expect(lines.filter((l) => l.includes("redis-server") || l.includes("in-memory"))).toEqual([REDIS_NOTICE]);
       expect(lines).toContain(`[dev] API:       http://127.0.0.1:${run.port}/api/v1`);
+      const inspectorPorts = [run, other].map((r) => Number(/--inspector-port (\d+)/.exec(secretsCmd(r))?.[1]));
+      expect(new Set(inspectorPorts).size).toBe(2);
+      expect(inspectorPorts).not.toContain(9229);
 
       const base = `http://127.0.0.1:${run.port}/api/v1`;
       const first = await fetch(`${base}/clients`, { headers: { authorization: `Bearer ${token}` } });
@@ -232,10 +342,75 @@ describe("npm run dev (the real script, redis-server missing)", () => {
       // Authentication is real, and the printed docs page answers.
       expect((await fetch(`${base}/clients`, { headers: { authorization: `Bearer ${"0".repeat(64)}` } })).status).toBe(401);
       expect((await fetch(`${base}/docs`)).status).toBe(200);
+      expect(await (await fetch(`${base}/health/ready`)).json()).toEqual({ status: "ready", checks: { database: "ok", redis: "memory" } });
+      const otherBase = `http://127.0.0.1:${other.port}/api/v1`;
+      expect((await fetch(`${otherBase}/clients`, { headers: { authorization: `Bearer ${otherToken}` } })).status).toBe(200);
+      expect((await fetch(`${otherBase}/clients`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
 
-      await stopAndCheck(run, true);
+      // Secrets: the database URL with its password is only in the private file.
+      const pgPort = (dir: string) => readFileSync(path.join(dir, "postgres", "postmaster.pid"), "utf8").split("\n")[3];
+      const envText = expectSecretsOffArgv(run, [`postgres:postgres@127.0.0.1:${pgPort(dataDir)}`]);
+      expectSecretsOffArgv(other, [`postgres:postgres@127.0.0.1:${pgPort(otherDataDir)}`]);
+      // Every Worker setting set in the environment reaches the Worker (wrangler lists the bindings it got).
+      expect(envText).toContain("ACCOUNTING_MAX_ATTEMPTS='5'");
+      for (const name of ["ACCOUNTING_MAX_ATTEMPTS", "PRODUCT_SOURCE_TIMEOUT_MS", "DATABASE_URL", "RATE_LIMIT_BACKEND"])
+        expect(run.output()).toMatch(new RegExp(`env\\.${name} \\("\\(hidden\\)"\\)\\s+Environment Variable`));
+
+      // The dev script fires the scheduled handler on the cron schedule (every 2 s here; wrangler.toml's otherwise).
+      expect(other.output()).toContain('[dev] Cron:      "*/2 * * * * *" runs the scheduled handler');
+      expect(run.output()).toContain('[dev] Cron:      "*/5 * * * *" runs the scheduled handler');
+      await poll("two cron passes", 20_000, () => (other.output().match(/"msg":"accounting cron pass"/g)?.length ?? 0) >= 2 || undefined);
+
+      // A row recorded before the company is connected goes out as soon as `accounting connect` runs.
+      fake = await startFakeQbo();
+      const { company_id } = await admin(run, "company", "create", "--name", "Dev Sync Co", "--accounting-sync");
+      const co = await admin(run, "token", "create", "--company", String(company_id));
+      const as = (method: string, p: string, json: unknown) =>
+        fetch(`${base}${p}`, {
+          method,
+          headers: { authorization: `Bearer ${co.token}`, "content-type": "application/json" },
+          body: JSON.stringify(json),
+        })
+          .then((r) => r.json() as Promise<any>)
+          .catch((e) => {
+            throw new Error(`${method} ${p} failed (${e}); dev output:\n${run.output()}`);
+          });
+      const { client } = await as("POST", "/clients", { company_name: "Waiting Customer" });
+      expect((await as("POST", "/orders", { title: "Tees", client_id: client.id })).project.title).toBe("Tees");
+      const waiting = await poll("the missing connection to be noted", 30_000, async () => {
+        const status = await admin(run, "accounting", "status", "--company", String(company_id));
+        return status.last_error ? status : undefined;
+      });
+      expect(waiting).toMatchObject({ connected: false, pending: 1, done: 0 });
+      const creds = fake.addRealm("dev-realm");
+      const connected = await admin(
+        run,
+        "accounting",
+        "connect",
+        "--company",
+        String(company_id),
+        "--realm",
+        creds.realm,
+        "--client-id",
+        creds.clientId,
+        "--client-secret",
+        creds.clientSecret,
+        "--refresh-token",
+        creds.refreshToken,
+        "--base-url",
+        fake.url,
+        "--token-url",
+        fake.tokenUrl,
+      );
+      expect(connected).toMatchObject({ company_id, waiting: 1, sent: "now" });
+      await poll("the waiting row to be delivered", 30_000, async () =>
+        (await admin(run, "accounting", "status", "--company", String(company_id))).done === 1 ? true : undefined,
+      );
+      expect(fake.invoices(creds.realm)).toHaveLength(1);
+
+      await Promise.all([stopAndCheck(run, true), stopAndCheck(other, false)]);
     },
-    START_TIMEOUT_MS + 2 * STOP_TIMEOUT_MS,
+    2 * START_TIMEOUT_MS + 2 * STOP_TIMEOUT_MS,
   );
 
   it(
@@ -252,5 +427,42 @@ describe("npm run dev (the real script, redis-server missing)", () => {
       await stopAndCheck(run, false);
     },
     START_TIMEOUT_MS + 2 * STOP_TIMEOUT_MS,
+  );
+
+  it("a taken port ends in one line saying what to do, before anything starts", async () => {
+    const port = await freePort();
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(port, "127.0.0.1", resolve));
+    try {
+      const res = devExits({ PORT: String(port), CRM_DATA_DIR: path.join(tmp, "unused") });
+      expect(res.code).toBe(1);
+      expect(res.stdout).toBe("");
+      expect(res.stderr).toBe(
+        `[dev] error: port ${port} on 127.0.0.1 is already in use (another npm run dev?): stop it, or choose another port: PORT=${port + 1} npm run dev\n`,
+      );
+      expect(existsSync(path.join(tmp, "unused"))).toBe(false);
+    } finally {
+      holder.close();
+    }
+  }, 60_000);
+
+  it.runIf(userInfo().uid === 0)(
+    "as root, a data dir inside a private (0700) directory ends in one line saying what to do",
+    async () => {
+      const privateDir = mkdtempSync(path.join(tmpdir(), "crm-private-")); // mkdtemp makes it 0700
+      try {
+        const res = devExits({ PORT: String(await freePort()), CRM_DATA_DIR: path.join(privateDir, "data") });
+        expect(res.code).toBe(1);
+        expect(res.stdout).toBe("");
+        expect(res.stderr).toBe(
+          `[dev] error: PostgreSQL runs as the "postgres" user (this runs as root) and cannot enter ${privateDir} (mode 0700), ` +
+            `so it cannot use ${path.join(privateDir, "data", "postgres")}. Set CRM_DATA_DIR to a directory it can reach ` +
+            `(for example CRM_DATA_DIR=/var/tmp/crm-data), or run chmod o+x ${privateDir}.\n`,
+        );
+      } finally {
+        rmSync(privateDir, { recursive: true, force: true });
+      }
+    },
+    60_000,
   );
 });

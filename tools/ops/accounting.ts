@@ -8,7 +8,8 @@ const urlOption = (option: string, raw: string | undefined) => (raw === undefine
 
 /**
  * `accounting connect`: stores (or replaces) the company's connection. The access token is fetched
- * with the refresh token on first use. Pending rows are sent by the next cron pass.
+ * with the refresh token on first use. The company's waiting rows (pending or failed, handed off before
+ * this connection) are due at once: the next scheduled pass sends them (see handleScheduled).
  */
 export async function connectAccounting(
   db: AnyDb,
@@ -38,8 +39,13 @@ export async function connectAccounting(
     .insert(accountingConnections)
     .values({ companyId: opts.companyId, ...values })
     .onConflictDoUpdate({ target: accountingConnections.companyId, set: values });
+  const [{ waiting }] = await db
+    .select({ waiting: sql<number>`count(*)::int` })
+    .from(accountingOutbox)
+    .where(sql`${accountingOutbox.companyId} = ${opts.companyId} and ${accountingOutbox.status} in ('pending', 'failed')`);
   return {
     company_id: opts.companyId,
+    waiting,
     realm_id: opts.realmId,
     base_url: values.baseUrl ?? DEFAULT_BASE_URL,
     token_url: values.tokenUrl ?? DEFAULT_TOKEN_URL,

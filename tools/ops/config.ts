@@ -7,7 +7,9 @@ import { z } from "zod";
 import * as schema from "../../src/db/schema";
 import { parseSettings, sharedSettings, wholeNumber } from "../../src/platform/config";
 import type { AnyDb } from "../../src/platform/db";
+import { unreachableByPostgres, unreachableDataDirMessage } from "../local/data-dir";
 import { startPostgres } from "../local/postgres";
+import { CommandError } from "./errors";
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
 
@@ -30,8 +32,28 @@ export type CliConfig = z.output<typeof cliSettings>;
 /** The local settings, parsed; a wrong one throws one ConfigError naming it and its allowed values. */
 export const cliConfig = (source = localConfig()): CliConfig => parseSettings(cliSettings, source);
 
-export const dataDir = (config: { CRM_DATA_DIR?: string } = cliConfig()) =>
-  path.resolve(projectRoot, config.CRM_DATA_DIR || ".data", "postgres");
+/**
+ * Every setting the Worker reads (its string bindings, as in .dev.vars.example). `npm run dev` hands each
+ * one that is set, from the environment or .dev.vars, to the Worker.
+ */
+export const WORKER_VARS = [
+  "DATABASE_URL",
+  "UPSTASH_REDIS_REST_URL",
+  "UPSTASH_REDIS_REST_TOKEN",
+  "NEON_LOCAL_PROXY",
+  "RATE_LIMIT_BACKEND",
+  "PRODUCT_SOURCE_TIMEOUT_MS",
+  "ACCOUNTING_MAX_ATTEMPTS",
+  "ACCOUNTING_RETRY_BASE_SECONDS",
+  "CORS_ALLOWED_ORIGINS",
+] as const;
+
+/** Settings of `npm run dev` itself, never passed to the Worker. */
+export const DEV_VARS = ["PORT", "CRM_DATA_DIR", "DB_PROXY_DELAY_MS", "INSPECTOR_PORT", "DEV_CRON"] as const;
+
+/** CRM_DATA_DIR: the embedded PostgreSQL (in `postgres/`), the demo token and the dev server's state file. */
+export const dataRoot = (config: { CRM_DATA_DIR?: string } = localConfig()) => path.resolve(projectRoot, config.CRM_DATA_DIR || ".data");
+export const dataDir = (config: { CRM_DATA_DIR?: string } = localConfig()) => path.join(dataRoot(config), "postgres");
 
 /**
  * A Node-side database handle with the same configuration as `npm run dev`: DATABASE_URL when set
@@ -42,7 +64,10 @@ export async function openDatabase(): Promise<{ db: AnyDb; url: string; close():
   let url = config.DATABASE_URL;
   let stopServer = async () => {};
   if (!url) {
-    const server = await startPostgres(dataDir(config));
+    const dir = dataDir(config);
+    const blocked = unreachableByPostgres(dir);
+    if (blocked) throw new CommandError(unreachableDataDirMessage(dir, blocked));
+    const server = await startPostgres(dir);
     url = server.url;
     stopServer = server.stop;
   }

@@ -1,0 +1,64 @@
+import { createRoute, type z } from "@hono/zod-openapi";
+import { Redis } from "@upstash/redis/cloudflare";
+import { sql } from "drizzle-orm";
+import { ApiError, errorResponses } from "../../http/errors";
+import type { Router } from "../../http/openapi";
+import { DeadlineExceeded, withDeadline } from "../../platform/deadline";
+import type { Logger } from "../../platform/logger";
+import { type CheckState, ReadySchema } from "./schema";
+
+/** Each dependency gets this long; a load balancer's probe should not hang on a dead one. */
+export const READY_CHECK_TIMEOUT_MS = 2000;
+
+type State = z.infer<typeof CheckState>;
+
+const route = createRoute({
+  operationId: "getReadiness",
+  method: "get",
+  path: "/health/ready",
+  tags: ["Health"],
+  summary: "Readiness: database and Redis reachable",
+  description:
+    "Public, no authentication and no rate limit; meant for operators and load balancers. Runs `select 1` on the database and " +
+    `\`PING\` on the Upstash Redis of the rate limiter, each with a ${READY_CHECK_TIMEOUT_MS} ms deadline. ` +
+    "503 `service_unavailable` when either is not configured, unreachable or too slow; `details` names the state of each. " +
+    "Connection strings and driver errors are never included.",
+  security: [],
+  responses: {
+    200: { description: "Both dependencies answered", content: { "application/json": { schema: ReadySchema } } },
+    ...errorResponses(503),
+  },
+});
+
+/** Runs one probe under the deadline; the error itself goes to the log only (it may name hosts). */
+async function probe(name: string, logger: Logger, run: () => Promise<unknown>): Promise<State> {
+  try {
+    await withDeadline(READY_CHECK_TIMEOUT_MS, run);
+    return "ok";
+  } catch (e) {
+    const state = e instanceof DeadlineExceeded ? "timeout" : "unreachable";
+    logger.warn("readiness check failed", { dependency: name, state, error: e instanceof Error ? e.message : String(e) });
+    return state;
+  }
+}
+
+export const registerReady = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const { db, logger } = c.var;
+    const { DATABASE_URL, RATE_LIMIT_BACKEND, UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token } = c.env;
+    const [database, redis] = await Promise.all([
+      DATABASE_URL ? probe("database", logger, () => db.execute(sql`select 1`)) : ("not_configured" as const),
+      RATE_LIMIT_BACKEND === "memory"
+        ? ("memory" as const)
+        : url && token
+          ? probe("redis", logger, () => new Redis({ url, token, retry: false, enableTelemetry: false }).ping())
+          : ("not_configured" as const),
+    ]);
+    const checks = { database, redis };
+    const down = Object.entries(checks).filter(([, state]) => state !== "ok" && state !== "memory");
+    if (down.length) {
+      const what = down.map(([name, state]) => `${name} ${state.replace("_", " ")}`).join(", ");
+      throw new ApiError(503, "service_unavailable", `Not ready: ${what}`, checks);
+    }
+    return c.json({ status: "ready" as const, checks }, 200);
+  });
