@@ -12,7 +12,6 @@ import path from "node:path";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../src/db/schema";
-import type { AnyDb } from "../../src/platform/db";
 import { startStack } from "../../tools/local/stack";
 import { createCompany, createToken, importFile } from "../../tools/ops/commands";
 import { runMigrations } from "../../tools/ops/migrate";
@@ -37,7 +36,7 @@ async function measure(delays: { db: number; redis: number }) {
   const pool = new pg.Pool({ connectionString: stack.postgres!.url });
   const disposers: (() => Promise<void>)[] = [];
   try {
-    const db = drizzle(pool, { schema }) as unknown as AnyDb;
+    const db = drizzle(pool, { schema });
     const { company_id } = await createCompany(db, { name: "Bench Co" });
     const { token } = await createToken(db, { companyId: company_id });
     const load = async (data: unknown) => (await importFile(db, { companyId: company_id, data })).ids;

@@ -1,4 +1,4 @@
-import type { AnyDb } from "../../src/platform/db";
+import type { Db } from "../../src/platform/db";
 import { setIntegration } from "../../tools/ops/suppliers";
 import { startFakeSupplierA } from "../fakes/supplier-a";
 import { startFakeSupplierB } from "../fakes/supplier-b";
@@ -10,7 +10,7 @@ import { startFakeSupplierB } from "../fakes/supplier-b";
 export interface BenchContext {
   ids: Record<string, any>;
   load(data: unknown): Promise<Record<string, any>>;
-  db: AnyDb;
+  db: Db;
   companyId: number;
   /** Runs after this measurement (e.g. closes fake servers a scenario started). */
   onDispose(fn: () => Promise<void>): void;
@@ -22,7 +22,7 @@ export interface BenchScenario {
 
 /** Fake suppliers answering after this long: longer than the database work, like real ones. */
 const SUPPLIER_DELAY = "delay-100";
-const connected = new WeakMap<AnyDb, Promise<void>>();
+const connected = new WeakMap<Db, Promise<void>>();
 
 /** Both fake suppliers, started once per measurement, connected to the bench company. */
 function connectSuppliers(ctx: BenchContext) {

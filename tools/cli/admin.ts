@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import type { AnyDb } from "../../src/platform/db";
+import type { Db } from "../../src/platform/db";
 import { accountingStatus, connectAccounting } from "../ops/accounting";
 import { createCompany, createOrderStatus, createTax, createToken, importFile, listTokens, revokeToken } from "../ops/commands";
 import { openDatabase } from "../ops/config";
@@ -14,7 +14,7 @@ type Values = Record<string, string | boolean | undefined>;
 interface Command {
   usage: string;
   options: Options;
-  run(db: AnyDb, v: Values): Promise<unknown>;
+  run(db: Db, v: Values): Promise<unknown>;
 }
 
 function int(v: Values, name: string): number {

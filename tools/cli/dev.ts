@@ -4,7 +4,6 @@ import path from "node:path";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../src/db/schema";
-import type { AnyDb } from "../../src/platform/db";
 import { type Stack, startStack } from "../local/stack";
 import { dataDir, localConfig, projectRoot } from "../ops/config";
 import { runMigrations } from "../ops/migrate";
@@ -46,7 +45,7 @@ const vars: Record<string, string> = {
 const databaseUrl = vars.DATABASE_URL;
 await runMigrations(databaseUrl);
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-const { token } = await seedDemo(drizzle(pool, { schema }) as unknown as AnyDb, path.dirname(dataDir(config)));
+const { token } = await seedDemo(drizzle(pool, { schema }), path.dirname(dataDir(config)));
 await pool.end();
 
 const base = `http://127.0.0.1:${port}/api/v1`;

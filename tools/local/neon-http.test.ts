@@ -41,9 +41,9 @@ afterAll(async () => {
   }
 });
 
-const client = (proxy: WsProxy, opts: Parameters<typeof neon>[1] = {}) => {
+const client = (proxy: WsProxy) => {
   target = proxy.address;
-  return neon(inject("databaseUrl"), opts);
+  return neon(inject("databaseUrl"));
 };
 
 const BIG = "select i, md5(i::text) as h, (i * 1.5)::numeric(10,2) as n from generate_series(1, 5000) as i order by i";
@@ -55,7 +55,9 @@ describe("Neon SQL over HTTP (local)", () => {
       "select $1::text as t, $2::int + 1 as n, $3::numeric as d, $4::jsonb as j, null::int as z, $5::timestamptz as ts, $6::int[] as a",
       ["héllo", 41, "12.30", JSON.stringify({ a: [1, "x"] }), "2026-01-02T03:04:05Z", [1, 2, 3]],
     );
-    expect(rows).toEqual([{ t: "héllo", n: 42, d: "12.30", j: { a: [1, "x"] }, z: null, ts: new Date("2026-01-02T03:04:05Z"), a: [1, 2, 3] }]);
+    expect(rows).toEqual([
+      { t: "héllo", n: 42, d: "12.30", j: { a: [1, "x"] }, z: null, ts: new Date("2026-01-02T03:04:05Z"), a: [1, 2, 3] },
+    ]);
 
     // Array mode and full results, as drizzle asks for them.
     const full = await q.query("select 1 as one, 'two' as two", [], { arrayMode: true, fullResults: true });

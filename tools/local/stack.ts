@@ -1,6 +1,6 @@
+import { sqlOverHttp } from "./neon-http";
 import { type LocalPostgres, startPostgres } from "./postgres";
 import { type LocalRedis, redisServerAvailable, startRedis } from "./redis";
-import { sqlOverHttp } from "./neon-http";
 import { startUpstashServer, type UpstashServer } from "./upstash-server";
 import { startWsProxy, type WsProxy } from "./ws-proxy";
 

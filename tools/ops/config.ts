@@ -4,7 +4,7 @@ import { parseEnv } from "node:util";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../src/db/schema";
-import type { AnyDb } from "../../src/platform/db";
+import type { Db } from "../../src/platform/db";
 import { startPostgres } from "../local/postgres";
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
@@ -22,7 +22,7 @@ export const dataDir = (config = localConfig()) => path.resolve(projectRoot, con
  * A Node-side database handle with the same configuration as `npm run dev`: DATABASE_URL when set
  * (e.g. Neon), otherwise the embedded PostgreSQL in CRM_DATA_DIR (started if not running).
  */
-export async function openDatabase(): Promise<{ db: AnyDb; url: string; close(): Promise<void> }> {
+export async function openDatabase(): Promise<{ db: Db; url: string; close(): Promise<void> }> {
   const config = localConfig();
   let url = config.DATABASE_URL;
   let stopServer = async () => {};
@@ -33,7 +33,7 @@ export async function openDatabase(): Promise<{ db: AnyDb; url: string; close():
   }
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   return {
-    db: drizzle(pool, { schema }) as unknown as AnyDb,
+    db: drizzle(pool, { schema }),
     url,
     close: async () => {
       await pool.end();
