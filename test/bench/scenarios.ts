@@ -1,4 +1,6 @@
+import { randomBytes } from "node:crypto";
 import type { Db } from "../../src/platform/db";
+import { createToken } from "../../tools/ops/commands";
 import { setIntegration } from "../../tools/ops/suppliers";
 import { startFakeSupplierA } from "../fakes/supplier-a";
 import { startFakeSupplierB } from "../fakes/supplier-b";
@@ -15,9 +17,20 @@ export interface BenchContext {
   /** Runs after this measurement (e.g. closes fake servers a scenario started). */
   onDispose(fn: () => Promise<void>): void;
 }
+export interface BenchRequest {
+  method?: string;
+  path: string;
+  body?: unknown;
+  /** A bearer token per request instead of the company's usual (already checked) one. */
+  token?: () => Promise<string>;
+  /** The status every answer must have (default 200). */
+  status?: number;
+}
 export interface BenchScenario {
   name: string;
-  prepare(ctx: BenchContext): Promise<{ method?: string; path: string; body?: unknown }>;
+  /** The most database round trips this request may take (the goal printed beside the measurement). */
+  goal?: number;
+  prepare(ctx: BenchContext): Promise<BenchRequest>;
 }
 
 /** Fake suppliers answering after this long: longer than the database work, like real ones. */
@@ -72,6 +85,7 @@ const thread = (n: number) => ({
 export const benchScenarios: BenchScenario[] = [
   {
     name: "GET /clients (page of 25)",
+    goal: 1,
     async prepare({ load }) {
       await load({
         clients: Array.from({ length: 60 }, (_, i) => ({ ref: `bc${i}`, company_name: `Bench Client ${i}`, phone: `555-01${i}` })),
@@ -79,25 +93,44 @@ export const benchScenarios: BenchScenario[] = [
       return { path: "/clients" };
     },
   },
-  { name: "GET /clients?q=client 4", prepare: async () => ({ path: "/clients?q=client%204" }) },
-  { name: "GET /clients/{id}", prepare: async ({ ids }) => ({ path: `/clients/${ids.northside}` }) },
-  { name: "POST /clients", prepare: async () => ({ method: "POST", path: "/clients", body: { company_name: "Created in bench" } }) },
-  { name: "GET /orders (list with totals)", prepare: async () => ({ path: "/orders" }) },
-  { name: "GET /orders/{id} (full order)", prepare: async ({ ids }) => ({ path: `/orders/${ids["ord-northside-tees"]}` }) },
+  { name: "GET /clients?q=client 4", goal: 1, prepare: async () => ({ path: "/clients?q=client%204" }) },
+  { name: "GET /clients/{id}", goal: 1, prepare: async ({ ids }) => ({ path: `/clients/${ids.northside}` }) },
+  {
+    name: "GET /clients/{id}, token not yet checked by the isolate",
+    goal: 2,
+    prepare: async ({ ids, db, companyId }) => ({
+      path: `/clients/${ids.northside}`,
+      token: async () => (await createToken(db, { companyId })).token,
+    }),
+  },
+  {
+    name: "GET /clients, unknown token (401)",
+    goal: 1,
+    prepare: async () => ({ path: "/clients", token: async () => randomBytes(32).toString("hex"), status: 401 }),
+  },
+  {
+    name: "POST /clients",
+    goal: 2,
+    prepare: async () => ({ method: "POST", path: "/clients", body: { company_name: "Created in bench" } }),
+  },
+  { name: "GET /orders (list with totals)", goal: 1, prepare: async () => ({ path: "/orders" }) },
+  { name: "GET /orders/{id} (full order)", goal: 1, prepare: async ({ ids }) => ({ path: `/orders/${ids["ord-northside-tees"]}` }) },
   {
     name: "POST /orders (project + invoice)",
+    goal: 2,
     prepare: async ({ ids }) => ({ method: "POST", path: "/orders", body: { title: "Bench order", client_id: ids.northside } }),
   },
   {
     name: "PATCH /orders/{id} (project + invoice)",
+    goal: 2,
     prepare: async ({ ids }) => ({
       method: "PATCH",
       path: `/orders/${ids["ord-northside-tees"]}`,
       body: { description: "Updated in bench", deadline: "2026-03-21", discount_amount: "5", discount_amount_type: "percentage" },
     }),
   },
-  { name: "GET /products/search (local + lines)", prepare: async () => ({ path: "/products/search?q=tee&include=local,lines" }) },
-  { name: "GET /products/search (all, no integrations)", prepare: async () => ({ path: "/products/search?q=pc54" }) },
+  { name: "GET /products/search (local + lines)", goal: 1, prepare: async () => ({ path: "/products/search?q=tee&include=local,lines" }) },
+  { name: "GET /products/search (all, no integrations)", goal: 1, prepare: async () => ({ path: "/products/search?q=pc54" }) },
   {
     name: "GET /products/search (all, suppliers 100 ms)",
     async prepare(ctx) {
@@ -114,11 +147,13 @@ export const benchScenarios: BenchScenario[] = [
   },
   {
     name: "GET /products/invoice_item",
+    goal: 1,
     prepare: async ({ ids }) => ({ path: `/products/invoice_item?id=${ids["ord-northside-tees-i1"]}` }),
   },
-  { name: "GET /mail/threads/{id} (context)", prepare: async () => ({ path: "/mail/threads/demo-18c2f1a9b7e4d305" }) },
+  { name: "GET /mail/threads/{id} (context)", goal: 1, prepare: async () => ({ path: "/mail/threads/demo-18c2f1a9b7e4d305" }) },
   {
     name: "PUT /mail/email-threads/{id} (50 msgs)",
+    goal: 2,
     prepare: async () => ({ method: "PUT", path: "/mail/email-threads/bench-thread-1", body: thread(50) }),
   },
 ];
