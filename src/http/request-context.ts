@@ -37,14 +37,8 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
       duration_ms: Date.now() - started,
       company_id: c.var.auth?.companyId,
     });
-    // Deferred work may defer more (a session's end after its transaction): wait until none is left.
-    const done = (async () => {
-      for (let settled = 0; settled < deferred.length; ) {
-        const batch = deferred.slice(settled);
-        settled += batch.length;
-        await Promise.allSettled(batch);
-      }
-    })();
+    // Includes the end of a WebSocket session, if the request opened one.
+    const done = Promise.allSettled(deferred);
     try {
       c.executionCtx.waitUntil(done);
     } catch {
