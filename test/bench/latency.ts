@@ -9,7 +9,7 @@
  *   BENCH_DB_DELAY_MS (default 25), BENCH_REDIS_DELAY_MS (default 0: the limiter runs beside the token
  *   check, and its cost is Upstash's, not the database's), BENCH_RUNS (default 17),
  *   BENCH_ONLY (substring of scenario names to run, e.g. "orders"), BENCH_SECONDS (throughput time per
- *   worker and concurrency, default 6, taken in rounds that alternate the two workers)
+ *   worker and concurrency, default 8, taken in rounds that alternate the two workers)
  */
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,9 +27,9 @@ import { benchScenarios } from "./scenarios";
 const dbDelay = Number(process.env.BENCH_DB_DELAY_MS ?? 25);
 const redisDelay = Number(process.env.BENCH_REDIS_DELAY_MS ?? 0);
 const runs = Number(process.env.BENCH_RUNS ?? 17);
-const throughputSeconds = Number(process.env.BENCH_SECONDS ?? 6);
+const throughputSeconds = Number(process.env.BENCH_SECONDS ?? 8);
 const CONCURRENCIES = [8, 32];
-const ROUNDS = 3;
+const ROUNDS = 4;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -87,8 +87,9 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
       for (let i = 0; i < runs + 2; i++) {
         // A scenario may ask for a token of its own per request (not yet checked by this isolate, or unknown).
         const bearer = request.token ? await request.token() : token;
+        const target = typeof request.path === "string" ? request.path : await request.path();
         const started = performance.now();
-        const res = await fetch(`${worker.url}/api/v1${request.path}`, {
+        const res = await fetch(`${worker.url}/api/v1${target}`, {
           method: request.method ?? "GET",
           headers: { authorization: `Bearer ${bearer}`, ...(request.body ? { "content-type": "application/json" } : {}) },
           body: request.body ? JSON.stringify(request.body) : undefined,

@@ -19,7 +19,8 @@ export interface BenchContext {
 }
 export interface BenchRequest {
   method?: string;
-  path: string;
+  /** The path, or (for requests that consume what they act on) a fresh one per request. */
+  path: string | (() => Promise<string>);
   body?: unknown;
   /** A bearer token per request instead of the company's usual (already checked) one. */
   token?: () => Promise<string>;
@@ -128,6 +129,22 @@ export const benchScenarios: BenchScenario[] = [
       path: `/orders/${ids["ord-northside-tees"]}`,
       body: { description: "Updated in bench", deadline: "2026-03-21", discount_amount: "5", discount_amount_type: "percentage" },
     }),
+  },
+  {
+    name: "DELETE /orders/{id}",
+    goal: 2,
+    prepare: async ({ load, ids: seeded }) => {
+      let n = 0;
+      return {
+        method: "DELETE",
+        // An order of its own per request, loaded before the request is timed.
+        path: async () => {
+          const ref = `bench-delete-${++n}`;
+          const ids = await load({ orders: [{ ref, client_id: seeded.northside, title: "Deleted in bench" }] });
+          return `/orders/${ids[ref]}`;
+        },
+      };
+    },
   },
   { name: "GET /products/search (local + lines)", goal: 1, prepare: async () => ({ path: "/products/search?q=tee&include=local,lines" }) },
   { name: "GET /products/search (all, no integrations)", goal: 1, prepare: async () => ({ path: "/products/search?q=pc54" }) },
