@@ -79,7 +79,7 @@ describe("error envelope", () => {
     expect(await sql("select 1 from clients where company_id = $1", [a.companyId])).toEqual([]);
   });
 
-  it("500 internal_error without internals when the database is unreachable", async () => {
+  it("503 service_unavailable with Retry-After, without internals, when the database is unreachable", async () => {
     const tmp = mkdtempSync(path.join(tmpdir(), "crm-broken-"));
     const bindings = { ...inject("workerBindings"), DATABASE_URL: "postgres://postgres:postgres@127.0.0.1:1/crm" };
     const logFile = path.join(tmp, "worker.log");
@@ -87,8 +87,11 @@ describe("error envelope", () => {
     try {
       const a = await newCompany();
       const res = await call("GET", "/clients", { token: a.token, baseUrl: `${worker.url}/api/v1` });
-      expect(res.status).toBe(500);
-      expect(res.body).toEqual({ error: { code: "internal_error", message: "An unexpected error occurred", details: null } });
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({
+        error: { code: "service_unavailable", message: "The database is unavailable; retry shortly", details: { retry_after_seconds: 5 } },
+      });
+      expect(res.headers.get("retry-after")).toBe("5");
       expect(res.headers.get("x-request-id")).toBeTruthy();
       // Logged as what failed, without the query's SQL, its parameters (the token digest) or a stack trace.
       const line = await waitFor("the error log line", () =>

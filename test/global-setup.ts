@@ -21,7 +21,7 @@ declare module "vitest" {
 }
 
 /**
- * Starts the real stack once for the suite: a fresh embedded PostgreSQL, the Neon ws proxy,
+ * Starts the real stack once for the suite: a fresh embedded PostgreSQL, the local Neon endpoint (SQL over HTTP and the ws proxy),
  * redis-server behind the Upstash-protocol server (required: tests never fall back), and the
  * Worker bundle in workerd. Test files talk to it over HTTP only.
  */
@@ -34,12 +34,15 @@ export default async function setup(project: TestProject) {
     mkdirSync(path.join(tmp, "worker"));
     const script = buildWorker(path.join(tmp, "worker"));
     const logFile = path.join(tmp, "worker.log");
-    const worker = await startWorker({ script, bindings: stack.vars, logFile });
+    // Tokens are checked on every request here (no per-isolate cache), so a revocation takes effect at
+    // once in every test; test/token-cache.test.ts runs a Worker with the cache on.
+    const bindings = { ...stack.vars, TOKEN_CACHE_TTL_MS: "0" };
+    const worker = await startWorker({ script, bindings, logFile });
 
     project.provide("apiUrl", `${worker.url}/api/v1`);
     project.provide("databaseUrl", stack.postgres!.url);
     project.provide("workerScript", script);
-    project.provide("workerBindings", stack.vars);
+    project.provide("workerBindings", bindings);
     project.provide("logFile", logFile);
     project.provide("redisPid", stack.redis!.process.pid!);
     project.provide("redisPort", stack.redis!.port);

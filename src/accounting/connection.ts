@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { accountingConnections } from "../db/schema";
-import type { AnyDb } from "../platform/db";
+import type { Db } from "../platform/db";
 import { DEFAULT_BASE_URL, DEFAULT_TOKEN_URL, QboClient, refreshAccessToken, type TokenSource } from "./qbo";
 
 export type Connection = typeof accountingConnections.$inferSelect;
@@ -20,7 +20,7 @@ export class ConnectionTokens implements TokenSource {
   private refreshing?: Promise<string>;
 
   constructor(
-    private readonly db: AnyDb,
+    private readonly db: Db,
     private conn: Connection,
   ) {}
 
@@ -60,12 +60,12 @@ export class ConnectionTokens implements TokenSource {
   }
 }
 
-export async function loadConnection(db: AnyDb, companyId: number): Promise<Connection | undefined> {
+export async function loadConnection(db: Db, companyId: number): Promise<Connection | undefined> {
   const [row] = await db.select().from(accountingConnections).where(eq(accountingConnections.companyId, companyId));
   return row;
 }
 
 /** The v3 client bound to one company's realm and tokens: a company's rows only ever use this. */
-export function companyClient(db: AnyDb, conn: Connection) {
+export function companyClient(db: Db, conn: Connection) {
   return new QboClient({ baseUrl: conn.baseUrl ?? DEFAULT_BASE_URL, realmId: conn.realmId, tokens: new ConnectionTokens(db, conn) });
 }

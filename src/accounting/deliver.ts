@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { accountingLinks, accountingOutbox, clients, invoiceItems, invoices, projects, taxes } from "../db/schema";
 import type { Config } from "../platform/config";
-import type { AnyDb } from "../platform/db";
+import type { Db } from "../platform/db";
 import type { Logger } from "../platform/logger";
 import { companyClient, loadConnection } from "./connection";
 import { AccountingError, isFault } from "./errors";
@@ -49,7 +49,7 @@ export class Delivery {
   private readonly clients = new Map<number, Promise<QboClient | undefined>>();
 
   constructor(
-    private readonly db: AnyDb,
+    private readonly db: Db,
     private readonly config: DeliveryConfig,
     private readonly logger: Logger,
   ) {}
@@ -66,8 +66,7 @@ export class Delivery {
 
   async deliver(target: DeliveryTarget): Promise<Outcome> {
     const outboxId = target.id;
-    return this.db.transaction(async (txRaw) => {
-      const tx = txRaw as unknown as AnyDb;
+    return this.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${LOCK_INVOICE}, ${target.invoiceId})`);
       const chain = await tx
         .select()
@@ -147,7 +146,7 @@ export class Delivery {
     });
   }
 
-  private async apply(tx: AnyDb, client: QboClient, row: OutboxRow, snap: Snapshot): Promise<void> {
+  private async apply(tx: Db, client: QboClient, row: OutboxRow, snap: Snapshot): Promise<void> {
     if (!snap) throw new AccountingError("permanent", `invoice ${row.invoiceId} does not exist`);
     const link = await findLink(tx, row.companyId, "invoice", row.invoiceId);
     const ref = link && { Id: link.remoteId, SyncToken: link.syncToken ?? "0" };
@@ -194,8 +193,7 @@ export class Delivery {
    * requestid derived from the client so concurrent or repeated creates make one customer.
    */
   private ensureCustomer(client: QboClient, companyId: number, clientId: number): Promise<string> {
-    return this.db.transaction(async (txRaw) => {
-      const tx = txRaw as unknown as AnyDb;
+    return this.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${LOCK_CUSTOMER}, ${clientId})`);
       const link = await findLink(tx, companyId, "customer", clientId);
       if (link) return link.remoteId;
@@ -226,7 +224,7 @@ const requestId = (row: OutboxRow, step: string, syncToken?: string) =>
   `crm-${row.id}-${step}${syncToken === undefined ? "" : `-${syncToken}`}`;
 
 /** Records a problem that is not the row's fault (no or rejected connection): no attempt counted. */
-function noteRows(tx: AnyDb, rows: OutboxRow[], error: string) {
+function noteRows(tx: Db, rows: OutboxRow[], error: string) {
   return tx
     .update(accountingOutbox)
     .set({ lastError: error, enqueuedAt: sql`now()`, updatedAt: sql`now()` })
@@ -242,7 +240,7 @@ type Entity = "customer" | "invoice";
 const linkKey = (companyId: number, entity: Entity, localId: number) =>
   and(eq(accountingLinks.companyId, companyId), eq(accountingLinks.entity, entity), eq(accountingLinks.localId, localId));
 
-async function findLink(db: AnyDb, companyId: number, entity: Entity, localId: number) {
+async function findLink(db: Db, companyId: number, entity: Entity, localId: number) {
   const [link] = await db
     .select()
     .from(accountingLinks)
@@ -250,7 +248,7 @@ async function findLink(db: AnyDb, companyId: number, entity: Entity, localId: n
   return link;
 }
 
-function saveLink(db: AnyDb, companyId: number, entity: Entity, localId: number, remote: { Id: string; SyncToken: string }) {
+function saveLink(db: Db, companyId: number, entity: Entity, localId: number, remote: { Id: string; SyncToken: string }) {
   const values = { remoteId: remote.Id, syncToken: remote.SyncToken, updatedAt: sql`now()` };
   return db
     .insert(accountingLinks)
@@ -259,7 +257,7 @@ function saveLink(db: AnyDb, companyId: number, entity: Entity, localId: number,
 }
 
 /** The invoice as delivery needs it, scoped to the row's company; deleted items are left out. */
-async function loadInvoice(db: AnyDb, companyId: number, invoiceId: number) {
+async function loadInvoice(db: Db, companyId: number, invoiceId: number) {
   // Two plain queries in turn: on the transaction's one connection they would run in turn anyway.
   const [row] = await db
     .select({ invoice: invoices, title: projects.title, description: projects.description, taxRate: taxes.rate })

@@ -1,6 +1,6 @@
 import type { SQL } from "drizzle-orm";
 import { accountingOutbox, type invoices } from "../db/schema";
-import type { AnyDb } from "../platform/db";
+import type { Db } from "../platform/db";
 import type { Bindings, OutboxMessage } from "../platform/env";
 import { plainDecimal } from "../platform/money";
 import { insertFrom } from "../platform/sql-kit";
@@ -81,7 +81,7 @@ const outboxValues = <Id>(row: OutboxRow<Id>) => ({
 });
 
 /** Writes the outbox row inside the caller's transaction; returns its id. */
-export async function recordAccountingChange(tx: AnyDb, row: OutboxRow<number>): Promise<number> {
+export async function recordAccountingChange(tx: Db, row: OutboxRow<number>): Promise<number> {
   const [inserted] = await tx.insert(accountingOutbox).values(outboxValues(row)).returning({ id: accountingOutbox.id });
   return inserted.id;
 }
@@ -91,7 +91,7 @@ export async function recordAccountingChange(tx: AnyDb, row: OutboxRow<number>):
  * of `from` (none when it is empty), so it lands only when the statement's change does. Ids may be SQL
  * reading other CTEs of the statement.
  */
-export const accountingChangeCte = (db: AnyDb, row: OutboxRow<number | SQL>, from: SQL) =>
+export const accountingChangeCte = (db: Db, row: OutboxRow<number | SQL>, from: SQL) =>
   insertFrom(db, "outbox", accountingOutbox, outboxValues(row), from);
 
 /**

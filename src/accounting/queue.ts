@@ -2,7 +2,7 @@ import { eq, inArray, sql } from "drizzle-orm";
 import pLimit from "p-limit";
 import { accountingOutbox } from "../db/schema";
 import { type Config, workerConfig } from "../platform/config";
-import { type AnyDb, createDb } from "../platform/db";
+import { type Db, openSession } from "../platform/db";
 import type { Bindings, OutboxMessage } from "../platform/env";
 import { createLogger, type Logger } from "../platform/logger";
 import { backoffSeconds, Delivery, type DeliveryTarget } from "./deliver";
@@ -17,19 +17,23 @@ const REENQUEUE_LIMIT = 1000;
 /** The dead-letter queue is named after the main queue with a `-dlq` suffix (wrangler.toml). */
 export const isDeadLetterQueue = (queue: string) => queue.endsWith("-dlq");
 
+/**
+ * Delivery holds transactions open across QuickBooks calls (advisory locks, the token refresh's row
+ * lock), which SQL over HTTP cannot: a WebSocket session per batch, ended with it.
+ */
 const withDb = async <T>(
   env: Bindings,
-  run: (db: AnyDb, logger: Logger, config: Config) => Promise<T>,
+  run: (db: Db, logger: Logger, config: Config) => Promise<T>,
   logFields: Record<string, unknown>,
 ) => {
   // A wrong setting fails the invocation before any database work (the queue retries the batch).
   const config = workerConfig(env);
   const logger = createLogger({ request_id: crypto.randomUUID(), ...logFields });
-  const { db, pool } = createDb(env);
+  const session = openSession(env);
   try {
-    return await run(db as unknown as AnyDb, logger, config);
+    return await run(session.db, logger, config);
   } finally {
-    await pool.end();
+    await session.end();
   }
 };
 
@@ -92,7 +96,7 @@ export function handleQueue(batch: MessageBatch<OutboxMessage>, env: Bindings): 
 }
 
 interface BatchContext {
-  db: AnyDb;
+  db: Db;
   env: Bindings;
   delivery: Delivery;
   retryBaseSeconds: number;
@@ -130,7 +134,7 @@ function crashText(e: unknown): string {
 }
 
 /** Messages the queue gave up on: their rows are dead, keeping the last error seen. */
-async function markDeadLettered(db: AnyDb, outboxIds: number[], messages: readonly Message<OutboxMessage>[], logger: Logger) {
+async function markDeadLettered(db: Db, outboxIds: number[], messages: readonly Message<OutboxMessage>[], logger: Logger) {
   if (outboxIds.length) {
     const dead = await db
       .update(accountingOutbox)

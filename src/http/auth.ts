@@ -3,8 +3,8 @@ import { createMiddleware } from "hono/factory";
 import { apiTokens } from "../db/schema";
 import type { Db } from "../platform/db";
 import type { AppEnv } from "./context";
-import { discardBody } from "./json-body";
 import { ApiError } from "./errors";
+import { discardBody } from "./json-body";
 import { createLimiter, type LimitResult } from "./ratelimit";
 
 // The scheme is case-insensitive (RFC 9110), the token is hex in either case.
@@ -17,13 +17,67 @@ export async function sha256Hex(text: string): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-async function findToken(db: Db, tokenHash: string) {
+/** Tokens one isolate remembers; the least recently checked goes first. */
+const MAX_CACHED_TOKENS = 10_000;
+
+interface CheckedToken {
+  tokenId: number;
+  companyId: number;
+  /** ms since the epoch; null: never used. */
+  lastUsedAt: number | null;
+  checkedAt: number;
+}
+
+/**
+ * Per-isolate token → company cache (as Unkey does), keyed by the token's SHA-256 digest, so a warm
+ * request spends no database round trip on its token. Only live tokens are remembered: an unknown or
+ * revoked token is looked up every time (one round trip, and a 401).
+ */
+const checked = new Map<string, CheckedToken>();
+const inFlight = new Map<string, Promise<CheckedToken | undefined>>();
+
+async function findToken(db: Db, tokenHash: string): Promise<CheckedToken | undefined> {
   const [row] = await db
     .select({ id: apiTokens.id, companyId: apiTokens.companyId, lastUsedAt: apiTokens.lastUsedAt })
     .from(apiTokens)
     .where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)))
     .limit(1);
-  return row;
+  return row && { tokenId: row.id, companyId: row.companyId, lastUsedAt: row.lastUsedAt?.getTime() ?? null, checkedAt: Date.now() };
+}
+
+/** One lookup per token at a time; the answer replaces (or, for a revoked token, removes) the cached entry. */
+function lookUp(db: Db, tokenHash: string): Promise<CheckedToken | undefined> {
+  let pending = inFlight.get(tokenHash);
+  if (!pending) {
+    pending = findToken(db, tokenHash)
+      .then((token) => {
+        checked.delete(tokenHash);
+        if (token) {
+          checked.set(tokenHash, token);
+          if (checked.size > MAX_CACHED_TOKENS) checked.delete(checked.keys().next().value!);
+        }
+        return token;
+      })
+      .finally(() => inFlight.delete(tokenHash));
+    inFlight.set(tokenHash, pending);
+  }
+  return pending;
+}
+
+/**
+ * The live token for this digest. A cached entry younger than the TTL answers at once; past half the
+ * TTL it is also re-checked in the background, so a token in steady use never waits for the lookup
+ * while a revocation still lands within the TTL.
+ */
+async function checkToken(db: Db, tokenHash: string, ttlMs: number, defer: (task: Promise<unknown>) => void) {
+  if (ttlMs === 0) return findToken(db, tokenHash);
+  const cached = checked.get(tokenHash);
+  const age = cached ? Date.now() - cached.checkedAt : Number.POSITIVE_INFINITY;
+  if (cached && age < ttlMs) {
+    if (age >= ttlMs / 2) defer(lookUp(db, tokenHash));
+    return cached;
+  }
+  return lookUp(db, tokenHash);
 }
 
 function rateLimitHeaders(r: LimitResult): Record<string, string> {
@@ -72,8 +126,9 @@ export const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 /**
- * Bearer-token auth and the per-key rate limit. The limiter call runs concurrently with the
- * token lookup (both keyed by the token's digest), so neither round trip waits for the other.
+ * Bearer-token auth and the per-key rate limit. The limiter call runs concurrently with the token
+ * check (both keyed by the token's digest), so neither waits for the other; a cached token costs
+ * no database round trip at all.
  */
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const tokenHash = await sha256Hex(bearerToken(c.req.header("authorization")));
@@ -83,25 +138,32 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   // A key this isolate already knows to be over its limit is refused before any database work.
   const known = limiter.refused(tokenHash);
   if (known) throw rateLimited(known);
-  const [token, limit] = await Promise.all([findToken(db, tokenHash), limiter.limit(tokenHash, defer, logger)]);
+  const [token, limit] = await Promise.all([
+    checkToken(db, tokenHash, c.var.config.TOKEN_CACHE_TTL_MS, defer),
+    limiter.limit(tokenHash, defer, logger),
+  ]);
   if (!token) throw unauthenticated("Unknown or revoked API token");
 
   const headers = limit.failedOpen ? {} : rateLimitHeaders(limit);
   if (!limit.allowed) throw rateLimited(limit);
 
-  if (!token.lastUsedAt || Date.now() - token.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
-    // Off the response path; the WHERE keeps concurrent requests from writing twice.
+  if (token.lastUsedAt === null || Date.now() - token.lastUsedAt > TOUCH_INTERVAL_MS) {
+    // Off the response path; the WHERE keeps concurrent requests (and isolates) from writing twice.
+    token.lastUsedAt = Date.now();
     defer(
       db
         .update(apiTokens)
         .set({ lastUsedAt: sql`now()` })
         .where(
-          and(eq(apiTokens.id, token.id), or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, sql`now() - interval '1 minute'`))),
+          and(
+            eq(apiTokens.id, token.tokenId),
+            or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, sql`now() - interval '1 minute'`)),
+          ),
         ),
     );
   }
 
-  c.set("auth", { companyId: token.companyId, tokenId: token.id, tokenHash });
+  c.set("auth", { companyId: token.companyId, tokenId: token.tokenId, tokenHash });
   await next();
   for (const [k, v] of Object.entries(headers)) c.res.headers.set(k, v);
 });

@@ -13,8 +13,11 @@ export interface Auth {
 export interface Variables {
   requestId: string;
   logger: Logger;
+  /** SQL over HTTP: one round trip per statement or batch; `transaction()` is not available on it. */
   db: Db;
-  /** Work that may finish after the response (waitUntil); the pool closes after it. */
+  /** An interactive transaction on a WebSocket session of its own (deadline included), for work that cannot be one statement. */
+  transaction: <T>(work: (tx: Db) => Promise<T>) => Promise<T>;
+  /** Work that may finish after the response (waitUntil). */
   defer: (task: Promise<unknown>) => void;
   auth: Auth;
   /** The settings, parsed from the bindings (platform/config). */

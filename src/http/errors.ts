@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { isDatabaseUnavailable } from "../platform/db";
 import type { AppEnv } from "./context";
 
 /** Every `error.code` the API answers with; the OpenAPI document lists them as an enum. */
@@ -62,10 +63,13 @@ const descriptions = {
   429: "rate_limited: more than 300 requests in 60 s for this API key; see Retry-After",
   500: "internal_error: unexpected failure (no internals are exposed)",
   502: "upstream_error: a third-party service (e.g. a supplier) failed or answered unusably; `details.reason` says how",
-  503: "service_unavailable: a dependency (database or Redis) is down; `details` says which",
+  503: "service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds",
   504: "upstream_error: a third-party service (e.g. a supplier) did not answer within its timeout",
 } as const;
 export type ErrorStatus = keyof typeof descriptions;
+
+/** Seconds a client should wait before retrying a 503. */
+const RETRY_AFTER_SECONDS = 5;
 
 /** OpenAPI `responses` entries for the given error statuses, all with the error envelope. */
 export function errorResponses(...statuses: ErrorStatus[]) {
@@ -74,7 +78,7 @@ export function errorResponses(...statuses: ErrorStatus[]) {
   );
 }
 /** Errors every authenticated route can answer. */
-export const authErrors = errorResponses(401, 429, 500);
+export const authErrors = errorResponses(401, 429, 500, 503);
 
 export function errorBody(code: ErrorCode, message: string, details: unknown = null) {
   return { error: { code, message, details } };
@@ -113,6 +117,14 @@ export function onError(err: Error, c: Context<AppEnv>) {
     const status = err.status as ContentfulStatusCode;
     const code = status === 401 ? "unauthenticated" : status === 404 ? "not_found" : "invalid_request";
     return c.json(errorBody(code, err.message || "Invalid request"), status);
+  }
+  if (isDatabaseUnavailable(err)) {
+    c.get("logger")?.warn("database unavailable", { error: err.message });
+    c.header("Retry-After", String(RETRY_AFTER_SECONDS));
+    return c.json(
+      errorBody("service_unavailable", "The database is unavailable; retry shortly", { retry_after_seconds: RETRY_AFTER_SECONDS }),
+      503,
+    );
   }
   c.get("logger")?.error("unhandled error", { error: err });
   return c.json(errorBody("internal_error", "An unexpected error occurred"), 500);

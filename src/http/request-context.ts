@@ -1,13 +1,15 @@
 import { createMiddleware } from "hono/factory";
-import { createDb } from "../platform/db";
+import { createDb, inSessionTransaction } from "../platform/db";
 import { createLogger } from "../platform/logger";
 import type { AppEnv } from "./context";
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
- * Per-request services (Unkey style): request id, logger, a db on a Pool of its
- * own, and `defer` for work that may outlive the response. The pool ends after deferred work.
+ * Per-request services (Unkey style): request id, logger, the database (SQL over HTTP: nothing is
+ * opened or held by the request, so a slow caller holds no connection), `transaction` for the rare
+ * interactive transaction (a WebSocket session of its own, ended after the response), and `defer`
+ * for work that may outlive the response.
  */
 export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
   const started = Date.now();
@@ -15,13 +17,13 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
   const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
   const logger = createLogger({ request_id: requestId });
   const deferred: Promise<unknown>[] = [];
-  // Constructing the Pool opens nothing; the first query connects.
-  const { db, pool } = createDb(c.env);
+  const defer = (task: Promise<unknown>) => void deferred.push(task.catch((e) => logger.warn("deferred task failed", { error: e })));
 
   c.set("requestId", requestId);
   c.set("logger", logger);
-  c.set("defer", (task) => deferred.push(task.catch((e) => logger.warn("deferred task failed", { error: e }))));
-  c.set("db", db);
+  c.set("defer", defer);
+  c.set("db", createDb(c.env));
+  c.set("transaction", (work) => inSessionTransaction(c.env, defer, work));
 
   try {
     await next();
@@ -34,7 +36,8 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
       duration_ms: Date.now() - started,
       company_id: c.var.auth?.companyId,
     });
-    const done = Promise.allSettled(deferred).then(() => pool.end());
+    // Includes the end of a WebSocket session, if the request opened one.
+    const done = Promise.allSettled(deferred);
     try {
       c.executionCtx.waitUntil(done);
     } catch {

@@ -56,6 +56,13 @@ export const sharedSettings = {
 };
 
 export const DEFAULT_SOURCE_TIMEOUT_MS = 4000;
+/** Time a database call may take, connecting and waiting for a free slot included: under the 5 s a caller waits for a 503. */
+export const DEFAULT_DB_DEADLINE_MS = 4000;
+/**
+ * How long an isolate trusts a token it has checked without asking the database again: the most a
+ * revocation takes to reach every isolate. A setting may shorten it (0: check every request), never lengthen it.
+ */
+export const MAX_TOKEN_CACHE_TTL_MS = 30_000;
 
 /** Every setting the Worker reads. */
 export const workerSettings = z.object({
@@ -74,6 +81,12 @@ export const workerSettings = z.object({
   ),
   /** Per-source time budget of product lookups (suppliers and storage). */
   PRODUCT_SOURCE_TIMEOUT_MS: wholeNumber("PRODUCT_SOURCE_TIMEOUT_MS", "milliseconds", 100, 30_000, DEFAULT_SOURCE_TIMEOUT_MS),
+  /** Deadline of one database call (queueing for the per-isolate cap, connecting, the answer); past it, 503. */
+  DB_DEADLINE_MS: wholeNumber("DB_DEADLINE_MS", "milliseconds", 100, 30_000, DEFAULT_DB_DEADLINE_MS),
+  /** Database calls one isolate runs at once; more wait, within their deadline. */
+  DB_MAX_CONCURRENCY: wholeNumber("DB_MAX_CONCURRENCY", "calls", 1, 1000, 32),
+  /** How long a checked token is trusted per isolate (0: check every request). */
+  TOKEN_CACHE_TTL_MS: wholeNumber("TOKEN_CACHE_TTL_MS", "milliseconds", 0, MAX_TOKEN_CACHE_TTL_MS, MAX_TOKEN_CACHE_TTL_MS),
   /** Delivery attempts before an accounting outbox row is dead. */
   ACCOUNTING_MAX_ATTEMPTS: wholeNumber("ACCOUNTING_MAX_ATTEMPTS", "attempts", 1, 100, 8),
   /** First accounting retry delay, doubled per attempt up to an hour. */

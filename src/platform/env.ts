@@ -8,8 +8,17 @@ export type OutboxMessage = { outbox_id: number; database?: string };
  */
 export interface Bindings {
   DATABASE_URL: string;
-  /** host:port of a local Neon-convention WebSocket proxy; set only for local dev and tests. */
+  /**
+   * host:port of the local Neon stand-in (SQL over HTTP at /sql, and the Neon-convention WebSocket
+   * proxy); set only for local dev and tests.
+   */
   NEON_LOCAL_PROXY?: string;
+  /** Deadline in ms of one database call, connecting and queueing included (default 4000); then 503. */
+  DB_DEADLINE_MS?: string;
+  /** Database calls one isolate runs at once (default 32); more wait for a slot within their deadline. */
+  DB_MAX_CONCURRENCY?: string;
+  /** How long an isolate trusts a checked API token, in ms (default and maximum 30000; 0 checks every request). */
+  TOKEN_CACHE_TTL_MS?: string;
   UPSTASH_REDIS_REST_URL?: string;
   UPSTASH_REDIS_REST_TOKEN?: string;
   /** "memory" for a per-isolate limiter when no Redis exists (local dev only). */

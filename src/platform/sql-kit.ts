@@ -1,7 +1,7 @@
 import { getTableColumns, is, SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { SelectResultFields } from "drizzle-orm/query-builders/select.types";
-import type { AnyDb } from "./db";
+import type { Db } from "./db";
 
 /*
  * Building blocks for doing a request's work in ONE statement: on the edge every statement is a
@@ -15,13 +15,7 @@ type InsertValues<T extends PgTable> = { [K in keyof T["$inferInsert"]]?: T["$in
  * a conditional insert (no row when `from` yields none) whose values may read other CTEs, which
  * drizzle's `insert().values()` cannot express. Values are typed by their columns (params are cast).
  */
-export function insertFrom<TAlias extends string, T extends PgTable>(
-  db: AnyDb,
-  alias: TAlias,
-  table: T,
-  values: InsertValues<T>,
-  from: SQL,
-) {
+export function insertFrom<TAlias extends string, T extends PgTable>(db: Db, alias: TAlias, table: T, values: InsertValues<T>, from: SQL) {
   const columns: Record<string, PgColumn> = getTableColumns(table);
   const entries = Object.entries(values).filter(([, value]) => value !== undefined);
   const names = sql.join(

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, inArray } from "drizzle-orm";
 import { supplierIntegrations } from "../db/schema";
-import type { AnyDb } from "../platform/db";
+import type { Db } from "../platform/db";
 
 /** Neutral names on the wire; docs/resources/products.md says which supplier protocol each adapter speaks. */
 export const PROVIDERS = ["supplier_a", "supplier_b"] as const;
@@ -38,14 +38,14 @@ export type Unavailable = "integration_missing" | "integration_disabled" | "cred
 export type IntegrationState<P extends Provider = Provider> = { ok: true; config: SupplierConfig<P> } | { ok: false; reason: Unavailable };
 
 /** The company's integration rows for the given providers (a query to await or embed). */
-export const integrationRows = (db: AnyDb, companyId: number, providers: Provider[]) =>
+export const integrationRows = (db: Db, companyId: number, providers: Provider[]) =>
   db
     .select()
     .from(supplierIntegrations)
     .where(and(eq(supplierIntegrations.companyId, companyId), inArray(supplierIntegrations.provider, providers)));
 
 /** The company's integrations for the given providers, in one query; credentials stay in memory only. */
-export async function loadIntegrations(db: AnyDb, companyId: number, providers: Provider[]) {
+export async function loadIntegrations(db: Db, companyId: number, providers: Provider[]) {
   return integrationStates(providers, providers.length ? await integrationRows(db, companyId, providers) : []);
 }
 

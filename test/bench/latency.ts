@@ -1,45 +1,80 @@
 /**
- * Latency benchmark: `npm run bench`. Runs the real Worker bundle in workerd against the local
- * stack with a fixed delay on every database message (each way) and on every Redis answer, then
- * times each endpoint. The median minus the no-delay median, divided by the round-trip cost,
- * estimates the round trips a request makes: the number to keep small on the edge.
- *   BENCH_DB_DELAY_MS (default 10), BENCH_REDIS_DELAY_MS (default 10), BENCH_RUNS (default 15),
- *   BENCH_ONLY (substring of scenario names to run, e.g. "orders")
+ * Database round trips and throughput: `npm run bench`. Runs the real Worker bundle in workerd against
+ * the local stack twice, once as is and once with every database request and answer held for a fixed
+ * time (BENCH_DB_DELAY_MS each way, so one round trip costs twice that), and times each endpoint.
+ * The median added latency divided by the round-trip cost is the number of database round trips a
+ * request makes: what every caller far from the database pays for.
+ * On the undelayed stack it also measures the throughput of GET /clients/{id} against a minimal
+ * Hono Worker doing the same SELECT over the same driver (test/bench/minimal), side by side.
+ *   BENCH_DB_DELAY_MS (default 25), BENCH_REDIS_DELAY_MS (default 0: the limiter runs beside the token
+ *   check, and its cost is Upstash's, not the database's), BENCH_RUNS (default 17),
+ *   BENCH_ONLY (substring of scenario names to run, e.g. "orders"), BENCH_SECONDS (throughput time per
+ *   worker and concurrency, default 8, taken in rounds that alternate the two workers)
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../src/db/schema";
-import type { AnyDb } from "../../src/platform/db";
 import { startStack } from "../../tools/local/stack";
 import { createCompany, createToken, importFile } from "../../tools/ops/commands";
 import { runMigrations } from "../../tools/ops/migrate";
-import { buildWorker, startWorker } from "../support/worker";
+import { buildWorker, type RunningWorker, startWorker } from "../support/worker";
 import { benchScenarios } from "./scenarios";
 
-const dbDelay = Number(process.env.BENCH_DB_DELAY_MS ?? 10);
-const redisDelay = Number(process.env.BENCH_REDIS_DELAY_MS ?? 10);
-const runs = Number(process.env.BENCH_RUNS ?? 15);
+const dbDelay = Number(process.env.BENCH_DB_DELAY_MS ?? 25);
+const redisDelay = Number(process.env.BENCH_REDIS_DELAY_MS ?? 0);
+const runs = Number(process.env.BENCH_RUNS ?? 17);
+const throughputSeconds = Number(process.env.BENCH_SECONDS ?? 8);
+const CONCURRENCIES = [8, 32];
+const ROUNDS = 4;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function measure(delays: { db: number; redis: number }) {
-  const tmp = mkdtempSync(path.join(tmpdir(), "crm-bench-"));
-  chmodSync(tmp, 0o755);
-  const stack = await startStack({ dataDir: path.join(tmp, "pg"), redis: "required", proxyDelayMs: delays.db, redisDelayMs: delays.redis });
-  const worker = await (async () => {
-    await runMigrations(stack.postgres!.url);
-    const script = buildWorker(path.join(tmp, "worker"));
-    return startWorker({ script, bindings: stack.vars, logFile: path.join(tmp, "worker.log") });
-  })();
-  const pool = new pg.Pool({ connectionString: stack.postgres!.url });
+const tmp = mkdtempSync(path.join(tmpdir(), "crm-bench-"));
+chmodSync(tmp, 0o755);
+mkdirSync(path.join(tmp, "worker"));
+mkdirSync(path.join(tmp, "minimal"));
+const script = buildWorker(path.join(tmp, "worker"));
+const minimalConfig = path.join(import.meta.dirname, "minimal/wrangler.toml");
+const minimalScript = buildWorker(path.join(tmp, "minimal"), minimalConfig);
+
+interface Throughput {
+  concurrency: number;
+  /** The API as configured (Upstash limiter through the local Upstash server). */
+  api: number;
+  /** The same bundle with the in-memory limiter: what the Upstash call costs locally. */
+  apiMemoryLimiter: number;
+  minimal: number;
+}
+
+/** Requests per second with `concurrency` requests always in flight for `ms` (load from a thread of its own). */
+async function rps(urls: string[], headers: Record<string, string>[], concurrency: number, ms: number): Promise<number> {
+  const thread = new Worker(path.join(import.meta.dirname, "load.mjs"), { workerData: { urls, headers, concurrency, ms } });
+  const result = await new Promise<{ rps: number; statuses: Record<string, number> }>((resolve, reject) => {
+    thread.once("message", resolve);
+    thread.once("error", reject);
+  });
+  await thread.terminate();
+  const failed = Object.entries(result.statuses).filter(([status]) => status !== "200");
+  if (failed.length) throw new Error(`throughput: answers other than 200: ${JSON.stringify(Object.fromEntries(failed))}`);
+  return result.rps;
+}
+
+async function measure(delays: { db: number; redis: number }, withThroughput: boolean) {
+  const dir = path.join(tmp, `stack-${delays.db}`);
+  const stack = await startStack({ dataDir: path.join(dir, "pg"), redis: "required", proxyDelayMs: delays.db, redisDelayMs: delays.redis });
   const disposers: (() => Promise<void>)[] = [];
+  const workers: RunningWorker[] = [];
+  const pool = new pg.Pool({ connectionString: stack.postgres!.url });
   try {
-    const db = drizzle(pool, { schema }) as unknown as AnyDb;
+    await runMigrations(stack.postgres!.url);
+    const worker = await startWorker({ script, bindings: stack.vars, logFile: path.join(tmp, `worker-${delays.db}.log`) });
+    workers.push(worker);
+    const db = drizzle(pool, { schema });
     const { company_id } = await createCompany(db, { name: "Bench Co" });
-    const { token } = await createToken(db, { companyId: company_id });
     const load = async (data: unknown) => (await importFile(db, { companyId: company_id, data })).ids;
     const ctx = { db, companyId: company_id, load, onDispose: (fn: () => Promise<void>) => void disposers.push(fn) };
     const ids = await load(JSON.parse(readFileSync(path.join(import.meta.dirname, "../../tools/ops/demo-seed.json"), "utf8")));
@@ -47,45 +82,106 @@ async function measure(delays: { db: number; redis: number }) {
     const only = process.env.BENCH_ONLY?.toLowerCase();
     for (const scenario of benchScenarios.filter((s) => !only || s.name.toLowerCase().includes(only))) {
       const request = await scenario.prepare({ ...ctx, ids });
+      // A token per scenario, so the 300 requests per minute per key never refuse one (the warm-up requests check it).
+      const { token } = await createToken(db, { companyId: company_id });
       const times: number[] = [];
       for (let i = 0; i < runs + 2; i++) {
+        // A scenario may ask for a token of its own per request (not yet checked by this isolate, or unknown).
+        const bearer = request.token ? await request.token() : token;
+        const target = typeof request.path === "string" ? request.path : await request.path();
         const started = performance.now();
-        const res = await fetch(`${worker.url}/api/v1${request.path}`, {
+        const res = await fetch(`${worker.url}/api/v1${target}`, {
           method: request.method ?? "GET",
-          headers: { authorization: `Bearer ${token}`, ...(request.body ? { "content-type": "application/json" } : {}) },
+          headers: { authorization: `Bearer ${bearer}`, ...(request.body ? { "content-type": "application/json" } : {}) },
           body: request.body ? JSON.stringify(request.body) : undefined,
         });
         await res.arrayBuffer();
-        if (res.status >= 300) throw new Error(`${scenario.name}: ${res.status}`);
-        if (i >= 2) times.push(performance.now() - started); // first two warm the isolate
+        if (res.status !== (request.status ?? 200)) throw new Error(`${scenario.name}: ${res.status}`);
+        if (i >= 2) times.push(performance.now() - started); // the first two warm the isolate
       }
       results[scenario.name] = median(times);
     }
-    return results;
+
+    const throughput: Throughput[] = [];
+    if (withThroughput) {
+      const minimal = await startWorker({
+        script: minimalScript,
+        config: minimalConfig,
+        bindings: stack.vars,
+        logFile: path.join(tmp, "minimal.log"),
+      });
+      workers.push(minimal);
+      const memoryLimited = await startWorker({
+        script,
+        bindings: { ...stack.vars, RATE_LIMIT_BACKEND: "memory" },
+        logFile: path.join(tmp, "worker-memory-limiter.log"),
+      });
+      workers.push(memoryLimited);
+      // Enough tokens that the 300 requests per minute per key never refuse one (each is checked once, then cached).
+      const tokens = await Promise.all(Array.from({ length: 64 }, async () => (await createToken(db, { companyId: company_id })).token));
+      const apiUrl = `${worker.url}/api/v1/clients/${ids.northside}`;
+      const minimalUrl = `${minimal.url}/clients/${ids.northside}?company=${company_id}`;
+      const memoryUrl = `${memoryLimited.url}/api/v1/clients/${ids.northside}`;
+      const auth = tokens.map((t) => ({ authorization: `Bearer ${t}` }));
+      await rps([apiUrl], auth, 8, 1000); // warm up: every token checked, isolates compiled
+      await rps([minimalUrl], [{}], 8, 1000);
+      await rps([memoryUrl], auth, 8, 1000);
+      for (const concurrency of CONCURRENCIES) {
+        const sums = { api: 0, apiMemoryLimiter: 0, minimal: 0 };
+        const slice = (throughputSeconds * 1000) / ROUNDS;
+        for (let round = 0; round < ROUNDS; round++) {
+          sums.minimal += await rps([minimalUrl], [{}], concurrency, slice);
+          sums.api += await rps([apiUrl], auth, concurrency, slice);
+          sums.apiMemoryLimiter += await rps([memoryUrl], auth, concurrency, slice);
+        }
+        throughput.push({
+          concurrency,
+          api: sums.api / ROUNDS,
+          apiMemoryLimiter: sums.apiMemoryLimiter / ROUNDS,
+          minimal: sums.minimal / ROUNDS,
+        });
+      }
+    }
+    return { results, throughput };
   } finally {
     for (const dispose of disposers) await dispose();
     await pool.end();
-    await worker.dispose();
+    for (const w of workers) await w.dispose();
     await stack.stop();
-    rmSync(tmp, { recursive: true, force: true });
   }
 }
 
-const base = await measure({ db: 0, redis: 0 });
-const slow = await measure({ db: dbDelay, redis: redisDelay });
-const rtt = 2 * dbDelay;
-console.log(`database round trip = ${rtt} ms (2 x ${dbDelay} ms), Redis answer = +${redisDelay} ms, ${runs} runs, medians`);
-console.log(["scenario".padEnd(46), "no delay", "delayed", "added", "≈ DB round trips"].join("  "));
-for (const name of Object.keys(base)) {
-  const added = slow[name] - base[name];
+try {
+  const base = await measure({ db: 0, redis: 0 }, true);
+  const slow = await measure({ db: dbDelay, redis: redisDelay }, false);
+  const rtt = 2 * dbDelay;
   console.log(
-    [
-      name.padEnd(46),
-      `${base[name].toFixed(1)} ms`.padStart(8),
-      `${slow[name].toFixed(1)} ms`.padStart(7),
-      `${added.toFixed(1)} ms`.padStart(6),
-      (added / rtt).toFixed(1).padStart(8),
-    ].join("  "),
+    `database round trip = ${rtt} ms (2 x ${dbDelay} ms), Redis answer = +${redisDelay} ms, ${runs} runs, medians; warm isolate unless the scenario says otherwise`,
   );
+  console.log(["scenario".padEnd(58), "no delay", "delayed", "  added", "DB round trips", "goal"].join("  "));
+  for (const scenario of benchScenarios) {
+    const name = scenario.name;
+    if (base.results[name] === undefined) continue;
+    const added = slow.results[name] - base.results[name];
+    console.log(
+      [
+        name.padEnd(58),
+        `${base.results[name].toFixed(1)} ms`.padStart(8),
+        `${slow.results[name].toFixed(1)} ms`.padStart(7),
+        `${added.toFixed(1)} ms`.padStart(7),
+        (added / rtt).toFixed(1).padStart(14),
+        scenario.goal === undefined ? "" : `≤ ${scenario.goal}`,
+      ].join("  "),
+    );
+  }
+  for (const t of base.throughput) {
+    console.log(
+      `GET /clients/{id} throughput, concurrency ${t.concurrency}: minimal Worker ${t.minimal.toFixed(0)} req/s; ` +
+        `API ${t.api.toFixed(0)} req/s, ratio ${(t.api / t.minimal).toFixed(2)} (goal ≥ 0.80); ` +
+        `API with the in-memory limiter ${t.apiMemoryLimiter.toFixed(0)} req/s, ratio ${(t.apiMemoryLimiter / t.minimal).toFixed(2)}`,
+    );
+  }
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
 }
 process.exit(0);

@@ -1,4 +1,6 @@
-import type { AnyDb } from "../../src/platform/db";
+import { randomBytes } from "node:crypto";
+import type { Db } from "../../src/platform/db";
+import { createToken } from "../../tools/ops/commands";
 import { setIntegration } from "../../tools/ops/suppliers";
 import { startFakeSupplierA } from "../fakes/supplier-a";
 import { startFakeSupplierB } from "../fakes/supplier-b";
@@ -10,19 +12,31 @@ import { startFakeSupplierB } from "../fakes/supplier-b";
 export interface BenchContext {
   ids: Record<string, any>;
   load(data: unknown): Promise<Record<string, any>>;
-  db: AnyDb;
+  db: Db;
   companyId: number;
   /** Runs after this measurement (e.g. closes fake servers a scenario started). */
   onDispose(fn: () => Promise<void>): void;
 }
+export interface BenchRequest {
+  method?: string;
+  /** The path, or (for requests that consume what they act on) a fresh one per request. */
+  path: string | (() => Promise<string>);
+  body?: unknown;
+  /** A bearer token per request instead of the company's usual (already checked) one. */
+  token?: () => Promise<string>;
+  /** The status every answer must have (default 200). */
+  status?: number;
+}
 export interface BenchScenario {
   name: string;
-  prepare(ctx: BenchContext): Promise<{ method?: string; path: string; body?: unknown }>;
+  /** The most database round trips this request may take (the goal printed beside the measurement). */
+  goal?: number;
+  prepare(ctx: BenchContext): Promise<BenchRequest>;
 }
 
 /** Fake suppliers answering after this long: longer than the database work, like real ones. */
 const SUPPLIER_DELAY = "delay-100";
-const connected = new WeakMap<AnyDb, Promise<void>>();
+const connected = new WeakMap<Db, Promise<void>>();
 
 /** Both fake suppliers, started once per measurement, connected to the bench company. */
 function connectSuppliers(ctx: BenchContext) {
@@ -72,6 +86,7 @@ const thread = (n: number) => ({
 export const benchScenarios: BenchScenario[] = [
   {
     name: "GET /clients (page of 25)",
+    goal: 1,
     async prepare({ load }) {
       await load({
         clients: Array.from({ length: 60 }, (_, i) => ({ ref: `bc${i}`, company_name: `Bench Client ${i}`, phone: `555-01${i}` })),
@@ -79,17 +94,36 @@ export const benchScenarios: BenchScenario[] = [
       return { path: "/clients" };
     },
   },
-  { name: "GET /clients?q=client 4", prepare: async () => ({ path: "/clients?q=client%204" }) },
-  { name: "GET /clients/{id}", prepare: async ({ ids }) => ({ path: `/clients/${ids.northside}` }) },
-  { name: "POST /clients", prepare: async () => ({ method: "POST", path: "/clients", body: { company_name: "Created in bench" } }) },
-  { name: "GET /orders (list with totals)", prepare: async () => ({ path: "/orders" }) },
-  { name: "GET /orders/{id} (full order)", prepare: async ({ ids }) => ({ path: `/orders/${ids["ord-northside-tees"]}` }) },
+  { name: "GET /clients?q=client 4", goal: 1, prepare: async () => ({ path: "/clients?q=client%204" }) },
+  { name: "GET /clients/{id}", goal: 1, prepare: async ({ ids }) => ({ path: `/clients/${ids.northside}` }) },
+  {
+    name: "GET /clients/{id}, token not yet checked by the isolate",
+    goal: 2,
+    prepare: async ({ ids, db, companyId }) => ({
+      path: `/clients/${ids.northside}`,
+      token: async () => (await createToken(db, { companyId })).token,
+    }),
+  },
+  {
+    name: "GET /clients, unknown token (401)",
+    goal: 1,
+    prepare: async () => ({ path: "/clients", token: async () => randomBytes(32).toString("hex"), status: 401 }),
+  },
+  {
+    name: "POST /clients",
+    goal: 2,
+    prepare: async () => ({ method: "POST", path: "/clients", body: { company_name: "Created in bench" } }),
+  },
+  { name: "GET /orders (list with totals)", goal: 1, prepare: async () => ({ path: "/orders" }) },
+  { name: "GET /orders/{id} (full order)", goal: 1, prepare: async ({ ids }) => ({ path: `/orders/${ids["ord-northside-tees"]}` }) },
   {
     name: "POST /orders (project + invoice)",
+    goal: 2,
     prepare: async ({ ids }) => ({ method: "POST", path: "/orders", body: { title: "Bench order", client_id: ids.northside } }),
   },
   {
     name: "PATCH /orders/{id} (project + invoice)",
+    goal: 2,
     prepare: async ({ ids }) => ({
       method: "PATCH",
       path: `/orders/${ids["ord-northside-tees"]}`,
@@ -98,6 +132,7 @@ export const benchScenarios: BenchScenario[] = [
   },
   {
     name: "POST /orders/{id}/items (append, sizes)",
+    goal: 2,
     prepare: async ({ ids }) => ({
       method: "POST",
       path: `/orders/${ids["ord-northside-tees"]}/items`,
@@ -106,6 +141,7 @@ export const benchScenarios: BenchScenario[] = [
   },
   {
     name: "PATCH /orders/{id}/items/{item_id} (move)",
+    goal: 2,
     prepare: async ({ ids }) => ({
       method: "PATCH",
       path: `/orders/${ids["ord-northside-tees"]}/items/${ids["ord-northside-tees-i2"]}`,
@@ -114,18 +150,36 @@ export const benchScenarios: BenchScenario[] = [
   },
   {
     name: "POST /orders/{id}/payments",
+    goal: 2,
     prepare: async ({ ids }) => ({ method: "POST", path: `/orders/${ids["ord-northside-tees"]}/payments`, body: { amount: "1.00" } }),
   },
   {
     name: "PATCH /orders/{id}/artworks/{artwork_id}",
+    goal: 2,
     prepare: async ({ ids }) => ({
       method: "PATCH",
       path: `/orders/${ids["ord-northside-tees"]}/artworks/${ids["ord-northside-tees-a1"]}`,
       body: { status: "approved" },
     }),
   },
-  { name: "GET /products/search (local + lines)", prepare: async () => ({ path: "/products/search?q=tee&include=local,lines" }) },
-  { name: "GET /products/search (all, no integrations)", prepare: async () => ({ path: "/products/search?q=pc54" }) },
+  {
+    name: "DELETE /orders/{id}",
+    goal: 2,
+    prepare: async ({ load, ids: seeded }) => {
+      let n = 0;
+      return {
+        method: "DELETE",
+        // An order of its own per request, loaded before the request is timed.
+        path: async () => {
+          const ref = `bench-delete-${++n}`;
+          const ids = await load({ orders: [{ ref, client_id: seeded.northside, title: "Deleted in bench" }] });
+          return `/orders/${ids[ref]}`;
+        },
+      };
+    },
+  },
+  { name: "GET /products/search (local + lines)", goal: 1, prepare: async () => ({ path: "/products/search?q=tee&include=local,lines" }) },
+  { name: "GET /products/search (all, no integrations)", goal: 1, prepare: async () => ({ path: "/products/search?q=pc54" }) },
   {
     name: "GET /products/search (all, suppliers 100 ms)",
     async prepare(ctx) {
@@ -142,11 +196,13 @@ export const benchScenarios: BenchScenario[] = [
   },
   {
     name: "GET /products/invoice_item",
+    goal: 1,
     prepare: async ({ ids }) => ({ path: `/products/invoice_item?id=${ids["ord-northside-tees-i1"]}` }),
   },
-  { name: "GET /mail/threads/{id} (context)", prepare: async () => ({ path: "/mail/threads/demo-18c2f1a9b7e4d305" }) },
+  { name: "GET /mail/threads/{id} (context)", goal: 1, prepare: async () => ({ path: "/mail/threads/demo-18c2f1a9b7e4d305" }) },
   {
     name: "PUT /mail/email-threads/{id} (50 msgs)",
+    goal: 2,
     prepare: async () => ({ method: "PUT", path: "/mail/email-threads/bench-thread-1", body: thread(50) }),
   },
 ];

@@ -3,16 +3,16 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { inject } from "vitest";
 import * as schema from "../../src/db/schema";
-import type { AnyDb } from "../../src/platform/db";
+import type { Db } from "../../src/platform/db";
 import { createCompany, createToken, importFile } from "../../tools/ops/commands";
 
 export const apiUrl = () => inject("apiUrl");
 
 let pool: pg.Pool | undefined;
 /** Direct database access for arranging data and checking rows (never for the code under test). */
-export function db(): AnyDb {
+export function db(): Db {
   pool ??= new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
-  return drizzle(pool, { schema }) as unknown as AnyDb;
+  return drizzle(pool, { schema });
 }
 export const sql = async <T = Record<string, unknown>>(text: string, params: unknown[] = []) => {
   pool ??= new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { createWriteStream } from "node:fs";
+import { createWriteStream, readdirSync } from "node:fs";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { Miniflare } from "miniflare";
@@ -7,15 +7,17 @@ import { unstable_getMiniflareWorkerOptions } from "wrangler";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
-/** Builds the Worker bundle exactly as `wrangler deploy` would, without uploading it. */
-export function buildWorker(outdir: string): string {
-  const res = spawnSync(path.join(root, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--outdir", outdir], {
+/** Builds the Worker bundle exactly as `wrangler deploy` would, without uploading it (`config`: another wrangler.toml). */
+export function buildWorker(outdir: string, config?: string): string {
+  const args = ["deploy", "--dry-run", "--outdir", outdir, ...(config ? ["--config", config] : [])];
+  const res = spawnSync(path.join(root, "node_modules/.bin/wrangler"), args, {
     cwd: root,
     encoding: "utf8",
     env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
   });
   if (res.status !== 0) throw new Error(`wrangler build failed:\n${res.stdout}\n${res.stderr}`);
-  return path.join(outdir, "index.js");
+  // Named after the config's `main` (index.js for the project's).
+  return path.join(outdir, readdirSync(outdir).find((f) => f.endsWith(".js"))!);
 }
 
 export interface RunningWorker {
@@ -28,12 +30,18 @@ export interface RunningWorker {
  * Runs the built bundle in workerd through Miniflare, with wrangler.toml's compatibility settings
  * and bindings, on a free port. Worker stdout/stderr (the JSON log lines) go to `logFile`.
  */
-export async function startWorker(opts: { script: string; bindings: Record<string, string>; logFile: string }): Promise<RunningWorker> {
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(root, "wrangler.toml"));
+export async function startWorker(opts: {
+  script: string;
+  bindings: Record<string, string>;
+  logFile: string;
+  /** The wrangler.toml the bundle was built from (default: the project's). */
+  config?: string;
+}): Promise<RunningWorker> {
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(opts.config ?? path.join(root, "wrangler.toml"));
   const log = createWriteStream(opts.logFile, { flags: "a" });
   const mf = new Miniflare({
     ...(workerOptions as object),
-    name: "crm-api",
+    name: opts.config ? undefined : "crm-api",
     scriptPath: opts.script,
     modules: true,
     modulesRoot: path.dirname(opts.script),

@@ -15,7 +15,7 @@ import pg from "pg";
 import * as schema from "../../src/db/schema";
 import { BODY_READ_TIMEOUT_MS } from "../../src/http/json-body";
 import { CIRCUIT_RETRY_MS, LIMITER_TIMEOUT_MS, RATE_LIMIT } from "../../src/http/ratelimit";
-import type { AnyDb } from "../../src/platform/db";
+import type { Db } from "../../src/platform/db";
 import { buildWorker, startWorker } from "../../test/support/worker";
 import { startStack } from "../local/stack";
 import { createCompany, createToken } from "../ops/commands";
@@ -84,7 +84,7 @@ async function main() {
     const script = buildWorker(path.join(tmp, "worker"));
     const logFile = path.join(tmp, "worker.log");
     worker = await startWorker({ script, bindings: stack.vars, logFile });
-    const db = drizzle(pool, { schema }) as unknown as AnyDb;
+    const db = drizzle(pool, { schema }) as unknown as Db;
     const { company_id } = await createCompany(db, { name: "Chaos Co" });
     const newToken = async () => (await createToken(db, { companyId: company_id })).token;
     const base = `${worker.url}/api/v1`;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { ConfigError } from "../../src/platform/config";
-import type { AnyDb } from "../../src/platform/db";
+import type { Db } from "../../src/platform/db";
 import { accountingStatus, connectAccounting } from "../ops/accounting";
 import { createCompany, createOrderStatus, createTax, createToken, importFile, listTokens, revokeToken } from "../ops/commands";
 import { dataRoot, openDatabase } from "../ops/config";
@@ -16,7 +16,7 @@ type Values = Record<string, string | boolean | undefined>;
 interface Command {
   usage: string;
   options: Options;
-  run(db: AnyDb, v: Values): Promise<unknown>;
+  run(db: Db, v: Values): Promise<unknown>;
 }
 
 function int(v: Values, name: string): number {

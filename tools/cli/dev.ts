@@ -8,7 +8,7 @@ import { Cron } from "croner";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../src/db/schema";
-import type { AnyDb } from "../../src/platform/db";
+import type { Db } from "../../src/platform/db";
 import { unreachableByPostgres, unreachableDataDirMessage } from "../local/data-dir";
 import { freePort } from "../local/ports";
 import { type Stack, startStack } from "../local/stack";
@@ -134,7 +134,7 @@ try {
   await runMigrations(vars.DATABASE_URL);
   const pool = new pg.Pool({ connectionString: vars.DATABASE_URL, max: 2 });
   try {
-    ({ token } = await seedDemo(drizzle(pool, { schema }) as unknown as AnyDb, root));
+    ({ token } = await seedDemo(drizzle(pool, { schema }), root));
   } finally {
     await pool.end();
   }

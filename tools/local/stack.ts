@@ -1,3 +1,4 @@
+import { sqlOverHttp } from "./neon-http";
 import { type LocalPostgres, startPostgres } from "./postgres";
 import { type LocalRedis, redisServerAvailable, startRedis } from "./redis";
 import { startUpstashServer, type UpstashServer } from "./upstash-server";
@@ -15,7 +16,7 @@ export interface Stack {
 
 /**
  * The local stand-ins for Neon and Upstash, from real parts: embedded PostgreSQL behind a
- * Neon-convention WebSocket proxy, and redis-server behind an Upstash-protocol REST server.
+ * Neon-convention WebSocket proxy that also serves Neon's SQL-over-HTTP protocol, and redis-server behind an Upstash-protocol REST server.
  * `redis: "required"` fails without redis-server; "optional" falls back to the in-memory limiter;
  * "none" starts no limiter backend (configured elsewhere). `postgres: false` likewise.
  */
@@ -39,7 +40,10 @@ export async function startStack(opts: {
     if (opts.postgres !== false) {
       postgres = await startPostgres(opts.dataDir, log);
       stoppers.push(postgres.stop);
-      proxy = await startWsProxy({ delayMs: opts.proxyDelayMs });
+      // One address for both of the driver's ways in: SQL over HTTP (the request path) and WebSocket sessions.
+      const sql = sqlOverHttp({ delayMs: opts.proxyDelayMs });
+      stoppers.push(sql.close);
+      proxy = await startWsProxy({ delayMs: opts.proxyDelayMs, http: sql.listener });
       stoppers.push(proxy.stop);
       Object.assign(vars, { DATABASE_URL: postgres.url, NEON_LOCAL_PROXY: proxy.address });
     }

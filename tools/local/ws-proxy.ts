@@ -1,9 +1,10 @@
+import { createServer, type RequestListener } from "node:http";
 import { createConnection } from "node:net";
 import { type RawData, WebSocketServer } from "ws";
 import { freePort } from "./ports";
 
 export interface WsProxy {
-  /** host:port, the value of the Worker's NEON_LOCAL_PROXY. */
+  /** host:port, the value of the Worker's NEON_LOCAL_PROXY (WebSocket and, with `http`, the SQL-over-HTTP endpoint). */
   address: string;
   stop(): Promise<void>;
 }
@@ -13,14 +14,17 @@ export interface WsProxy {
  * `ws://host:port/v1?address=<pg-host>:<pg-port>` and every binary frame is relayed as raw bytes
  * to the PostgreSQL socket and back. This lets the unchanged Neon driver inside workerd reach a
  * plain local PostgreSQL. `delayMs` holds every message for a fixed time in both directions, so a
- * benchmark can make each database round trip cost what it costs from the edge.
+ * benchmark can make each database round trip cost what it costs from the edge. Plain HTTP requests
+ * on the same address go to `http` (the stack passes Neon's SQL-over-HTTP endpoint, ./neon-http.ts),
+ * so one address serves both ways the driver reaches a database.
  */
-export async function startWsProxy(opts: { delayMs?: number; port?: number } = {}): Promise<WsProxy> {
+export async function startWsProxy(opts: { delayMs?: number; port?: number; http?: RequestListener } = {}): Promise<WsProxy> {
   const port = opts.port ?? (await freePort());
   const delayMs = opts.delayMs ?? 0;
   // Timers of equal delay fire in insertion order, so delaying keeps byte order intact.
   const later = (fn: () => void) => (delayMs > 0 ? setTimeout(fn, delayMs) : fn());
-  const wss = new WebSocketServer({ host: "127.0.0.1", port });
+  const server = createServer(opts.http ?? ((_req, res) => res.writeHead(404).end()));
+  const wss = new WebSocketServer({ server });
 
   wss.on("connection", (ws, req) => {
     const target = new URL(req.url ?? "/", "http://x").searchParams.get("address") ?? "";
@@ -41,13 +45,18 @@ export async function startWsProxy(opts: { delayMs?: number; port?: number } = {
     ws.on("error", () => socket.destroy());
   });
 
-  await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
   return {
     address: `127.0.0.1:${port}`,
     stop: () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();
-        wss.close(() => resolve());
+        wss.close();
+        server.closeAllConnections();
+        server.close(() => resolve());
       }),
   };
 }

@@ -1,7 +1,7 @@
 import { desc, eq, isNotNull, sql } from "drizzle-orm";
 import { DEFAULT_BASE_URL, DEFAULT_TOKEN_URL } from "../../src/accounting/qbo";
 import { accountingConnections, accountingOutbox } from "../../src/db/schema";
-import type { AnyDb } from "../../src/platform/db";
+import type { Db } from "../../src/platform/db";
 import { httpUrlOption, requireCompany } from "./commands";
 
 const urlOption = (option: string, raw: string | undefined) => (raw === undefined ? null : httpUrlOption(option, raw));
@@ -12,7 +12,7 @@ const urlOption = (option: string, raw: string | undefined) => (raw === undefine
  * this connection) are due at once: the next scheduled pass sends them (see handleScheduled).
  */
 export async function connectAccounting(
-  db: AnyDb,
+  db: Db,
   opts: {
     companyId: number;
     realmId: string;
@@ -53,7 +53,7 @@ export async function connectAccounting(
 }
 
 /** `accounting status`: the connection (no secrets) and the outbox counts with the latest error. */
-export async function accountingStatus(db: AnyDb, opts: { companyId: number }) {
+export async function accountingStatus(db: Db, opts: { companyId: number }) {
   const [company, [conn], counts, [latest]] = await Promise.all([
     requireCompany(db, opts.companyId),
     db

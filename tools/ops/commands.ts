@@ -2,14 +2,14 @@ import { randomBytes } from "node:crypto";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { apiTokens, companies } from "../../src/db/schema";
 import { sha256Hex } from "../../src/http/auth";
-import type { AnyDb } from "../../src/platform/db";
+import type { Db } from "../../src/platform/db";
 import { CommandError } from "./errors";
 import { importData } from "./import/index";
 import { parseRecord } from "./import/kit";
 import { insertStatuses, insertTaxes, StatusCreateSchema, TaxCreateSchema } from "./settings";
 
 /** Operator commands; the admin CLI, the demo seed and the tests all call these. */
-export async function createCompany(db: AnyDb, opts: { name: string; accountingSync?: boolean }) {
+export async function createCompany(db: Db, opts: { name: string; accountingSync?: boolean }) {
   const [row] = await db
     .insert(companies)
     .values({ name: opts.name, accountingSyncEnabled: opts.accountingSync ?? false })
@@ -18,7 +18,7 @@ export async function createCompany(db: AnyDb, opts: { name: string; accountingS
 }
 
 /** The company row (id and accounting flag); an unknown id is bad operator input. */
-export async function requireCompany(db: AnyDb, companyId: number) {
+export async function requireCompany(db: Db, companyId: number) {
   const [row] = await db
     .select({ id: companies.id, accountingSyncEnabled: companies.accountingSyncEnabled })
     .from(companies)
@@ -46,7 +46,7 @@ export function httpUrlOption(option: string, raw: string, credentialsHint?: str
   return url.toString().replace(/\/+$/, "");
 }
 
-export async function createToken(db: AnyDb, opts: { companyId: number }) {
+export async function createToken(db: Db, opts: { companyId: number }) {
   await requireCompany(db, opts.companyId);
   const token = randomBytes(32).toString("hex");
   const [row] = await db
@@ -56,7 +56,7 @@ export async function createToken(db: AnyDb, opts: { companyId: number }) {
   return { token, token_id: row.id };
 }
 
-export async function revokeToken(db: AnyDb, opts: { tokenId: number }) {
+export async function revokeToken(db: Db, opts: { tokenId: number }) {
   const [row] = await db
     .update(apiTokens)
     .set({ revokedAt: sql`coalesce(${apiTokens.revokedAt}, now())` })
@@ -66,7 +66,7 @@ export async function revokeToken(db: AnyDb, opts: { tokenId: number }) {
   return { token_id: row.id, revoked_at: row.revokedAt!.toISOString() };
 }
 
-export async function listTokens(db: AnyDb, opts: { companyId: number }) {
+export async function listTokens(db: Db, opts: { companyId: number }) {
   await requireCompany(db, opts.companyId);
   const rows = await db
     .select({ id: apiTokens.id, createdAt: apiTokens.createdAt, lastUsedAt: apiTokens.lastUsedAt, revokedAt: apiTokens.revokedAt })
@@ -83,17 +83,17 @@ export async function listTokens(db: AnyDb, opts: { companyId: number }) {
   };
 }
 
-export async function importFile(db: AnyDb, opts: { companyId: number; data: unknown }) {
+export async function importFile(db: Db, opts: { companyId: number; data: unknown }) {
   await requireCompany(db, opts.companyId);
   return importData(db, opts.companyId, opts.data);
 }
 
-export async function findCompanyByName(db: AnyDb, name: string) {
+export async function findCompanyByName(db: Db, name: string) {
   const [row] = await db.select({ id: companies.id }).from(companies).where(eq(companies.name, name)).limit(1);
   return row?.id;
 }
 
-export async function tokenIsLive(db: AnyDb, token: string) {
+export async function tokenIsLive(db: Db, token: string) {
   const [row] = await db
     .select({ id: apiTokens.id })
     .from(apiTokens)
@@ -102,7 +102,7 @@ export async function tokenIsLive(db: AnyDb, token: string) {
 }
 
 /** An order status for the company; without a position it goes after the last one. */
-export async function createOrderStatus(db: AnyDb, opts: { companyId: number; name: string; position?: number }) {
+export async function createOrderStatus(db: Db, opts: { companyId: number; name: string; position?: number }) {
   await requireCompany(db, opts.companyId);
   const record = parseRecord(StatusCreateSchema, { name: opts.name, position: opts.position }, "status");
   const [id] = await insertStatuses(db, opts.companyId, [record]);
@@ -110,7 +110,7 @@ export async function createOrderStatus(db: AnyDb, opts: { companyId: number; na
 }
 
 /** A tax row for the company; `rate` is a percent (0–100, up to 4 decimals), e.g. "8.875". */
-export async function createTax(db: AnyDb, opts: { companyId: number; name: string; rate: string }) {
+export async function createTax(db: Db, opts: { companyId: number; name: string; rate: string }) {
   await requireCompany(db, opts.companyId);
   const record = parseRecord(TaxCreateSchema, { name: opts.name, rate: opts.rate }, "tax");
   const [id] = await insertTaxes(db, opts.companyId, [record]);

@@ -6,7 +6,7 @@ import pg from "pg";
 import { z } from "zod";
 import * as schema from "../../src/db/schema";
 import { parseSettings, sharedSettings, wholeNumber } from "../../src/platform/config";
-import type { AnyDb } from "../../src/platform/db";
+import type { Db } from "../../src/platform/db";
 import { unreachableByPostgres, unreachableDataDirMessage } from "../local/data-dir";
 import { startPostgres } from "../local/postgres";
 import { CommandError } from "./errors";
@@ -46,6 +46,9 @@ export const WORKER_VARS = [
   "ACCOUNTING_MAX_ATTEMPTS",
   "ACCOUNTING_RETRY_BASE_SECONDS",
   "CORS_ALLOWED_ORIGINS",
+  "DB_DEADLINE_MS",
+  "DB_MAX_CONCURRENCY",
+  "TOKEN_CACHE_TTL_MS",
 ] as const;
 
 /** Settings of `npm run dev` itself, never passed to the Worker. */
@@ -59,7 +62,7 @@ export const dataDir = (config: { CRM_DATA_DIR?: string } = localConfig()) => pa
  * A Node-side database handle with the same configuration as `npm run dev`: DATABASE_URL when set
  * (e.g. Neon), otherwise the embedded PostgreSQL in CRM_DATA_DIR (started if not running).
  */
-export async function openDatabase(): Promise<{ db: AnyDb; url: string; close(): Promise<void> }> {
+export async function openDatabase(): Promise<{ db: Db; url: string; close(): Promise<void> }> {
   const config = cliConfig();
   let url = config.DATABASE_URL;
   let stopServer = async () => {};
@@ -73,7 +76,7 @@ export async function openDatabase(): Promise<{ db: AnyDb; url: string; close():
   }
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   return {
-    db: drizzle(pool, { schema }) as unknown as AnyDb,
+    db: drizzle(pool, { schema }),
     url,
     close: async () => {
       await pool.end();

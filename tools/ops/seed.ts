@@ -1,13 +1,13 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { AnyDb } from "../../src/platform/db";
+import type { Db } from "../../src/platform/db";
 import { createCompany, createToken, findCompanyByName, importFile, tokenIsLive } from "./commands";
 
 export const DEMO_COMPANY = "Demo Print Shop";
 const seedFile = path.join(import.meta.dirname, "demo-seed.json");
 
 /** The demo company with its demo data, created once (idempotent by name); returns its id. */
-export async function ensureDemoCompany(db: AnyDb): Promise<number> {
+export async function ensureDemoCompany(db: Db): Promise<number> {
   const existing = await findCompanyByName(db, DEMO_COMPANY);
   if (existing) return existing;
   const { company_id } = await createCompany(db, { name: DEMO_COMPANY });
@@ -19,7 +19,7 @@ export async function ensureDemoCompany(db: AnyDb): Promise<number> {
  * Seeds the demo company once and returns a working demo token. The token is kept in the local
  * data dir so every `npm run dev` prints the same one.
  */
-export async function seedDemo(db: AnyDb, dataDir: string): Promise<{ companyId: number; token: string }> {
+export async function seedDemo(db: Db, dataDir: string): Promise<{ companyId: number; token: string }> {
   const companyId = await ensureDemoCompany(db);
   const tokenFile = path.join(dataDir, "demo-token");
   const saved = existsSync(tokenFile) ? readFileSync(tokenFile, "utf8").trim() : "";

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import { orderStatuses, taxes } from "../../src/db/schema";
 import { text } from "../../src/http/openapi";
-import type { AnyDb } from "../../src/platform/db";
+import type { Db } from "../../src/platform/db";
 import { decimalInput } from "../../src/platform/money";
 
 export const StatusCreateSchema = z.strictObject({
@@ -19,7 +19,7 @@ export const TaxCreateSchema = z.strictObject({
  * (`status create`, `tax create`) and the import sections. A status without a position goes after the
  * company's last one (in the given order).
  */
-export async function insertStatuses(db: AnyDb, companyId: number, records: z.infer<typeof StatusCreateSchema>[]) {
+export async function insertStatuses(db: Db, companyId: number, records: z.infer<typeof StatusCreateSchema>[]) {
   if (!records.length) return [];
   const [{ last }] = await db
     .select({ last: sql<number>`coalesce(max(${orderStatuses.position}), -1)`.mapWith(Number) })
@@ -32,7 +32,7 @@ export async function insertStatuses(db: AnyDb, companyId: number, records: z.in
   return rows.map((r) => r.id);
 }
 
-export async function insertTaxes(db: AnyDb, companyId: number, records: z.infer<typeof TaxCreateSchema>[]) {
+export async function insertTaxes(db: Db, companyId: number, records: z.infer<typeof TaxCreateSchema>[]) {
   if (!records.length) return [];
   const rows = await db
     .insert(taxes)

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { supplierIntegrations } from "../../src/db/schema";
-import type { AnyDb } from "../../src/platform/db";
+import type { Db } from "../../src/platform/db";
 import { credentialSchemas, PRODUCTION_BASE_URLS, PROVIDERS, type Provider } from "../../src/suppliers/integrations";
 import { httpUrlOption, requireCompany } from "./commands";
 import { CommandError } from "./errors";
@@ -32,7 +32,7 @@ function checkCredentials(provider: Provider, value: unknown) {
  * Creates or updates a company's supplier integration. Enabling requires complete credentials
  * (given now or already stored). Returns the integration without credentials.
  */
-export async function setIntegration(db: AnyDb, input: SetIntegrationInput) {
+export async function setIntegration(db: Db, input: SetIntegrationInput) {
   if (!(PROVIDERS as readonly string[]).includes(input.provider))
     throw new CommandError(`--provider must be one of ${PROVIDERS.join(", ")}`);
   const provider = input.provider as Provider;

@@ -1,10 +1,10 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { clients } from "../../db/schema";
 import { liveClients as live } from "../../domain/client";
-import type { AnyDb } from "../../platform/db";
+import type { Db } from "../../platform/db";
 
 /** A live client of the company, or undefined (another company's client looks the same as none). Works inside a transaction too. */
-export async function findLiveClient(db: AnyDb, companyId: number, id: number) {
+export async function findLiveClient(db: Db, companyId: number, id: number) {
   const [row] = await db
     .select()
     .from(clients)
@@ -14,7 +14,7 @@ export async function findLiveClient(db: AnyDb, companyId: number, id: number) {
 }
 
 /** Case-insensitive exact email match; when several live clients share it, the oldest (lowest id) wins. */
-export async function findLiveClientByEmail(db: AnyDb, companyId: number, email: string) {
+export async function findLiveClientByEmail(db: Db, companyId: number, email: string) {
   const [row] = await db
     .select()
     .from(clients)

@@ -6,7 +6,7 @@ import { liveClients } from "../../domain/client";
 import { invoiceTotals } from "../../domain/totals";
 import { invalid, notFound } from "../../http/errors";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
-import type { AnyDb } from "../../platform/db";
+import type { Db } from "../../platform/db";
 import { accountingUpdate } from "./accounting";
 import { defaultInvoiceOf, invoiceAmountsColumns, liveProjects, unknownReference } from "./queries";
 import {
@@ -50,7 +50,7 @@ const route = createAuthRoute({
  * client / status / tax exist, the tax rate after the change) and the row versions (xmin) the write is
  * conditional on. One query; `lock` also locks both rows (the transactional fallback).
  */
-async function readOrder(db: AnyDb, companyId: number, id: number, body: OrderPatch, lock: boolean) {
+async function readOrder(db: Db, companyId: number, id: number, body: OrderPatch, lock: boolean) {
   const storedTax = alias(taxes, "stored_tax");
   const query = db
     .select({
@@ -100,7 +100,7 @@ type ReadOrder = NonNullable<Awaited<ReturnType<typeof readOrder>>>;
  * with the invoice's line and payment amounts. Undefined when a row changed since the read (or the order
  * went away): then nothing was written.
  */
-async function writeOrder(db: AnyDb, companyId: number, order: ReadOrder, body: OrderPatch, changes: AccountingUpdate | undefined) {
+async function writeOrder(db: Db, companyId: number, order: ReadOrder, body: OrderPatch, changes: AccountingUpdate | undefined) {
   const locked = db.$with("locked").as(
     db
       .select({ projectId: sql<number>`${projects.id}`.as("project_id"), invoiceId: sql<number>`${invoices.id}`.as("invoice_id") })
@@ -163,7 +163,7 @@ async function writeOrder(db: AnyDb, companyId: number, order: ReadOrder, body: 
  * Read, validate, write: two statements. Undefined when the order changed between them (only possible
  * when `lock` is false); the caller then repeats it with `lock`, inside a transaction.
  */
-async function patchOrder(db: AnyDb, companyId: number, id: number, body: OrderPatch, lock: boolean) {
+async function patchOrder(db: Db, companyId: number, id: number, body: OrderPatch, lock: boolean) {
   const order = await readOrder(db, companyId, id, body, lock);
   if (!order) throw notFound("Order");
   const details = [
@@ -203,12 +203,13 @@ export const registerPatchOrder = (api: Router) =>
     const body = c.req.valid("json");
     const { companyId } = c.var.auth;
     const db = c.var.db;
-    // Optimistic first (no transaction: two round trips). If the order changed between read and write, redo
-    // it in a transaction that locks the rows as it reads them, so that attempt's write cannot miss.
+    // Optimistic first (no transaction: two round trips over HTTP). If the order changed between read and
+    // write, redo it in an interactive transaction that locks the rows as it reads them, so that attempt's
+    // write cannot miss. That one needs a session: the checks between read and write run here, in code.
     let result = await patchOrder(db, companyId, id, body, false);
     if (!result) {
       c.var.logger.info("order changed between read and write; patching again under row locks", { order_id: id });
-      result = await db.transaction(async (tx) => {
+      result = await c.var.transaction(async (tx) => {
         const locked = await patchOrder(tx, companyId, id, body, true);
         if (!locked) throw new Error("order changed under its row lock");
         return locked;

@@ -2,7 +2,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { artworks, clients, companies, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
 import { invoiceTotals } from "../../domain/totals";
-import type { AnyDb } from "../../platform/db";
+import type { Db } from "../../platform/db";
 import { jsonRows, tableRows } from "../../platform/sql-kit";
 import { invoiceTerms } from "./serialize";
 
@@ -35,7 +35,7 @@ export const companySyncSql = (companyId: number) =>
  * Everything GET /orders/{id} shows in ONE query (items, payments and artworks as JSON lists): one round
  * trip on one connection. Undefined when the order is not the company's live order.
  */
-export async function loadOrderDetail(db: AnyDb, companyId: number, id: number) {
+export async function loadOrderDetail(db: Db, companyId: number, id: number) {
   const [row] = await db
     .select({
       project: projects,

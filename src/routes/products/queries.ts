@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, getTableColumns, ilike, isNull, or, type SQL, sql } from "drizzle-orm";
 import { catalogItems, companies, invoiceItems, invoices, projects, supplierIntegrations } from "../../db/schema";
 import { likeContains } from "../../http/openapi";
-import type { AnyDb } from "../../platform/db";
+import type { Db } from "../../platform/db";
 import { jsonRows } from "../../platform/sql-kit";
 import { integrationRows, integrationStates, type Provider } from "../../suppliers/integrations";
 
@@ -13,7 +13,7 @@ export const SAMPLE_SIZE = 10;
 const liveCatalog = (companyId: number) => and(eq(catalogItems.companyId, companyId), isNull(catalogItems.deletedAt));
 
 /** Title substring match (trigram index); titles starting with q first, then by title. */
-export function searchCatalog(db: AnyDb, companyId: number, q: string) {
+export function searchCatalog(db: Db, companyId: number, q: string) {
   const startsWith = likeContains(q).slice(1); // "%q%" → "q%"
   return db
     .select()
@@ -24,7 +24,7 @@ export function searchCatalog(db: AnyDb, companyId: number, q: string) {
 }
 
 /** The most recently added live catalog items. */
-export function recentCatalog(db: AnyDb, companyId: number) {
+export function recentCatalog(db: Db, companyId: number) {
   return db
     .select()
     .from(catalogItems)
@@ -39,7 +39,7 @@ const invoiceLineFields = { ...getTableColumns(invoiceItems), orderId: projects.
  * Invoice items of the company matching `condition` that are live and whose invoice and order
  * (project) are live too; the tenant check is on every joined row.
  */
-function liveInvoiceLines(db: AnyDb, companyId: number, condition: SQL | undefined) {
+function liveInvoiceLines(db: Db, companyId: number, condition: SQL | undefined) {
   return db
     .select(invoiceLineFields)
     .from(invoiceItems)
@@ -49,14 +49,14 @@ function liveInvoiceLines(db: AnyDb, companyId: number, condition: SQL | undefin
 }
 
 /** Lines whose title or description contains q (trigram indexes), most recent first. */
-export function searchInvoiceLines(db: AnyDb, companyId: number, q: string) {
+export function searchInvoiceLines(db: Db, companyId: number, q: string) {
   const pattern = likeContains(q);
   return liveInvoiceLines(db, companyId, or(ilike(invoiceItems.title, pattern), ilike(invoiceItems.description, pattern)))
     .orderBy(desc(invoiceItems.createdAt), desc(invoiceItems.id))
     .limit(MAX_RESULTS);
 }
 
-export async function findLiveInvoiceLine(db: AnyDb, companyId: number, id: number) {
+export async function findLiveInvoiceLine(db: Db, companyId: number, id: number) {
   const [row] = await liveInvoiceLines(db, companyId, eq(invoiceItems.id, id)).limit(1);
   return row;
 }
@@ -74,7 +74,7 @@ export interface SearchStorageParts {
  * while this costs one round trip on the connection authentication already opened.
  * No part asked for: no statement.
  */
-export async function searchStorage(db: AnyDb, companyId: number, q: string, parts: SearchStorageParts) {
+export async function searchStorage(db: Db, companyId: number, q: string, parts: SearchStorageParts) {
   const none = sql<null>`null`;
   const [row] =
     parts.local || parts.lines || parts.providers.length

@@ -1,4 +1,4 @@
-import type { AnyDb } from "../../../src/platform/db";
+import type { Db } from "../../../src/platform/db";
 import { importClients } from "./clients";
 import { type ImportContext, ImportError, type SectionImporter } from "./kit";
 import { importMailThreadContexts } from "./mail";
@@ -16,7 +16,7 @@ export const importSections: [string, SectionImporter][] = [
 ];
 
 /** Imports a whole file in one transaction: all records land, or none. */
-export async function importData(db: AnyDb, companyId: number, data: unknown) {
+export async function importData(db: Db, companyId: number, data: unknown) {
   if (!data || typeof data !== "object" || Array.isArray(data)) throw new ImportError("import file must hold a JSON object");
   const known = new Set(importSections.map(([name]) => name));
   const unknown = Object.keys(data).filter((k) => !known.has(k));
@@ -27,7 +27,7 @@ export async function importData(db: AnyDb, companyId: number, data: unknown) {
       const records = (data as Record<string, unknown>)[name];
       if (records === undefined) continue;
       if (!Array.isArray(records)) throw new ImportError(`section "${name}" must be an array`);
-      await importer({ tx: tx as unknown as AnyDb, companyId, ids }, records);
+      await importer({ tx: tx, companyId, ids }, records);
     }
   });
   return { ids };

@@ -1,12 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { issuesToDetails } from "../../../src/http/errors";
 import { unstorableJson } from "../../../src/http/json-body";
-import type { AnyDb } from "../../../src/platform/db";
+import type { Db } from "../../../src/platform/db";
 import { CommandError } from "../errors";
 
 /** What every import section uses; the sections themselves live beside their resource's routes. */
 export interface ImportContext {
-  tx: AnyDb;
+  tx: Db;
   companyId: number;
   /** ref → new id, filled as records are created; later sections resolve refs through it. */
   ids: Record<string, number | string>;

@@ -2,7 +2,7 @@ import type { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { artworks } from "../../../db/schema";
 import { invalid } from "../../../http/errors";
-import type { AnyDb } from "../../../platform/db";
+import type { Db } from "../../../platform/db";
 import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
 import { type ArtworkFieldsSchema, MAX_CONTENTS } from "../schema";
 
@@ -29,12 +29,7 @@ function artworkColumns(body: Partial<ArtworkFields>, storedStatus: string | nul
 }
 
 /** Writes the artwork change; the invoice's totals are unchanged by it. */
-async function write(
-  db: AnyDb,
-  companyId: number,
-  read: OrderContents,
-  record: (ready: SQL, from: SQL) => ReturnType<typeof insertRecord>,
-) {
+async function write(db: Db, companyId: number, read: OrderContents, record: (ready: SQL, from: SQL) => ReturnType<typeof insertRecord>) {
   const row = await writeContents(db, companyId, read, NO_LINES, artworks, (ready, from) => ({ record: record(ready, from) }));
   if (!row) return undefined;
   const totals = totalsAfter(
@@ -46,7 +41,7 @@ async function write(
   return { ...row, totals };
 }
 
-export function insertArtwork(db: AnyDb, companyId: number, read: OrderContents, body: ArtworkFields) {
+export function insertArtwork(db: Db, companyId: number, read: OrderContents, body: ArtworkFields) {
   if (read.artworkCount >= MAX_CONTENTS) {
     throw invalid("Too many artworks", [{ field: "(order)", message: `An order holds at most ${MAX_CONTENTS} live artworks` }]);
   }
@@ -54,12 +49,12 @@ export function insertArtwork(db: AnyDb, companyId: number, read: OrderContents,
   return write(db, companyId, read, (_ready, from) => insertRecord(db, artworks, values, from));
 }
 
-export function updateArtwork(db: AnyDb, companyId: number, read: OrderContents<"artwork">, body: Partial<ArtworkFields>) {
+export function updateArtwork(db: Db, companyId: number, read: OrderContents<"artwork">, body: Partial<ArtworkFields>) {
   const { id, status } = read.target!;
   return write(db, companyId, read, (ready) => updateRecord(db, artworks, id, artworkColumns(body, status), ready));
 }
 
-export function deleteArtwork(db: AnyDb, companyId: number, read: OrderContents<"artwork">) {
+export function deleteArtwork(db: Db, companyId: number, read: OrderContents<"artwork">) {
   const id = read.target!.id;
   return write(db, companyId, read, (ready) => updateRecord(db, artworks, id, { deletedAt: sql`now()` }, ready));
 }

@@ -5,7 +5,7 @@ import { accountingOutbox, artworks, companies, invoiceItems, invoices, payments
 import { invoiceTotals, type LineAmounts } from "../../../domain/totals";
 import type { AppEnv } from "../../../http/context";
 import { notFound } from "../../../http/errors";
-import type { AnyDb } from "../../../platform/db";
+import type { Db } from "../../../platform/db";
 import { insertFrom, jsonRows, tableRows } from "../../../platform/sql-kit";
 import { defaultInvoiceOf, liveProjects } from "../queries";
 import { invoiceTerms } from "../serialize";
@@ -49,7 +49,7 @@ function targetOf(kind: ContentsKind, companyId: number, id: number): SQL {
  * locks the project and invoice rows (the transactional fallback). Undefined when the order is not found.
  */
 export async function readContents<K extends ContentsKind>(
-  db: AnyDb,
+  db: Db,
   companyId: number,
   orderId: number,
   target: { kind: K; id: number } | undefined,
@@ -104,7 +104,7 @@ export type OrderContents<K extends ContentsKind = ContentsKind> = NonNullable<A
  * bumps the order's `updated_at`, and `outbox` queues an accounting update that resends the invoice's
  * lines when `lines` is set and sync applies. `ready` is the condition the change itself is written under.
  */
-export function contentsWrite(db: AnyDb, companyId: number, read: OrderContents, opts: { lines: boolean }) {
+export function contentsWrite(db: Db, companyId: number, read: OrderContents, opts: { lines: boolean }) {
   const now = sql`now()`;
   // The project row is locked before the invoice row, the order PATCH and DELETE /orders/{id} lock them in,
   // so a contents write and an order write wait for each other instead of deadlocking.
@@ -159,10 +159,10 @@ export async function changeContents<K extends ContentsKind, R extends { outboxI
   c: Context<AppEnv>,
   orderId: number,
   target: { kind: K; id: number } | undefined,
-  write: (db: AnyDb, companyId: number, read: OrderContents<K>) => Promise<R | undefined>,
+  write: (db: Db, companyId: number, read: OrderContents<K>) => Promise<R | undefined>,
 ): Promise<R> {
   const { db, logger, auth } = c.var;
-  const attempt = async (conn: AnyDb, lock: boolean) => {
+  const attempt = async (conn: Db, lock: boolean) => {
     const read = await readContents(conn, auth.companyId, orderId, target, lock);
     if (!read) throw notFound("Order");
     if (target && !read.target) throw notFound(WHAT[target.kind]);
@@ -171,8 +171,9 @@ export async function changeContents<K extends ContentsKind, R extends { outboxI
   let result = await attempt(db, false);
   if (result === undefined) {
     logger.info("order changed between read and write; writing again under its invoice's row lock", { order_id: orderId });
-    result = await db.transaction(async (tx) => {
-      const locked = await attempt(tx as unknown as AnyDb, true);
+    // An interactive transaction (a session of its own): the checks between read and write run here, in code.
+    result = await c.var.transaction(async (tx) => {
+      const locked = await attempt(tx, true);
       if (locked === undefined) throw new Error("invoice changed under its row lock");
       return locked;
     });
@@ -190,7 +191,7 @@ export const WHAT: Record<ContentsKind, string> = { item: "Item", payment: "Paym
  * (then nothing was written).
  */
 export async function writeContents<T extends ContentsTable>(
-  db: AnyDb,
+  db: Db,
   companyId: number,
   read: OrderContents,
   opts: { lines: boolean },
@@ -212,12 +213,12 @@ export async function writeContents<T extends ContentsTable>(
 type ContentsTable = typeof invoiceItems | typeof payments | typeof artworks;
 
 /** `insert into <table> … select … from <invoice>` as the `record` CTE. */
-export const insertRecord = <T extends ContentsTable>(db: AnyDb, table: T, values: Values<T>, from: SQL): WithSubquery =>
+export const insertRecord = <T extends ContentsTable>(db: Db, table: T, values: Values<T>, from: SQL): WithSubquery =>
   insertFrom(db, "record", table, values as never, from);
 type Values<T extends ContentsTable> = { [K in keyof T["$inferInsert"]]?: T["$inferInsert"][K] | SQL };
 
 /** `update <table> set …, updated_at = now() where id = <id> and <ready> returning *` as the `record` CTE. */
-export function updateRecord<T extends ContentsTable>(db: AnyDb, table: T, id: number, values: Values<T>, ready: SQL): WithSubquery {
+export function updateRecord<T extends ContentsTable>(db: Db, table: T, id: number, values: Values<T>, ready: SQL): WithSubquery {
   const t = table as typeof payments;
   return db.$with("record").as(
     db

@@ -2,7 +2,7 @@ import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { invoiceItems } from "../../../db/schema";
 import type { LineAmounts } from "../../../domain/totals";
 import { invalid } from "../../../http/errors";
-import type { AnyDb } from "../../../platform/db";
+import type { Db } from "../../../platform/db";
 import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
 import type { ItemPatch } from "../contents/schema";
 import { MAX_CONTENTS, newItemQuantity, sizesTotal } from "../schema";
@@ -26,7 +26,7 @@ function renumber(read: OrderContents, moving: number | null, at: number | null)
 }
 
 /** The CTE that writes the renumbered positions (one UPDATE, ids and positions as two arrays), under `ready`. */
-function repositionCte(db: AnyDb, invoiceId: number, moves: { id: number; position: number }[], ready: SQL) {
+function repositionCte(db: Db, invoiceId: number, moves: { id: number; position: number }[], ready: SQL) {
   if (!moves.length) return [];
   const ids = `{${moves.map((m) => m.id).join(",")}}`;
   const positions = `{${moves.map((m) => m.position).join(",")}}`;
@@ -56,7 +56,7 @@ function linesAfter(read: OrderContents, change: { id: number | null; line?: Lin
 }
 
 export async function insertItem(
-  db: AnyDb,
+  db: Db,
   companyId: number,
   read: OrderContents,
   body: {
@@ -114,7 +114,7 @@ function itemChanges(item: Item, body: ItemPatch) {
   return out;
 }
 
-export async function updateItem(db: AnyDb, companyId: number, read: Read, body: ItemPatch) {
+export async function updateItem(db: Db, companyId: number, read: Read, body: ItemPatch) {
   const item = read.target!;
   const changes = itemChanges(item, body);
   const row = await writeContents(db, companyId, read, LINES, invoiceItems, (ready) => {
@@ -135,7 +135,7 @@ export async function updateItem(db: AnyDb, companyId: number, read: Read, body:
   return { ...row, totals };
 }
 
-export async function deleteItem(db: AnyDb, companyId: number, read: Read) {
+export async function deleteItem(db: Db, companyId: number, read: Read) {
   const item = read.target!;
   const row = await writeContents(db, companyId, read, LINES, invoiceItems, (ready) => ({
     record: updateRecord(db, invoiceItems, item.id, { deletedAt: sql`now()` }, ready),

@@ -2,7 +2,7 @@ import type { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { payments } from "../../../db/schema";
 import { invalid } from "../../../http/errors";
-import type { AnyDb } from "../../../platform/db";
+import type { Db } from "../../../platform/db";
 import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
 import { MAX_CONTENTS, type PaymentFieldsSchema } from "../schema";
 
@@ -22,7 +22,7 @@ function paymentColumns(body: Partial<PaymentFields>) {
 
 /** Writes the payment change; the totals count the live payments as the change leaves them. */
 async function write(
-  db: AnyDb,
+  db: Db,
   companyId: number,
   read: OrderContents,
   replaced: number | null,
@@ -35,7 +35,7 @@ async function write(
   return { ...row, totals: totalsAfter(row.invoice, read.taxRate, read.lines, amounts) };
 }
 
-export function insertPayment(db: AnyDb, companyId: number, read: OrderContents, body: PaymentFields) {
+export function insertPayment(db: Db, companyId: number, read: OrderContents, body: PaymentFields) {
   if (read.payments.length >= MAX_CONTENTS) {
     throw invalid("Too many payments", [{ field: "(order)", message: `An order holds at most ${MAX_CONTENTS} live payments` }]);
   }
@@ -43,12 +43,12 @@ export function insertPayment(db: AnyDb, companyId: number, read: OrderContents,
   return write(db, companyId, read, null, (_ready, from) => insertRecord(db, payments, values, from));
 }
 
-export function updatePayment(db: AnyDb, companyId: number, read: OrderContents<"payment">, body: Partial<PaymentFields>) {
+export function updatePayment(db: Db, companyId: number, read: OrderContents<"payment">, body: Partial<PaymentFields>) {
   const id = read.target!.id;
   return write(db, companyId, read, id, (ready) => updateRecord(db, payments, id, paymentColumns(body), ready));
 }
 
-export function deletePayment(db: AnyDb, companyId: number, read: OrderContents<"payment">) {
+export function deletePayment(db: Db, companyId: number, read: OrderContents<"payment">) {
   const id = read.target!.id;
   return write(db, companyId, read, id, (ready) => updateRecord(db, payments, id, { deletedAt: sql`now()` }, ready));
 }
