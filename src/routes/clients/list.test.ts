@@ -7,7 +7,7 @@ describe("GET /clients", () => {
     await a.load({ clients: Array.from({ length: 30 }, (_, i) => ({ ref: `c${i}`, company_name: `Client ${i}` })) });
     const first = await a.get("/clients");
     expect(first.status).toBe(200);
-    expect(first.body.pagination).toEqual({ page: 1, per_page: 25, total: 30 });
+    expect(first.body.pagination).toEqual({ page: 1, per_page: 25, total: 30, next_cursor: expect.any(String) });
     expect(first.body.data).toHaveLength(25);
     const ids = first.body.data.map((c: any) => c.id);
     expect(ids).toEqual([...ids].sort((x, y) => x - y));
@@ -15,7 +15,7 @@ describe("GET /clients", () => {
     const second = await a.get("/clients?page=2&per_page=25");
     expect(second.body.data.map((c: any) => c.company_name)).toEqual(["Client 25", "Client 26", "Client 27", "Client 28", "Client 29"]);
     const beyond = await a.get("/clients?page=9");
-    expect(beyond.body).toEqual({ data: [], pagination: { page: 9, per_page: 25, total: 30 } });
+    expect(beyond.body).toEqual({ data: [], pagination: { page: 9, per_page: 25, total: 30, next_cursor: null } });
     expect((await a.get("/clients?per_page=100")).body.data).toHaveLength(30);
   });
 
@@ -108,7 +108,10 @@ describe("GET /clients", () => {
     await b.load({ clients: [{ ref: "b1", company_name: "Other Shop" }] });
     const listB = await b.get("/clients");
     expect(listB.body.data.map((c: any) => c.company_name)).toEqual(["Other Shop"]);
-    expect((await b.get("/clients?q=Shared")).body).toEqual({ data: [], pagination: { page: 1, per_page: 25, total: 0 } });
+    expect((await b.get("/clients?q=Shared")).body).toEqual({
+      data: [],
+      pagination: { page: 1, per_page: 25, total: 0, next_cursor: null },
+    });
     expect((await b.get("/clients?q=same@example.com")).body.data).toEqual([]);
   });
 });

@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, asc, count, eq, ilike, isNull, like, or, type SQL, sql } from "drizzle-orm";
-import { clients } from "../../db/schema";
-import { ClientSchema, serializeClient } from "../../domain/client";
+import { and, asc, eq, ilike, like, or, type SQL, sql } from "drizzle-orm";
+import { clientSearchText, clients, companies } from "../../db/schema";
+import { ClientSchema, liveClients, serializeClient } from "../../domain/client";
 import { authErrors, errorResponses } from "../../http/errors";
 import { bearerSecurity, likeContains, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
-import { pageTotal } from "../../http/pagination";
+import { countedTotal, cursorQuery, type KeysetSort, listPosition, orderBySql } from "../../http/pagination";
 
 const route = createRoute({
   method: "get",
@@ -20,6 +20,7 @@ const route = createRoute({
   request: {
     query: z.object({
       ...paginationQuery,
+      ...cursorQuery,
       q: z
         .string()
         .max(200)
@@ -39,36 +40,49 @@ const route = createRoute({
 
 const PHONE_QUERY = /^[\d\s()+\-./]+$/;
 
-function searchCondition(q: string): SQL | undefined {
+/** Id order: the order of creation, so pages stay stable while clients are added. */
+const BY_ID: KeysetSort = { name: "id", direction: "asc", columns: [{ column: clients.id, kind: "int" }] };
+
+function searchCondition(q: string): SQL {
+  // The separator between the searchable fields never matches, so a match never spans two fields.
+  if (q.includes("\x1f")) return sql`false`;
   const pattern = likeContains(q);
-  const conditions = [
-    ilike(clients.companyName, pattern),
-    ilike(clients.firstName, pattern),
-    ilike(clients.lastName, pattern),
-    ilike(clients.fullName, pattern),
-    ilike(clients.email, pattern),
-  ];
+  const conditions = [ilike(clientSearchText(clients), pattern)];
   const digits = q.replace(/\D/g, "");
   if (digits && PHONE_QUERY.test(q)) conditions.push(like(clients.phoneDigits, `%${digits}%`));
-  return or(...conditions);
+  return or(...conditions)!;
 }
 
 export const registerListClients = (api: Router) =>
   api.openapi(route, async (c) => {
-    const { page, per_page, q } = c.req.valid("query");
+    const query = c.req.valid("query");
     const { companyId } = c.var.auth;
-    const term = q?.trim();
-    const where = and(eq(clients.companyId, companyId), isNull(clients.deletedAt), term ? searchCondition(term) : undefined);
+    const term = query.q?.trim() || undefined;
+    const pos = listPosition(query, c.req.query("page") !== undefined, BY_ID, { companyId, filters: { q: term ?? null } });
+    const where = and(liveClients(companyId), term ? searchCondition(term) : undefined);
+    const db = c.var.db;
 
-    // One round trip: the page with the total as a window count.
-    const rows = await c.var.db
-      .select({ client: clients, total: sql<number>`count(*) over ()`.mapWith(Number) })
-      .from(clients)
-      .where(where)
-      .orderBy(asc(clients.id))
-      .limit(per_page)
-      .offset((page - 1) * per_page);
-    const total = await pageTotal(rows, page, async () => (await c.var.db.select({ n: count() }).from(clients).where(where))[0].n);
-
-    return c.json({ data: rows.map((r) => serializeClient(r.client)), pagination: { page, per_page, total } }, 200);
+    // ONE statement: the page's ids (an index walk; the extra row tells whether a next page exists), the
+    // page's rows joined to them, and the exact total: the counters without a search, a count with one.
+    const pageIds = db.$with("page").as(
+      db
+        .select({ id: clients.id })
+        .from(clients)
+        .where(and(where, pos.after))
+        .orderBy(...orderBySql(BY_ID))
+        .limit(pos.limit)
+        .offset(pos.offset),
+    );
+    const total = term ? sql<number>`(select count(*) from ${clients} where ${where})`.mapWith(Number) : countedTotal(companyId, "clients");
+    const rows = await db
+      .with(pageIds)
+      .select({ total, client: clients })
+      .from(companies)
+      .leftJoin(pageIds, sql`true`)
+      .leftJoin(clients, eq(clients.id, pageIds.id))
+      .where(eq(companies.id, companyId))
+      .orderBy(asc(pageIds.id));
+    const found = rows.flatMap((r) => (r.client ? [r.client] : []));
+    const { data, pagination } = pos.finish(found, (r) => [String(r.id)], rows[0]?.total ?? 0);
+    return c.json({ data: data.map(serializeClient), pagination }, 200);
   });
