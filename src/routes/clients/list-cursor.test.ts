@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
+import { type ApiResponse, expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
 
 const load = async (co: TestCompany, n: number, prefix = "Client") =>
   co.load({ clients: Array.from({ length: n }, (_, i) => ({ ref: `c${i}`, company_name: `${prefix} ${i}` })) });
@@ -9,7 +9,7 @@ async function walk(co: TestCompany, path: string, between: (page: number) => Pr
   const pages: number[][] = [];
   let cursor: string | null = null;
   do {
-    const res = await co.get(cursor ? `${path}&cursor=${cursor}` : path);
+    const res: ApiResponse = await co.get(cursor ? `${path}&cursor=${cursor}` : path);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     pages.push(res.body.data.map((c: any) => c.id));
     cursor = res.body.pagination.next_cursor;

@@ -6,6 +6,9 @@ import { authErrors, errorResponses } from "../../http/errors";
 import { bearerSecurity, likeContains, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
 import { countedTotal, cursorQuery, type KeysetSort, listPosition, orderBySql } from "../../http/pagination";
 
+/** Shortest `q`: trigram indexes need three characters to find matches without reading every client. */
+const MIN_SEARCH = 3;
+
 const route = createRoute({
   method: "get",
   path: "/clients",
@@ -15,7 +18,10 @@ const route = createRoute({
     "Live (not soft-deleted) clients of the caller's company, ordered by id ascending (creation order), so pages stay stable while clients are added. " +
     '`q` is a case-insensitive substring match over company name, first name, last name, full name ("first last"), email and phone; ' +
     "`%`, `_` and `\\` in `q` match literally. When `q` consists only of digits, spaces and phone punctuation ( ) + - . /, " +
-    'it also matches phone numbers with punctuation and spaces ignored ("555-0102" finds "(555) 010 2").',
+    'it also matches phone numbers with punctuation and spaces ignored ("555-0102" finds "(555) 010 2"). ' +
+    `A \`q\` shorter than ${MIN_SEARCH} characters is a 400: it would match most clients, and its exact total could not be counted quickly. ` +
+    "Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same `q`) for the next page, which costs the same at any depth; " +
+    "`page` also works, but a deep `page` costs time in proportion to its depth.",
   security: bearerSecurity,
   request: {
     query: z.object({
@@ -25,7 +31,14 @@ const route = createRoute({
         .string()
         .max(200)
         .optional()
-        .openapi({ param: { name: "q", in: "query" }, description: "Search text", example: "lopez" }),
+        .refine((q) => q === undefined || [...q.trim()].length === 0 || [...q.trim()].length >= MIN_SEARCH, {
+          message: `Must be at least ${MIN_SEARCH} characters (blank means no search)`,
+        })
+        .openapi({
+          param: { name: "q", in: "query" },
+          description: `Search text, at least ${MIN_SEARCH} characters after trimming; blank lists every client`,
+          example: "lopez",
+        }),
     }),
   },
   responses: {
@@ -41,7 +54,7 @@ const route = createRoute({
 const PHONE_QUERY = /^[\d\s()+\-./]+$/;
 
 /** Id order: the order of creation, so pages stay stable while clients are added. */
-const BY_ID: KeysetSort = { name: "id", direction: "asc", columns: [{ column: clients.id, kind: "int" }] };
+export const CLIENTS_SORT: KeysetSort = { name: "id", direction: "asc", columns: [{ column: clients.id, kind: "int" }] };
 
 function searchCondition(q: string): SQL {
   // The separator between the searchable fields never matches, so a match never spans two fields.
@@ -58,7 +71,7 @@ export const registerListClients = (api: Router) =>
     const query = c.req.valid("query");
     const { companyId } = c.var.auth;
     const term = query.q?.trim() || undefined;
-    const pos = listPosition(query, c.req.query("page") !== undefined, BY_ID, { companyId, filters: { q: term ?? null } });
+    const pos = listPosition(query, c.req.query("page") !== undefined, CLIENTS_SORT, { companyId, filters: { q: term ?? null } });
     const where = and(liveClients(companyId), term ? searchCondition(term) : undefined);
     const db = c.var.db;
 
@@ -69,7 +82,7 @@ export const registerListClients = (api: Router) =>
         .select({ id: clients.id })
         .from(clients)
         .where(and(where, pos.after))
-        .orderBy(...orderBySql(BY_ID))
+        .orderBy(...orderBySql(CLIENTS_SORT))
         .limit(pos.limit)
         .offset(pos.offset),
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
+import { type ApiResponse, expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
 import { newClient, newOrder, setCreatedAt } from "../../../test/support/orders";
 
 async function walk(co: TestCompany, path: string, between: (page: number) => Promise<void> = async () => {}) {
@@ -7,7 +7,7 @@ async function walk(co: TestCompany, path: string, between: (page: number) => Pr
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const res = await co.get(cursor ? `${path}&cursor=${cursor}` : path);
+    const res: ApiResponse = await co.get(cursor ? `${path}&cursor=${cursor}` : path);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     ids.push(...res.body.data.map((o: any) => o.id));
     cursor = res.body.pagination.next_cursor;

@@ -39,7 +39,9 @@ const route = createRoute({
     "`page` defaults to 1; `per_page` defaults to 25, at most 100 (out of range is 400, not clamped). " +
     "`from` / `to` are calendar dates compared with the order's created date in UTC, both inclusive: `to=2026-11-30` includes " +
     "an order created at 2026-11-30T23:59:59.999Z. An invalid date, or `from` after `to`, is 400. " +
-    "Each item has the project fields, the status and client names, and the invoice total, amount paid and balance (same rules as GET /orders/{id}).",
+    "Each item has the project fields, the status and client names, and the invoice total, amount paid and balance (same rules as GET /orders/{id}). " +
+    "Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same filters) for the next page, which costs the same at any " +
+    "depth and stays stable while orders are added or deleted; `page` also works, but a deep `page` costs time in proportion to its depth.",
   security: bearerSecurity,
   request: {
     query: z
@@ -64,7 +66,7 @@ const route = createRoute({
 });
 
 /** Newest first; the id breaks ties between orders created in the same microsecond. */
-const NEWEST_FIRST: KeysetSort = {
+export const ORDERS_SORT: KeysetSort = {
   name: "created_desc",
   direction: "desc",
   columns: [
@@ -80,7 +82,7 @@ export const registerListOrders = (api: Router) =>
     const { companyId } = c.var.auth;
     const db = c.var.db;
     const filters = { client_id: client_id ?? null, status: status ?? null, from: from ?? null, to: to ?? null };
-    const pos = listPosition(query, c.req.query("page") !== undefined, NEWEST_FIRST, { companyId, filters });
+    const pos = listPosition(query, c.req.query("page") !== undefined, ORDERS_SORT, { companyId, filters });
     const filtered = client_id !== undefined || status !== undefined || from !== undefined || to !== undefined;
     const where = and(
       liveProjects(companyId),
@@ -97,7 +99,7 @@ export const registerListOrders = (api: Router) =>
         .select({ id: projects.id })
         .from(projects)
         .where(and(where, pos.after))
-        .orderBy(...orderBySql(NEWEST_FIRST))
+        .orderBy(...orderBySql(ORDERS_SORT))
         .limit(pos.limit)
         .offset(pos.offset),
     );
@@ -114,7 +116,7 @@ export const registerListOrders = (api: Router) =>
         clientName: clients.companyName,
         taxRate: taxes.rate,
         ...invoiceAmountsColumns(invoices.id),
-        sortKey: sortKeySql(NEWEST_FIRST),
+        sortKey: sortKeySql(ORDERS_SORT),
       })
       .from(companies)
       .leftJoin(pageIds, sql`true`)
@@ -124,7 +126,7 @@ export const registerListOrders = (api: Router) =>
       .leftJoin(orderStatuses, eq(orderStatuses.id, projects.statusId))
       .leftJoin(taxes, eq(taxes.id, invoices.taxId))
       .where(eq(companies.id, companyId))
-      .orderBy(...orderBySql(NEWEST_FIRST));
+      .orderBy(...orderBySql(ORDERS_SORT));
     // A project always has its default invoice and client; the empty page is the one row without them.
     const found = rows.flatMap((r) =>
       r.project && r.invoice && r.clientName !== null ? [{ ...r, project: r.project, invoice: r.invoice }] : [],
