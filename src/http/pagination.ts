@@ -158,11 +158,11 @@ export function listPosition(
   };
 }
 
-/** An unfiltered list's exact total from the trigger-kept counters (a few rows), as a scalar subquery. */
-export const countedTotal = (companyId: number, list: "clients" | "orders") =>
+/**
+ * An exact total from the trigger-kept counters (a few rows), as a scalar subquery: `list` is a list
+ * ("clients", "orders") or one counted filter value of it ("orders/status_id=4", see drizzle/0005).
+ */
+export const countedTotal = (companyId: number, list: string) =>
   sql<number>`(select coalesce(sum(${listCounts.n}), 0) from ${listCounts} where ${listCounts.companyId} = ${companyId} and ${listCounts.list} = ${list})`.mapWith(
     Number,
   );
-
-/** A filtered list's exact total, counted by `query` (a `select count(*)`), as a scalar subquery. */
-export const countedRows = (query: SQL) => sql<number>`(${query})`.mapWith(Number);

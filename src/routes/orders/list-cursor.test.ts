@@ -78,4 +78,41 @@ describe("GET /orders with cursors", () => {
     expect((await co.get("/orders")).body.pagination.total).toBe(8);
     expect((await co.get(`/orders?client_id=${clientId}`)).body.pagination.total).toBe(2);
   });
+
+  it("keeps the status filter's total exact while orders change status, are deleted, or are another company's", async () => {
+    const a = await newCompany();
+    const b = await newCompany();
+    const ids = await a.load({
+      clients: [{ ref: "c", company_name: "C" }],
+      order_statuses: [
+        { ref: "quote", name: "Quote" },
+        { ref: "done", name: "Done" },
+      ],
+      orders: Array.from({ length: 6 }, (_, i) => ({
+        ref: `o${i}`,
+        client_ref: "c",
+        title: `O${i}`,
+        status_ref: i < 4 ? "quote" : "done",
+      })),
+    });
+    const totals = async () => [
+      (await a.get(`/orders?status=${ids.quote}`)).body.pagination.total,
+      (await a.get(`/orders?status=${ids.done}`)).body.pagination.total,
+    ];
+    expect(await totals()).toEqual([4, 2]);
+    await Promise.all([
+      a.patch(`/orders/${ids.o0}`, { status_id: ids.done }),
+      a.patch(`/orders/${ids.o1}`, { status_id: ids.done }),
+      a.del(`/orders/${ids.o2}`),
+      a.del(`/orders/${ids.o4}`),
+      a.post("/orders", { title: "New", client_id: ids.c }),
+    ]);
+    expect(await totals()).toEqual([1, 3]);
+    const quoteRows = (await a.get(`/orders?status=${ids.quote}`)).body.data.map((o: any) => o.id);
+    expect(quoteRows).toEqual([ids.o3]);
+    // Another company filtering by A's status id sees nothing, total included.
+    expect((await b.get(`/orders?status=${ids.done}`)).body.pagination.total).toBe(0);
+    // The status filter with another filter is counted from the rows: the same answer.
+    expect((await a.get(`/orders?status=${ids.done}&client_id=${ids.c}`)).body.pagination.total).toBe(3);
+  });
 });

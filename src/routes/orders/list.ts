@@ -83,7 +83,7 @@ export const registerListOrders = (api: Router) =>
     const db = c.var.db;
     const filters = { client_id: client_id ?? null, status: status ?? null, from: from ?? null, to: to ?? null };
     const pos = listPosition(query, c.req.query("page") !== undefined, ORDERS_SORT, { companyId, filters });
-    const filtered = client_id !== undefined || status !== undefined || from !== undefined || to !== undefined;
+    const counted = client_id === undefined && from === undefined && to === undefined;
     const where = and(
       liveProjects(companyId),
       client_id === undefined ? undefined : eq(projects.clientId, client_id),
@@ -93,7 +93,7 @@ export const registerListOrders = (api: Router) =>
     );
     // ONE statement: the page's ids (an index walk in list order; the extra row tells whether a next page
     // exists), then amounts for that page's invoices only, and the exact total: the counters when
-    // unfiltered, otherwise a count over the filter's index.
+    // unfiltered or filtered by status alone, otherwise a count over the filter's index.
     const pageIds = db.$with("page").as(
       db
         .select({ id: projects.id })
@@ -103,9 +103,9 @@ export const registerListOrders = (api: Router) =>
         .limit(pos.limit)
         .offset(pos.offset),
     );
-    const total = filtered
-      ? sql<number>`(select count(*) from ${projects} where ${where})`.mapWith(Number)
-      : countedTotal(companyId, "orders");
+    const total = counted
+      ? countedTotal(companyId, status === undefined ? "orders" : `orders/status_id=${status}`)
+      : sql<number>`(select count(*) from ${projects} where ${where})`.mapWith(Number);
     const rows = await db
       .with(pageIds)
       .select({
