@@ -39,6 +39,8 @@ interface Endpoint {
   path: string;
 }
 
+const SHARED_BUFFERS = "1GB";
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** The paths to time for one company, with ids and cursors taken from its own data. */
@@ -115,13 +117,30 @@ async function endpointsFor(client: pg.Client, companyId: number, n: number): Pr
 const dataDir = path.join(projectRoot, ".bench-scale", String(N));
 mkdirSync(dataDir, { recursive: true });
 let pgLog = "";
-const stack = await startStack({
-  dataDir: path.join(dataDir, "postgres"),
-  redis: "required",
-  log: (line) => {
-    pgLog += `${line}\n`;
-  },
-});
+const start = () =>
+  startStack({
+    dataDir: path.join(dataDir, "postgres"),
+    redis: "required",
+    log: (line) => {
+      pgLog += `${line}\n`;
+    },
+  });
+let stack = await start();
+// Memory for the data, as a production database of this size would have: the default 128 MB would
+// measure the operating system's page cache more than the queries.
+{
+  const admin = new pg.Client({ connectionString: stack.postgres!.url });
+  await admin.connect();
+  const { rows } = await admin.query("show shared_buffers");
+  if (rows[0].shared_buffers !== SHARED_BUFFERS) {
+    await admin.query(`alter system set shared_buffers = '${SHARED_BUFFERS}'`);
+    await admin.end();
+    await stack.stop();
+    stack = await start();
+  } else {
+    await admin.end();
+  }
+}
 const client = new pg.Client({ connectionString: stack.postgres!.url });
 let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
 try {
@@ -176,7 +195,7 @@ try {
     }
   }
 
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, local stack (embedded PostgreSQL ${(await client.query("show server_version")).rows[0].server_version}, workerd)`;
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, local stack (embedded PostgreSQL ${(await client.query("show server_version")).rows[0].server_version}, shared_buffers ${SHARED_BUFFERS}, workerd)`;
   const lines = [
     `bench:scale ${new Date().toISOString().slice(0, 10)}, N = ${N} (big) vs ${N / 100} (small), p50 of ${RUNS} interleaved runs, ${machine}`,
     "",
