@@ -33,18 +33,24 @@ export function recentCatalog(db: AnyDb, companyId: number) {
     .limit(SAMPLE_SIZE);
 }
 
-const invoiceLineFields = { ...getTableColumns(invoiceItems), orderId: projects.id };
-
 /**
  * Invoice items of the company matching `condition` that are live and whose invoice and order
- * (project) are live too; the tenant check is on every joined row.
+ * (project) are live too; the tenant check is on every joined row. The invoice and order are looked up
+ * per line (a LATERAL subquery with LIMIT 1, which PostgreSQL cannot turn into a join driven from the
+ * company's invoices): lines are found first, by their own indexes, and only those are checked.
  */
 function liveInvoiceLines(db: AnyDb, companyId: number, condition: SQL | undefined) {
-  return db
-    .select(invoiceLineFields)
-    .from(invoiceItems)
-    .innerJoin(invoices, and(eq(invoices.id, invoiceItems.invoiceId), eq(invoices.companyId, companyId), isNull(invoices.deletedAt)))
+  const order = db
+    .select({ orderId: projects.id })
+    .from(invoices)
     .innerJoin(projects, and(eq(projects.id, invoices.projectId), eq(projects.companyId, companyId), isNull(projects.deletedAt)))
+    .where(and(eq(invoices.id, invoiceItems.invoiceId), eq(invoices.companyId, companyId), isNull(invoices.deletedAt)))
+    .limit(1)
+    .as("live_order");
+  return db
+    .select({ ...getTableColumns(invoiceItems), orderId: order.orderId })
+    .from(invoiceItems)
+    .innerJoinLateral(order, sql`true`)
     .where(and(eq(invoiceItems.companyId, companyId), isNull(invoiceItems.deletedAt), condition));
 }
 
@@ -60,6 +66,8 @@ export async function findLiveInvoiceLine(db: AnyDb, companyId: number, id: numb
   const [row] = await liveInvoiceLines(db, companyId, eq(invoiceItems.id, id)).limit(1);
   return row;
 }
+
+const invoiceLineFields = { ...getTableColumns(invoiceItems), orderId: projects.id };
 
 export interface SearchStorageParts {
   local: boolean;
