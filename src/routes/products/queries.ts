@@ -13,31 +13,15 @@ export const SAMPLE_SIZE = 10;
 
 const liveCatalog = (companyId: number) => and(eq(catalogItems.companyId, companyId), isNull(catalogItems.deletedAt));
 
-/**
- * Title substring match; titles starting with q first, then by title. Two arms of at most MAX_RESULTS
- * each, so neither reads every match of a common term: titles starting with q (a range of the
- * lower(title) index), and the other matches in title order (walking the title index for a common term,
- * the trigram index for a rare one). The union, at most 2 × MAX_RESULTS rows, is put in the final order.
- */
+/** Title substring match (trigram index); titles starting with q first, then by title. */
 export function searchCatalog(db: AnyDb, companyId: number, q: string) {
-  const contains = likeContains(q);
-  const startsWith = contains.slice(1); // "%q%" → "q%"
-  const prefix = sql`lower(${catalogItems.title}) like lower(${startsWith})`;
-  const byTitle = [asc(catalogItems.title), asc(catalogItems.id)];
-  const first = db
+  const startsWith = likeContains(q).slice(1); // "%q%" → "q%"
+  return db
     .select()
     .from(catalogItems)
-    .where(and(liveCatalog(companyId), prefix))
-    .orderBy(...byTitle)
+    .where(and(liveCatalog(companyId), ilike(catalogItems.title, likeContains(q))))
+    .orderBy(sql`${catalogItems.title} ilike ${startsWith} desc`, asc(catalogItems.title), asc(catalogItems.id))
     .limit(MAX_RESULTS);
-  const rest = db
-    .select()
-    .from(catalogItems)
-    .where(and(liveCatalog(companyId), ilike(catalogItems.title, contains), sql`not (${prefix})`))
-    .orderBy(...byTitle)
-    .limit(MAX_RESULTS);
-  return sql`(select * from ((${first}) union all (${rest})) m
-    order by lower(m.title) like lower(${startsWith}) desc, m.title, m.id limit ${MAX_RESULTS})`;
 }
 
 /** The most recently added live catalog items. */

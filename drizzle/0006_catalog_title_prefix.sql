@@ -1,2 +1,0 @@
--- IF NOT EXISTS: on a large production table, build it first with `npm run db:indexes` (CONCURRENTLY); see docs/scale.md.
-CREATE INDEX IF NOT EXISTS "catalog_items_company_title_prefix_idx" ON "catalog_items" USING btree ("company_id",lower("title") text_pattern_ops) WHERE "catalog_items"."deleted_at" is null;
