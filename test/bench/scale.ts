@@ -158,6 +158,9 @@ try {
     small ??= await seedCompany(client, names.small, N / 100, console.log);
     await client.query("vacuum analyze");
     console.log(`seeded in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } else {
+    // Statistics for indexes a newer migration added (expression indexes have their own).
+    await client.query("analyze");
   }
 
   const db = drizzle(client, { schema }) as unknown as AnyDb;
