@@ -85,6 +85,9 @@ export const PaginationSchema = z
     page: z.number().int(),
     per_page: z.number().int(),
     total: z.number().int().openapi({ description: "Number of matching rows over all pages" }),
+    next_cursor: z.string().nullable().openapi({
+      description: "Pass as `cursor` for the page after this one (with the same filters); null on the last page",
+    }),
   })
   .openapi("Pagination");
 

@@ -1,8 +1,168 @@
-/**
- * The total for a page fetched with `count(*) over ()` (one round trip for page and total).
- * Past the last page no row carries the count, so only then is it counted separately.
+import { z } from "@hono/zod-openapi";
+import { type SQL, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { listCounts } from "../db/schema";
+import { invalid } from "./errors";
+
+/*
+ * Keyset (cursor) pagination. A cursor is base64url JSON of
+ *   { v: 1, s: sort name, k: the last row's sort key, f: fingerprint, p: the page number it leads to }.
+ * The fingerprint binds it to the company, the sort and the filters that produced it: used with any other
+ * query (another company's token included) it is a 400 and reads nothing. It is a guard against misuse,
+ * not a secret: every query's WHERE carries the caller's company whatever the cursor says.
+ * Keys are strings of digits (ids, and timestamps as microseconds since the epoch, so PostgreSQL's
+ * microseconds survive the trip), so a forged cursor can never make a query fail.
  */
-export async function pageTotal(rows: { total: number }[], page: number, count: () => Promise<number>): Promise<number> {
-  if (rows.length) return rows[0].total;
-  return page > 1 ? count() : 0;
+
+/** One column of a sort key: ids (int) or timestamps; every column of one sort runs the same direction. */
+export interface KeyColumn {
+  column: AnyPgColumn;
+  kind: "int" | "timestamp";
 }
+export interface KeysetSort {
+  /** Part of every cursor: a cursor of one sort is refused by another. */
+  name: string;
+  direction: "asc" | "desc";
+  columns: KeyColumn[];
+}
+
+interface Cursor {
+  key: string[];
+  page: number;
+}
+
+export const cursorQuery = {
+  cursor: z
+    .string()
+    .max(512)
+    .optional()
+    .openapi({
+      param: { name: "cursor", in: "query" },
+      description:
+        "Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row " +
+        "(stable while rows are added or deleted). Use it with the same filters; not together with `page`.",
+    }),
+};
+
+// FNV-1a: a short, stable fingerprint; integrity comes from the company in every WHERE, not from this.
+function fingerprint(parts: unknown): string {
+  let h = 0x811c9dc5;
+  for (const ch of JSON.stringify(parts)) {
+    h ^= ch.charCodeAt(0);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(36);
+}
+
+const b64url = (text: string) =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(text)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+const fromB64url = (text: string) =>
+  new TextDecoder().decode(Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)));
+
+const KEY_PATTERN = { int: /^\d{1,10}$/, timestamp: /^-?\d{1,17}$/ } as const;
+
+/** What a cursor is bound to besides its sort: the company and the list's filters. */
+export type CursorScope = { companyId: number; filters: Record<string, unknown> };
+
+export function encodeCursor(sort: KeysetSort, scope: CursorScope, key: string[], page: number): string {
+  return b64url(JSON.stringify({ v: 1, s: sort.name, k: key, f: fingerprint([sort.name, scope.companyId, scope.filters]), p: page }));
+}
+
+const badCursor = (message: string) => invalid("Invalid cursor", [{ field: "cursor", message }]);
+
+/** The cursor's position, or a 400 naming `cursor` when it is malformed or was made for another query. */
+export function decodeCursor(text: string, sort: KeysetSort, scope: CursorScope): Cursor {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fromB64url(text));
+  } catch {
+    throw badCursor("Not a cursor returned by this list");
+  }
+  const c = parsed as { v?: unknown; s?: unknown; k?: unknown; f?: unknown; p?: unknown };
+  const wellFormed =
+    c !== null &&
+    typeof c === "object" &&
+    c.v === 1 &&
+    Array.isArray(c.k) &&
+    c.k.length === sort.columns.length &&
+    c.k.every((v, i) => typeof v === "string" && KEY_PATTERN[sort.columns[i].kind].test(v)) &&
+    Number.isSafeInteger(c.p) &&
+    (c.p as number) >= 2;
+  if (!wellFormed) throw badCursor("Not a cursor returned by this list");
+  if (c.s !== sort.name || c.f !== fingerprint([sort.name, scope.companyId, scope.filters])) {
+    throw badCursor("This cursor belongs to another query: use it with the filters of the page that returned it");
+  }
+  return { key: c.k as string[], page: c.p as number };
+}
+
+const keyExpr = ({ column, kind }: KeyColumn) => (kind === "int" ? sql`${column}` : sql`(extract(epoch from ${column}) * 1000000)::bigint`);
+const keyValue = ({ kind }: KeyColumn, value: string) =>
+  kind === "int" ? sql`${Number(value)}::int` : sql`'epoch'::timestamptz + ${value}::bigint * interval '1 microsecond'`;
+
+/** Select this as a row's sort key (text[]): the last row's key becomes the next cursor. */
+export const sortKeySql = (sort: KeysetSort) =>
+  sql<string[]>`array[${sql.join(
+    sort.columns.map((c) => sql`${keyExpr(c)}::text`),
+    sql`, `,
+  )}]`;
+
+/** ORDER BY for the sort. */
+export const orderBySql = (sort: KeysetSort) =>
+  sort.columns.map((c) => (sort.direction === "asc" ? sql`${c.column} asc` : sql`${c.column} desc`));
+
+/** Rows strictly after the cursor's key in the sort's order: one row comparison an index on the sort columns serves. */
+export function afterCursor(sort: KeysetSort, cursor: Cursor | undefined): SQL | undefined {
+  if (!cursor) return undefined;
+  const cols = sql.join(
+    sort.columns.map((c) => sql`${c.column}`),
+    sql`, `,
+  );
+  const vals = sql.join(
+    sort.columns.map((c, i) => keyValue(c, cursor.key[i])),
+    sql`, `,
+  );
+  return sort.direction === "asc" ? sql`(${cols}) > (${vals})` : sql`(${cols}) < (${vals})`;
+}
+
+/**
+ * How a list request is positioned: by `cursor` (keyset, any depth at the cost of page 1) or by `page`
+ * (OFFSET: PostgreSQL still walks every earlier row). Both are a 400 together.
+ */
+export function listPosition(
+  q: { page: number; per_page: number; cursor?: string },
+  pageGiven: boolean,
+  sort: KeysetSort,
+  scope: CursorScope,
+) {
+  if (q.cursor !== undefined && pageGiven) {
+    throw invalid("Send either page or cursor", [{ field: "cursor", message: "Cannot be combined with page" }]);
+  }
+  const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor, sort, scope);
+  const page = cursor?.page ?? q.page;
+  return {
+    page,
+    after: afterCursor(sort, cursor),
+    offset: cursor ? 0 : (page - 1) * q.per_page,
+    /** One row more than the page, to know whether another page follows. */
+    limit: q.per_page + 1,
+    /** The page's rows and the pagination object, from the fetched rows (the extra row, if any, dropped). */
+    finish<T>(rows: T[], sortKey: (row: T) => string[], total: number) {
+      const more = rows.length > q.per_page;
+      const data = more ? rows.slice(0, q.per_page) : rows;
+      const next_cursor = more ? encodeCursor(sort, scope, sortKey(data[data.length - 1]), page + 1) : null;
+      return { data, pagination: { page, per_page: q.per_page, total, next_cursor } };
+    },
+  };
+}
+
+/**
+ * An exact total from the trigger-kept counters (a few rows), as a scalar subquery: `list` is a list
+ * ("clients", "orders") or one counted filter value of it ("orders/status_id=4", see drizzle/0005).
+ */
+export const countedTotal = (companyId: number, list: string) =>
+  sql<number>`(select coalesce(sum(${listCounts.n}), 0) from ${listCounts} where ${listCounts.companyId} = ${companyId} and ${listCounts.list} = ${list})`.mapWith(
+    Number,
+  );

@@ -1,7 +1,15 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, boolean, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { identityId, ref } from "./columns";
 import { companies } from "./companies";
+
+/**
+ * The searchable text of a client: company name, "first last" and email, joined by U+001F (which a
+ * search never matches, so a match never spans two fields). Used by the search index and by the
+ * search itself: the two must stay the same expression for the planner to use the index.
+ */
+export const clientSearchText = (t: { companyName: AnyPgColumn; fullName: AnyPgColumn; email: AnyPgColumn }) =>
+  sql`(${t.companyName} || E'\\x1f' || ${t.fullName} || E'\\x1f' || coalesce(${t.email}, ''))`;
 
 export const clients = pgTable(
   "clients",
@@ -27,11 +35,11 @@ export const clients = pgTable(
   (t) => [
     index("clients_company_live_idx").on(t.companyId, t.id).where(sql`${t.deletedAt} is null`),
     index("clients_company_email_idx").on(t.companyId, sql`lower(${t.email})`, t.id).where(sql`${t.deletedAt} is null`),
-    index("clients_company_name_trgm").using("gin", t.companyName.op("gin_trgm_ops")),
-    index("clients_first_name_trgm").using("gin", t.firstName.op("gin_trgm_ops")),
-    index("clients_last_name_trgm").using("gin", t.lastName.op("gin_trgm_ops")),
-    index("clients_full_name_trgm").using("gin", t.fullName.op("gin_trgm_ops")),
-    index("clients_email_trgm").using("gin", t.email.op("gin_trgm_ops")),
-    index("clients_phone_digits_trgm").using("gin", t.phoneDigits.op("gin_trgm_ops")),
+    // Search: one trigram GIN over the searchable text, led by company_id (btree_gin), so a company's
+    // search reads only its own postings.
+    index("clients_company_search_trgm")
+      .using("gin", t.companyId, sql`${clientSearchText(t)} gin_trgm_ops`)
+      .where(sql`${t.deletedAt} is null`),
+    index("clients_company_phone_trgm").using("gin", t.companyId, t.phoneDigits.op("gin_trgm_ops")).where(sql`${t.deletedAt} is null`),
   ],
 );

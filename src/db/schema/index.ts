@@ -1,6 +1,7 @@
 export * from "./accounting";
 export * from "./clients";
 export * from "./companies";
+export * from "./counts";
 export * from "./mail";
 export * from "./orders";
 export * from "./products";

@@ -53,8 +53,9 @@ export const projects = pgTable(
   },
   (t) => [
     index("projects_company_created_idx").on(t.companyId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
-    index("projects_company_client_idx").on(t.companyId, t.clientId).where(sql`${t.deletedAt} is null`),
-    index("projects_company_status_idx").on(t.companyId, t.statusId).where(sql`${t.deletedAt} is null`),
+    // The list's filters, each in the list's order (newest first), so a filtered page reads only its rows.
+    index("projects_company_client_created_idx").on(t.companyId, t.clientId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
+    index("projects_company_status_created_idx").on(t.companyId, t.statusId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
   ],
 );
 
@@ -105,8 +106,12 @@ export const invoiceItems = pgTable(
   },
   (t) => [
     index("invoice_items_invoice_idx").on(t.invoiceId, t.position, t.id),
-    index("invoice_items_title_trgm").using("gin", t.title.op("gin_trgm_ops")),
-    index("invoice_items_description_trgm").using("gin", t.description.op("gin_trgm_ops")),
+    // Line search: most recent first, and trigram matches within the company (btree_gin leads with company_id).
+    index("invoice_items_company_created_idx").on(t.companyId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
+    index("invoice_items_company_title_trgm").using("gin", t.companyId, t.title.op("gin_trgm_ops")).where(sql`${t.deletedAt} is null`),
+    index("invoice_items_company_description_trgm")
+      .using("gin", t.companyId, t.description.op("gin_trgm_ops"))
+      .where(sql`${t.deletedAt} is null`),
   ],
 );
 

@@ -20,7 +20,9 @@ export const catalogItems = pgTable(
   },
   (t) => [
     index("catalog_items_company_recent_idx").on(t.companyId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
-    index("catalog_items_title_trgm").using("gin", t.title.op("gin_trgm_ops")),
+    index("catalog_items_company_title_trgm").using("gin", t.companyId, t.title.op("gin_trgm_ops")).where(sql`${t.deletedAt} is null`),
+    // Title order within the company: a common term's first matches come from walking it.
+    index("catalog_items_company_title_idx").on(t.companyId, t.title, t.id).where(sql`${t.deletedAt} is null`),
   ],
 );
 

@@ -7,7 +7,7 @@ describe("GET /clients", () => {
     await a.load({ clients: Array.from({ length: 30 }, (_, i) => ({ ref: `c${i}`, company_name: `Client ${i}` })) });
     const first = await a.get("/clients");
     expect(first.status).toBe(200);
-    expect(first.body.pagination).toEqual({ page: 1, per_page: 25, total: 30 });
+    expect(first.body.pagination).toEqual({ page: 1, per_page: 25, total: 30, next_cursor: expect.any(String) });
     expect(first.body.data).toHaveLength(25);
     const ids = first.body.data.map((c: any) => c.id);
     expect(ids).toEqual([...ids].sort((x, y) => x - y));
@@ -15,7 +15,7 @@ describe("GET /clients", () => {
     const second = await a.get("/clients?page=2&per_page=25");
     expect(second.body.data.map((c: any) => c.company_name)).toEqual(["Client 25", "Client 26", "Client 27", "Client 28", "Client 29"]);
     const beyond = await a.get("/clients?page=9");
-    expect(beyond.body).toEqual({ data: [], pagination: { page: 9, per_page: 25, total: 30 } });
+    expect(beyond.body).toEqual({ data: [], pagination: { page: 9, per_page: 25, total: 30, next_cursor: null } });
     expect((await a.get("/clients?per_page=100")).body.data).toHaveLength(30);
   });
 
@@ -49,7 +49,7 @@ describe("GET /clients", () => {
     expect(await names("tbecker@RIVER")).toEqual(["Riverbend Athletics"]);
     expect(await names("bakery")).toEqual(["Sunrise Bakery"]);
     expect(await names("zzz")).toEqual([]);
-    expect((await a.get("/clients?q=a")).body.pagination.total).toBe(3);
+    expect((await a.get("/clients?q=example")).body.pagination.total).toBe(2);
   });
 
   it("treats %, _ and \\ in q literally", async () => {
@@ -63,9 +63,9 @@ describe("GET /clients", () => {
       ],
     });
     const names = async (q: string) => (await a.get(`/clients?q=${encodeURIComponent(q)}`)).body.data.map((c: any) => c.company_name);
-    expect(await names("%")).toEqual(["100% Cotton Club"]);
-    expect(await names("_")).toEqual(["Under_score Inc"]);
-    expect(await names("\\")).toEqual(["Back\\slash LLC"]);
+    expect(await names("00%")).toEqual(["100% Cotton Club"]);
+    expect(await names("r_s")).toEqual(["Under_score Inc"]);
+    expect(await names("k\\s")).toEqual(["Back\\slash LLC"]);
     expect(await names("0% c")).toEqual(["100% Cotton Club"]);
   });
 
@@ -84,6 +84,15 @@ describe("GET /clients", () => {
     expect(await names("(555) 010-2030")).toEqual(["Formatted"]);
     expect(await names("010 20")).toEqual(["Formatted"]);
     expect(await names("555-010")).toEqual(["Dotted", "Formatted"]);
+  });
+
+  it.each(["a", "wu", " ab ", "ñé"])("rejects q=%j (fewer than 3 characters) with 400 naming q; blank q lists all", async (q) => {
+    const a = await newCompany();
+    await a.load({ clients: [{ ref: "w", company_name: "Wu Print", first_name: "Ana" }] });
+    const err = expectError(await a.get(`/clients?q=${encodeURIComponent(q)}`), 400, "invalid_request");
+    expect(err.details).toEqual([expect.objectContaining({ field: "q", message: expect.stringContaining("at least 3") })]);
+    expect((await a.get("/clients?q=%20%20")).body.pagination.total).toBe(1);
+    expect((await a.get("/clients?q=wu%20p")).body.pagination.total).toBe(1);
   });
 
   it("never lists soft-deleted clients", async () => {
@@ -108,7 +117,10 @@ describe("GET /clients", () => {
     await b.load({ clients: [{ ref: "b1", company_name: "Other Shop" }] });
     const listB = await b.get("/clients");
     expect(listB.body.data.map((c: any) => c.company_name)).toEqual(["Other Shop"]);
-    expect((await b.get("/clients?q=Shared")).body).toEqual({ data: [], pagination: { page: 1, per_page: 25, total: 0 } });
+    expect((await b.get("/clients?q=Shared")).body).toEqual({
+      data: [],
+      pagination: { page: 1, per_page: 25, total: 0, next_cursor: null },
+    });
     expect((await b.get("/clients?q=same@example.com")).body.data).toEqual([]);
   });
 });

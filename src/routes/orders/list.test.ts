@@ -23,7 +23,7 @@ describe("GET /orders", () => {
     });
     const res = await co.get("/orders");
     expect(res.status).toBe(200);
-    expect(res.body.pagination).toEqual({ page: 1, per_page: 25, total: 2 });
+    expect(res.body.pagination).toEqual({ page: 1, per_page: 25, total: 2, next_cursor: null });
     expect(res.body.data.map((o: any) => o.id)).toEqual([ids.new, ids.old]);
     expect(res.body.data[1]).toEqual({
       id: ids.old,
@@ -55,9 +55,9 @@ describe("GET /orders", () => {
     const p3 = await co.get("/orders?per_page=2&page=3");
     expect(p1.body.data.map((o: any) => o.id)).toEqual(newestFirst.slice(0, 2));
     expect(p3.body.data.map((o: any) => o.id)).toEqual(newestFirst.slice(4));
-    expect(p3.body.pagination).toEqual({ page: 3, per_page: 2, total: 5 });
+    expect(p3.body.pagination).toEqual({ page: 3, per_page: 2, total: 5, next_cursor: null });
     const past = await co.get("/orders?per_page=2&page=9");
-    expect(past.body).toEqual({ data: [], pagination: { page: 9, per_page: 2, total: 5 } });
+    expect(past.body).toEqual({ data: [], pagination: { page: 9, per_page: 2, total: 5, next_cursor: null } });
     expect((await co.get("/orders?per_page=100")).body.data).toHaveLength(5);
     for (const q of ["per_page=0", "per_page=101", "page=0", "page=-1", "per_page=abc", "page=1.5"]) {
       const err = expectError(await co.get(`/orders?${q}`), 400, "invalid_request");
@@ -144,8 +144,14 @@ describe("GET /orders", () => {
     });
     const mine = await newOrder(b);
     expect((await b.get("/orders")).body.data.map((o: any) => o.id)).toEqual([mine.project.id]);
-    expect((await b.get(`/orders?client_id=${ids.c}`)).body).toEqual({ data: [], pagination: { page: 1, per_page: 25, total: 0 } });
-    expect((await b.get(`/orders?status=${ids.s}`)).body).toEqual({ data: [], pagination: { page: 1, per_page: 25, total: 0 } });
+    expect((await b.get(`/orders?client_id=${ids.c}`)).body).toEqual({
+      data: [],
+      pagination: { page: 1, per_page: 25, total: 0, next_cursor: null },
+    });
+    expect((await b.get(`/orders?status=${ids.s}`)).body).toEqual({
+      data: [],
+      pagination: { page: 1, per_page: 25, total: 0, next_cursor: null },
+    });
     expect((await a.get("/orders")).body.data.map((o: any) => o.id)).toEqual([ids.o]);
   });
 });

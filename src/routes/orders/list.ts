@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { and, count, desc, eq, gte, lt, sql } from "drizzle-orm";
-import { clients, invoices, orderStatuses, projects, taxes } from "../../db/schema";
+import { and, eq, gte, lt, sql } from "drizzle-orm";
+import { clients, companies, invoices, orderStatuses, projects, taxes } from "../../db/schema";
 import { invoiceTotals } from "../../domain/totals";
 import { createAuthRoute, digitsInt, MAX_INT_ID, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
-import { pageTotal } from "../../http/pagination";
+import { countedTotal, cursorQuery, type KeysetSort, listPosition, orderBySql, sortKeySql } from "../../http/pagination";
 import { isoDate } from "../../platform/dates";
 import { moneyString } from "../../platform/money";
 import { defaultInvoiceOf, invoiceAmountsColumns, liveProjects } from "./queries";
@@ -39,11 +39,14 @@ const route = createAuthRoute({
     "`page` defaults to 1; `per_page` defaults to 25, at most 100 (out of range is 400, not clamped). " +
     "`from` / `to` are calendar dates compared with the order's created date in UTC, both inclusive: `to=2026-11-30` includes " +
     "an order created at 2026-11-30T23:59:59.999Z. An invalid date, or `from` after `to`, is 400. " +
-    "Each item has the project fields, the status and client names, and the invoice total, amount paid and balance (same rules as GET /orders/{id}).",
+    "Each item has the project fields, the status and client names, and the invoice total, amount paid and balance (same rules as GET /orders/{id}). " +
+    "Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same filters) for the next page, which costs the same at any " +
+    "depth and stays stable while orders are added or deleted; `page` also works, but a deep `page` costs time in proportion to its depth.",
   request: {
     query: z
       .object({
         ...paginationQuery,
+        ...cursorQuery,
         client_id: idFilter("client_id", "Only orders of this client"),
         status: idFilter("status", "Only orders with this order-status id"),
         from: dateFilter("from", "Created on or after this date"),
@@ -59,62 +62,93 @@ const route = createAuthRoute({
   },
 });
 
+/** Newest first; the id breaks ties between orders created in the same microsecond. */
+export const ORDERS_SORT: KeysetSort = {
+  name: "created_desc",
+  direction: "desc",
+  columns: [
+    { column: projects.createdAt, kind: "timestamp" },
+    { column: projects.id, kind: "int" },
+  ],
+};
+
 export const registerListOrders = (api: Router) =>
   api.openapi(route, async (c) => {
-    const { page, per_page, client_id, status, from, to } = c.req.valid("query");
+    const query = c.req.valid("query");
+    const { client_id, status, from, to } = query;
+    const { companyId } = c.var.auth;
     const db = c.var.db;
+    const filters = { client_id: client_id ?? null, status: status ?? null, from: from ?? null, to: to ?? null };
+    const pos = listPosition(query, c.req.query("page") !== undefined, ORDERS_SORT, { companyId, filters });
+    const counted = client_id === undefined && from === undefined && to === undefined;
     const where = and(
-      liveProjects(c.var.auth.companyId),
+      liveProjects(companyId),
       client_id === undefined ? undefined : eq(projects.clientId, client_id),
       status === undefined ? undefined : eq(projects.statusId, status),
       from === undefined ? undefined : gte(projects.createdAt, sql`${from}::date::timestamp at time zone 'UTC'`),
       to === undefined ? undefined : lt(projects.createdAt, sql`(${to}::date + 1)::timestamp at time zone 'UTC'`),
     );
-    const newestFirst = [desc(projects.createdAt), desc(projects.id)];
-    // The page (and its total) first, then amounts for that page's invoices only, all in one statement.
+    // ONE statement: the page's ids (an index walk in list order; the extra row tells whether a next page
+    // exists), then amounts for that page's invoices only, and the exact total: the counters when
+    // unfiltered or filtered by status alone, otherwise a count over the filter's index.
     const pageIds = db.$with("page").as(
       db
-        .select({ id: projects.id, total: sql<number>`count(*) over ()`.mapWith(Number).as("total") })
+        .select({ id: projects.id })
         .from(projects)
-        .where(where)
-        .orderBy(...newestFirst)
-        .limit(per_page)
-        .offset((page - 1) * per_page),
+        .where(and(where, pos.after))
+        .orderBy(...orderBySql(ORDERS_SORT))
+        .limit(pos.limit)
+        .offset(pos.offset),
     );
+    const total = counted
+      ? countedTotal(companyId, status === undefined ? "orders" : `orders/status_id=${status}`)
+      : sql<number>`(select count(*) from ${projects} where ${where})`.mapWith(Number);
     const rows = await db
       .with(pageIds)
       .select({
+        total,
         project: projects,
         invoice: invoices,
         statusName: orderStatuses.name,
         clientName: clients.companyName,
         taxRate: taxes.rate,
         ...invoiceAmountsColumns(invoices.id),
-        total: pageIds.total,
+        sortKey: sortKeySql(ORDERS_SORT),
       })
-      .from(pageIds)
-      .innerJoin(projects, eq(projects.id, pageIds.id))
-      .innerJoin(invoices, defaultInvoiceOf(projects.id))
-      .innerJoin(clients, eq(clients.id, projects.clientId))
+      .from(companies)
+      .leftJoin(pageIds, sql`true`)
+      .leftJoin(projects, eq(projects.id, pageIds.id))
+      .leftJoin(invoices, defaultInvoiceOf(projects.id))
+      .leftJoin(clients, eq(clients.id, projects.clientId))
       .leftJoin(orderStatuses, eq(orderStatuses.id, projects.statusId))
       .leftJoin(taxes, eq(taxes.id, invoices.taxId))
-      .orderBy(...newestFirst);
-    const total = await pageTotal(rows, page, async () => (await db.select({ n: count() }).from(projects).where(where))[0].n);
-    const data = rows.map((r) => {
-      const totals = invoiceTotals(
-        invoiceTerms(r.invoice, r.taxRate),
-        r.lines,
-        r.payments.map((p) => p.amount),
-      );
-      return {
-        ...serializeProject(r.project),
-        status_name: r.statusName,
-        client_name: r.clientName,
-        invoice_id: r.invoice.id,
-        total: totals.total,
-        amount_paid: totals.amount_paid,
-        balance_due: totals.balance_due,
-      };
-    });
-    return c.json({ data, pagination: { page, per_page, total } }, 200);
+      .where(eq(companies.id, companyId))
+      .orderBy(...orderBySql(ORDERS_SORT));
+    // A project always has its default invoice and client; the empty page is the one row without them.
+    const found = rows.flatMap((r) =>
+      r.project && r.invoice && r.clientName !== null ? [{ ...r, project: r.project, invoice: r.invoice }] : [],
+    );
+    const { data, pagination } = pos.finish(found, (r) => r.sortKey, rows[0]?.total ?? 0);
+    return c.json(
+      {
+        data: data.map((r) => {
+          const totals = invoiceTotals(
+            invoiceTerms(r.invoice, r.taxRate),
+            r.lines,
+            r.payments.map((p) => p.amount),
+          );
+          return {
+            ...serializeProject(r.project),
+            status_name: r.statusName,
+            client_name: r.clientName as string,
+            invoice_id: r.invoice.id,
+            total: totals.total,
+            amount_paid: totals.amount_paid,
+            balance_due: totals.balance_due,
+          };
+        }),
+        pagination,
+      },
+      200,
+    );
   });

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, getTableColumns, ilike, isNull, or, type SQL, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { catalogItems, companies, invoiceItems, invoices, projects, supplierIntegrations } from "../../db/schema";
 import { likeContains } from "../../http/openapi";
 import type { Db } from "../../platform/db";
@@ -33,33 +34,70 @@ export function recentCatalog(db: Db, companyId: number) {
     .limit(SAMPLE_SIZE);
 }
 
-const invoiceLineFields = { ...getTableColumns(invoiceItems), orderId: projects.id };
+/** The live order (project) of a live invoice of the company, as a LATERAL subquery for one line. */
+const liveOrderOf = (db: Db, companyId: number, invoiceId: AnyPgColumn | SQL) =>
+  db
+    .select({ orderId: sql<number>`${projects.id}`.as("order_id") })
+    .from(invoices)
+    .innerJoin(projects, and(eq(projects.id, invoices.projectId), eq(projects.companyId, companyId), isNull(projects.deletedAt)))
+    .where(and(eq(invoices.id, invoiceId), eq(invoices.companyId, companyId), isNull(invoices.deletedAt)))
+    .limit(1)
+    .as("live_order");
 
 /**
  * Invoice items of the company matching `condition` that are live and whose invoice and order
- * (project) are live too; the tenant check is on every joined row.
+ * (project) are live too; the tenant check is on every joined row. The invoice and order are looked up
+ * per line (a LATERAL subquery with LIMIT 1, which PostgreSQL cannot turn into a join driven from the
+ * company's invoices): lines are found first, by their own indexes, and only those are checked.
  */
 function liveInvoiceLines(db: Db, companyId: number, condition: SQL | undefined) {
+  const order = liveOrderOf(db, companyId, invoiceItems.invoiceId);
   return db
-    .select(invoiceLineFields)
+    .select({ ...getTableColumns(invoiceItems), orderId: order.orderId })
     .from(invoiceItems)
-    .innerJoin(invoices, and(eq(invoices.id, invoiceItems.invoiceId), eq(invoices.companyId, companyId), isNull(invoices.deletedAt)))
-    .innerJoin(projects, and(eq(projects.id, invoices.projectId), eq(projects.companyId, companyId), isNull(projects.deletedAt)))
+    .innerJoinLateral(order, sql`true`)
     .where(and(eq(invoiceItems.companyId, companyId), isNull(invoiceItems.deletedAt), condition));
 }
 
-/** Lines whose title or description contains q (trigram indexes), most recent first. */
+/** Matching lines taken newest first before any is checked live; enough that 25 live ones are almost always among them. */
+const LINE_CANDIDATES = 1000;
+
+/**
+ * Lines whose title or description contains q (trigram indexes), most recent first, in two steps of one
+ * statement. First the newest LINE_CANDIDATES matches (index order for a common term, the trigram matches
+ * for a rare one), checked live in that order until MAX_RESULTS pass: a handful of checks instead of one
+ * per match. Only when fewer pass (few matches, or most candidates on deleted orders) does the full query
+ * run; either way the answer is the newest live matches.
+ */
 export function searchInvoiceLines(db: Db, companyId: number, q: string) {
   const pattern = likeContains(q);
-  return liveInvoiceLines(db, companyId, or(ilike(invoiceItems.title, pattern), ilike(invoiceItems.description, pattern)))
-    .orderBy(desc(invoiceItems.createdAt), desc(invoiceItems.id))
+  const matches = or(ilike(invoiceItems.title, pattern), ilike(invoiceItems.description, pattern));
+  const newest = [desc(invoiceItems.createdAt), desc(invoiceItems.id)];
+  const candidates = db
+    .select()
+    .from(invoiceItems)
+    .where(and(eq(invoiceItems.companyId, companyId), isNull(invoiceItems.deletedAt), matches))
+    .orderBy(...newest)
+    .limit(LINE_CANDIDATES);
+  const firstLive = sql`select candidate.*, live_order.order_id from (${candidates}) candidate
+    cross join lateral ${liveOrderOf(db, companyId, sql`candidate.invoice_id`)}
+    order by candidate.created_at desc, candidate.id desc limit ${MAX_RESULTS}`;
+  const all = liveInvoiceLines(db, companyId, matches)
+    .orderBy(...newest)
     .limit(MAX_RESULTS);
+  return sql`(with first_live as materialized (${firstLive})
+    select * from first_live where (select count(*) from first_live) >= ${MAX_RESULTS}
+    union all
+    select * from (${all}) all_lines where (select count(*) from first_live) < ${MAX_RESULTS}
+    order by created_at desc, id desc)`;
 }
 
 export async function findLiveInvoiceLine(db: Db, companyId: number, id: number) {
   const [row] = await liveInvoiceLines(db, companyId, eq(invoiceItems.id, id)).limit(1);
   return row;
 }
+
+const invoiceLineFields = { ...getTableColumns(invoiceItems), orderId: projects.id };
 
 export interface SearchStorageParts {
   local: boolean;

@@ -112,6 +112,32 @@ describe("GET /products/search — include", () => {
 });
 
 describe("GET /products/search — invoice lines", () => {
+  it("returns the newest 25 live matches, newest first, whether or not the newest matches are on deleted orders", async () => {
+    const co = await newCompany();
+    const live = await addOrder(
+      co,
+      Array.from({ length: 30 }, (_, i) => ({ title: `Rally towel ${i}` })),
+    );
+    const gone = await addOrder(
+      co,
+      Array.from({ length: 10 }, (_, i) => ({ title: `Rally towel gone ${i}` })),
+      { projectDeleted: true },
+    );
+    // Live lines one second apart, the deleted order's lines the newest of all.
+    await sql("update invoice_items set created_at = '2026-01-01'::timestamptz + (id || ' seconds')::interval where id = any($1)", [
+      live.items,
+    ]);
+    await sql("update invoice_items set created_at = '2026-06-01' where id = any($1)", [gone.items]);
+    const byNewest = [...live.items].sort((a, b) => b - a);
+    const newestLive = byNewest.slice(0, 25);
+    const res = await search(co, { q: "rally towel", include: "lines" });
+    expect(res.body.invoice_lines.map((l: any) => l.id)).toEqual(newestLive);
+    // Fewer live matches than a page: all of them, newest first.
+    await sql("update invoice_items set deleted_at = now() where id = any($1)", [newestLive.slice(3)]);
+    const few = await search(co, { q: "rally towel", include: "lines" });
+    expect(few.body.invoice_lines.map((l: any) => l.id)).toEqual([...byNewest.slice(0, 3), ...byNewest.slice(25)]);
+  });
+
   it("matches title or description; skips deleted items and items of deleted invoices or orders", async () => {
     const co = await newCompany();
     const live = await addOrder(co, [
