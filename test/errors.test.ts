@@ -95,7 +95,7 @@ describe("error envelope", () => {
       expect(res.headers.get("x-request-id")).toBeTruthy();
       // Logged as what failed, without the query's SQL, its parameters (the token digest) or a stack trace.
       const line = await waitFor("the error log line", () =>
-        workerLogLines(logFile).find((l) => l.includes(res.headers.get("x-request-id")!) && l.includes("unhandled error")),
+        workerLogLines(logFile).find((l) => l.includes(res.headers.get("x-request-id")!) && l.includes("database unavailable")),
       );
       expect(JSON.parse(line!).error).toMatchObject({ name: expect.any(String), message: expect.any(String) });
       expect(scanLog(logFile)).toEqual([]);

@@ -119,7 +119,7 @@ export function onError(err: Error, c: Context<AppEnv>) {
     return c.json(errorBody(code, err.message || "Invalid request"), status);
   }
   if (isDatabaseUnavailable(err)) {
-    c.get("logger")?.warn("database unavailable", { error: err.message });
+    c.get("logger")?.warn("database unavailable", { error: err });
     c.header("Retry-After", String(RETRY_AFTER_SECONDS));
     return c.json(
       errorBody("service_unavailable", "The database is unavailable; retry shortly", { retry_after_seconds: RETRY_AFTER_SECONDS }),

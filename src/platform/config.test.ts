@@ -13,6 +13,9 @@ describe("worker settings", () => {
       ACCOUNTING_MAX_ATTEMPTS: 8,
       ACCOUNTING_RETRY_BASE_SECONDS: 30,
       CORS_ALLOWED_ORIGINS: [],
+      DB_DEADLINE_MS: 4000,
+      DB_MAX_CONCURRENCY: 32,
+      TOKEN_CACHE_TTL_MS: 30_000,
     });
   });
 
