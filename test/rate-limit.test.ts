@@ -72,9 +72,9 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
       // The rest are refused at once by the isolate's own count, whatever Redis answers. (Fewer than
       // 100 when the burst straddles a window boundary: the previous window's requests weigh less.)
       expect(count(429)).toBeGreaterThan(0);
-      // Every request answered; a 5xx here is the database refusing connections, not the limiter
-      // (see docs/reliability.md), so it is the only other answer.
-      expect(count(200) + count(429) + count(500)).toBe(400);
+      // Every request answered, none with a 5xx: the database work of the served ones queues under
+      // the isolate's cap on concurrent database calls instead of exhausting PostgreSQL's connections.
+      expect(count(200) + count(429)).toBe(400);
     } finally {
       await worker.dispose();
     }
