@@ -69,7 +69,10 @@ function createApi() {
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
-    description: "64 hexadecimal characters, bound to one company. Every request is scoped to that company.",
+    description:
+      "64 hexadecimal characters, bound to one company. Every request is scoped to that company. " +
+      "A token's scope is `write` (every operation) or `read` (GET operations only; others answer 403 `forbidden`); " +
+      "each operation names the scope it needs in `x-required-scope`.",
   });
   // Built once per origin and isolate: the routes do not change at run time.
   const documents = new Map<string, object>();

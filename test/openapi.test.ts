@@ -19,11 +19,14 @@ describe("OpenAPI document and docs page", () => {
     expect(ops.length).toBeGreaterThanOrEqual(4);
     // Only the health checks are public, and they say so with an empty security list.
     expect(ops.filter(({ op }) => op.security?.length === 0).map(({ path }) => path)).toEqual(["/health", "/health/ready"]);
-    for (const { op } of ops.filter(({ op }) => op.security?.length !== 0)) {
+    for (const { method, op } of ops.filter(({ op }) => op.security?.length !== 0)) {
       expect(op.security).toEqual([{ bearerAuth: [] }]);
       // 400 comes from the shared guards (e.g. NUL in a query) on every route; bodies can also be 413 / 415.
       for (const status of ["200", "400", "401", "429", "500"]) expect(Object.keys(op.responses)).toContain(status);
       if (op.requestBody) for (const status of ["413", "415"]) expect(Object.keys(op.responses)).toContain(status);
+      // The scope each operation needs: GET reads, everything else writes (and a read-only token gets 403).
+      expect(op["x-required-scope"]).toBe(method === "get" ? "read" : "write");
+      expect(Boolean(op.responses["403"])).toBe(method !== "get");
       for (const [status, r] of Object.entries(op.responses as Record<string, any>)) {
         if (status !== "200") expect(r.content["application/json"].schema.$ref).toBe("#/components/schemas/Error");
       }
@@ -114,7 +117,7 @@ describe("OpenAPI document and docs page", () => {
   it("lists the error codes as an enum and declares the CORS header on every answer", async () => {
     const doc = (await call("GET", "/openapi.json")).body;
     expect(doc.components.schemas.Error.properties.error.properties.code.enum).toEqual(
-      expect.arrayContaining(["invalid_request", "unauthenticated", "not_found", "rate_limited", "internal_error"]),
+      expect.arrayContaining(["invalid_request", "unauthenticated", "forbidden", "not_found", "rate_limited", "internal_error"]),
     );
     for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) {
       for (const op of Object.values(item)) {

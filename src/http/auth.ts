@@ -1,6 +1,6 @@
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
-import { apiTokens } from "../db/schema";
+import { apiTokens, type TokenScope } from "../db/schema";
 import type { Db } from "../platform/db";
 import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
@@ -23,6 +23,8 @@ const MAX_CACHED_TOKENS = 10_000;
 interface CheckedToken {
   tokenId: number;
   companyId: number;
+  /** Fixed at creation, so a cached entry never holds a stale scope. */
+  scope: TokenScope;
   /** ms since the epoch; null: never used. */
   lastUsedAt: number | null;
   checkedAt: number;
@@ -38,11 +40,19 @@ const inFlight = new Map<string, Promise<CheckedToken | undefined>>();
 
 async function findToken(db: Db, tokenHash: string): Promise<CheckedToken | undefined> {
   const [row] = await db
-    .select({ id: apiTokens.id, companyId: apiTokens.companyId, lastUsedAt: apiTokens.lastUsedAt })
+    .select({ id: apiTokens.id, companyId: apiTokens.companyId, scope: apiTokens.scope, lastUsedAt: apiTokens.lastUsedAt })
     .from(apiTokens)
     .where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)))
     .limit(1);
-  return row && { tokenId: row.id, companyId: row.companyId, lastUsedAt: row.lastUsedAt?.getTime() ?? null, checkedAt: Date.now() };
+  return (
+    row && {
+      tokenId: row.id,
+      companyId: row.companyId,
+      scope: row.scope,
+      lastUsedAt: row.lastUsedAt?.getTime() ?? null,
+      checkedAt: Date.now(),
+    }
+  );
 }
 
 /** One lookup per token at a time; the answer replaces (or, for a revoked token, removes) the cached entry. */
@@ -163,7 +173,22 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
     );
   }
 
-  c.set("auth", { companyId: token.companyId, tokenId: token.tokenId, tokenHash });
+  c.set("auth", { companyId: token.companyId, tokenId: token.tokenId, scope: token.scope, tokenHash });
   await next();
   for (const [k, v] of Object.entries(headers)) c.res.headers.set(k, v);
 });
+
+/**
+ * Refuses (403) a token without the scope an operation needs. Runs right after `authenticate`, before
+ * the body is parsed or the handler runs, so a read token never reaches code that writes.
+ */
+export const requireScope = (needed: TokenScope) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    if (needed === "write" && c.var.auth.scope !== "write") {
+      throw new ApiError(403, "forbidden", "This token is read-only; this operation needs a token with the write scope", {
+        required_scope: needed,
+        token_scope: c.var.auth.scope,
+      });
+    }
+    await next();
+  });

@@ -1,3 +1,4 @@
+import type { TokenScope } from "../db/schema";
 import type { Config } from "../platform/config";
 import type { Db } from "../platform/db";
 import type { Bindings } from "../platform/env";
@@ -6,6 +7,8 @@ import type { Logger } from "../platform/logger";
 export interface Auth {
   companyId: number;
   tokenId: number;
+  /** `read`: GET operations only; `write`: every operation. */
+  scope: TokenScope;
   /** SHA-256 hex digest of the bearer token; the rate-limit key. Never the raw token. */
   tokenHash: string;
 }

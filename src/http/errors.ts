@@ -9,6 +9,7 @@ import type { AppEnv } from "./context";
 export const ERROR_CODES = [
   "invalid_request",
   "unauthenticated",
+  "forbidden",
   "not_found",
   "integration_unavailable",
   "rate_limited",
@@ -55,6 +56,7 @@ export const ErrorSchema = z
 const descriptions = {
   400: "invalid_request: the request is malformed or failed validation; `details` names the fields",
   401: "unauthenticated: missing, malformed, unknown or revoked bearer token",
+  403: "forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write)",
   408: "invalid_request: the request body did not arrive within 10 s",
   404: "not_found: no such resource for the caller's company (another company's rows answer the same)",
   409: "integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete",

@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
-import { authenticate } from "./auth";
+import type { TokenScope } from "../db/schema";
+import { authenticate, requireScope } from "./auth";
 import type { AppEnv } from "./context";
 import { authErrors, type ErrorStatus, errorResponses, validationHook } from "./errors";
 import { jsonBody, readBody } from "./json-body";
@@ -15,30 +16,47 @@ type AuthRouteConfig = Omit<RouteConfig, "security" | "middleware" | "operationI
   bodyLimit?: number;
   /** Error statuses particular to this route (404, 409 …); the shared ones are added for every route. */
   errors?: readonly ErrorStatus[];
+  /** The token scope the operation needs: `read` for GET, `write` for anything else unless stated. */
+  scope?: TokenScope;
+};
+
+/** How the document says which scope an operation needs (http bearer security cannot carry scopes). */
+export const SCOPE_EXTENSION = "x-required-scope";
+
+const defaultScope = (method: RouteConfig["method"]): TokenScope => (method === "get" ? "read" : "write");
+
+const scopeSentences: Record<TokenScope, string> = {
+  read: "Scope: `read` (any token may call it).",
+  write: "Scope: `write` (a read-only token gets 403 `forbidden`).",
 };
 
 /**
  * A route behind the bearer token: the security scheme and the error responses every such route
- * can give (400 from the shared guards and validation, 401, 429, 500; 408, 413 and 415 with a body)
- * are added here, with the route's middleware: the body reader (size limit, deadline), the token
- * lookup and rate limit, and the JSON body guard (content type, UTF-8, storable values). A route file states only what is particular to it.
+ * can give (400 from the shared guards and validation, 401, 429, 500; 408, 413 and 415 with a body;
+ * 403 when it needs the write scope) are added here, with the operation's required scope (in
+ * `x-required-scope` and its description), and with the route's middleware: the body reader (size
+ * limit, deadline), the token lookup and rate limit, the scope check, and the JSON body guard (content type, UTF-8, storable values). A route file states only what is particular to it.
  */
 export function createAuthRoute<P extends string, R extends AuthRouteConfig & { path: P }>(config: R) {
-  const { bodyLimit, errors = [], ...route } = config;
+  const { bodyLimit, errors = [], scope = defaultScope(config.method), ...route } = config;
   const hasBody = Boolean(route.request?.body);
+  // The scope check follows the token lookup and comes before the body is parsed or the handler runs.
+  const guard = scope === "write" ? [authenticate, requireScope("write")] : [authenticate];
   return createRoute({
     ...route,
+    description: [route.description, scopeSentences[scope]].filter(Boolean).join("\n\n"),
     security: [{ bearerAuth: [] }],
+    [SCOPE_EXTENSION]: scope,
     // Body first (read within its deadline), then the token lookup, then the parse: no database
     // work waits on a slow upload, and a bad body from an unknown token still gets 401.
-    middleware: hasBody ? [readBody(bodyLimit), authenticate, jsonBody] : [authenticate],
+    middleware: hasBody ? [readBody(bodyLimit), ...guard, jsonBody] : guard,
     responses: {
       ...route.responses,
-      ...errorResponses(400, ...(hasBody ? ([408, 413, 415] as const) : []), ...errors),
+      ...errorResponses(400, ...(hasBody ? ([408, 413, 415] as const) : []), ...(scope === "write" ? ([403] as const) : []), ...errors),
       ...authErrors,
     },
     // The added error responses are thrown (ApiError), never returned: handlers keep the route's own response types.
-  }) as unknown as Omit<R, "bodyLimit" | "errors"> & { getRoutingPath(): string };
+  }) as unknown as Omit<R, "bodyLimit" | "errors" | "scope"> & { getRoutingPath(): string };
 }
 
 export const DEFAULT_PER_PAGE = 25;

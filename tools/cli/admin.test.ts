@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { call, sql } from "../../test/support/api";
+import { call, expectError, sql } from "../../test/support/api";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -33,8 +33,9 @@ describe("admin CLI", () => {
     const token = admin("token", "create", "--company", String(company.json.company_id));
     expect(token.json.token).toMatch(/^[0-9a-f]{64}$/);
     const list = admin("token", "list", "--company", String(company.json.company_id));
+    expect(token.json.scope).toBe("write");
     expect(list.json.tokens).toEqual([
-      { token_id: token.json.token_id, created_at: expect.any(String), last_used_at: null, revoked_at: null },
+      { token_id: token.json.token_id, scope: "write", created_at: expect.any(String), last_used_at: null, revoked_at: null },
     ]);
     expect(JSON.stringify(list.json)).not.toContain(token.json.token);
 
@@ -103,5 +104,30 @@ describe("admin CLI", () => {
       expect(out).not.toMatch(/insert into|select .* from/i);
     }
     expect(admin("frobnicate").code).toBe(2);
+  }, 60_000);
+
+  // Last: its HTTP calls leave a pooled connection that a long spawnSync in a later test would find closed.
+  it("creates a read-only token (--scope read) that reads but gets 403 on writes; lists scopes; refuses other scopes", async () => {
+    const id = String(admin("company", "create", "--name", "CLI Scopes").json.company_id);
+    const read = admin("token", "create", "--company", id, "--scope", "read");
+    expect(read.code).toBe(0);
+    expect(read.json).toEqual({ token: expect.stringMatching(/^[0-9a-f]{64}$/), token_id: expect.any(Number), scope: "read" });
+    const write = admin("token", "create", "--company", id, "--scope", "write");
+    expect(write.json.scope).toBe("write");
+    expect(
+      admin("token", "list", "--company", id).json.tokens.map((t: { token_id: number; scope: string }) => [t.token_id, t.scope]),
+    ).toEqual([
+      [read.json.token_id, "read"],
+      [write.json.token_id, "write"],
+    ]);
+    expect((await call("GET", "/clients", { token: read.json.token })).status).toBe(200);
+    expectError(await call("POST", "/clients", { token: read.json.token, body: { company_name: "No" } }), 403, "forbidden");
+    expect((await call("POST", "/clients", { token: write.json.token, body: { company_name: "Yes" } })).status).toBe(200);
+
+    const bad = admin("token", "create", "--company", id, "--scope", "admin");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.split("\n")[0]).toBe("error: --scope must be one of: read, write");
+    expect(bad.stderr).not.toMatch(/\bat \S+:\d+/);
+    expect(admin("token", "list", "--company", id).json.tokens).toHaveLength(2);
   }, 60_000);
 });

@@ -3,7 +3,7 @@ import { type ParseArgsConfig, parseArgs } from "node:util";
 import { ConfigError } from "../../src/platform/config";
 import type { Db } from "../../src/platform/db";
 import { accountingStatus, connectAccounting } from "../ops/accounting";
-import { createCompany, createOrderStatus, createTax, createToken, importFile, listTokens, revokeToken } from "../ops/commands";
+import { createCompany, createOrderStatus, createTax, createToken, importFile, listTokens, revokeToken, tokenScope } from "../ops/commands";
 import { dataRoot, openDatabase } from "../ops/config";
 import { findDevServer, runScheduled } from "../ops/dev-server";
 import { CommandError } from "../ops/errors";
@@ -62,9 +62,10 @@ export const commands: Record<string, Command> = {
     run: (db, v) => createCompany(db, { name: str(v, "name"), accountingSync: Boolean(v["accounting-sync"]) }),
   },
   "token create": {
-    usage: "token create --company ID",
-    options: { company: { type: "string" } },
-    run: (db, v) => createToken(db, { companyId: int(v, "company") }),
+    usage: "token create --company ID [--scope read|write]",
+    options: { company: { type: "string" }, scope: { type: "string" } },
+    run: (db, v) =>
+      createToken(db, { companyId: int(v, "company"), scope: v.scope === undefined ? undefined : tokenScope(String(v.scope)) }),
   },
   "token revoke": {
     usage: "token revoke --token-id ID",

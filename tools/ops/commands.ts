@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import { apiTokens, companies } from "../../src/db/schema";
+import { apiTokens, companies, TOKEN_SCOPES, type TokenScope } from "../../src/db/schema";
 import { sha256Hex } from "../../src/http/auth";
 import type { Db } from "../../src/platform/db";
 import { CommandError } from "./errors";
@@ -46,14 +46,21 @@ export function httpUrlOption(option: string, raw: string, credentialsHint?: str
   return url.toString().replace(/\/+$/, "");
 }
 
-export async function createToken(db: Db, opts: { companyId: number }) {
+/** A token scope given by an operator (`--scope`); anything but read or write is bad input. */
+export function tokenScope(raw: string): TokenScope {
+  if (!(TOKEN_SCOPES as readonly string[]).includes(raw)) throw new CommandError(`--scope must be one of: ${TOKEN_SCOPES.join(", ")}`);
+  return raw as TokenScope;
+}
+
+/** A new token for the company; `write` (every operation) unless a read-only (GET) token is asked for. */
+export async function createToken(db: Db, opts: { companyId: number; scope?: TokenScope }) {
   await requireCompany(db, opts.companyId);
   const token = randomBytes(32).toString("hex");
   const [row] = await db
     .insert(apiTokens)
-    .values({ companyId: opts.companyId, tokenHash: await sha256Hex(token) })
-    .returning({ id: apiTokens.id });
-  return { token, token_id: row.id };
+    .values({ companyId: opts.companyId, tokenHash: await sha256Hex(token), scope: opts.scope ?? "write" })
+    .returning({ id: apiTokens.id, scope: apiTokens.scope });
+  return { token, token_id: row.id, scope: row.scope };
 }
 
 export async function revokeToken(db: Db, opts: { tokenId: number }) {
@@ -69,13 +76,20 @@ export async function revokeToken(db: Db, opts: { tokenId: number }) {
 export async function listTokens(db: Db, opts: { companyId: number }) {
   await requireCompany(db, opts.companyId);
   const rows = await db
-    .select({ id: apiTokens.id, createdAt: apiTokens.createdAt, lastUsedAt: apiTokens.lastUsedAt, revokedAt: apiTokens.revokedAt })
+    .select({
+      id: apiTokens.id,
+      scope: apiTokens.scope,
+      createdAt: apiTokens.createdAt,
+      lastUsedAt: apiTokens.lastUsedAt,
+      revokedAt: apiTokens.revokedAt,
+    })
     .from(apiTokens)
     .where(eq(apiTokens.companyId, opts.companyId))
     .orderBy(asc(apiTokens.id));
   return {
     tokens: rows.map((r) => ({
       token_id: r.id,
+      scope: r.scope,
       created_at: r.createdAt.toISOString(),
       last_used_at: r.lastUsedAt?.toISOString() ?? null,
       revoked_at: r.revokedAt?.toISOString() ?? null,

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, check, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { identityId, ref } from "./columns";
 
 export const companies = pgTable("companies", {
@@ -10,6 +10,10 @@ export const companies = pgTable("companies", {
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
 });
 
+/** What a token may do: `read` is GET only, `write` is every operation. */
+export const TOKEN_SCOPES = ["read", "write"] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
 export const apiTokens = pgTable(
   "api_tokens",
   {
@@ -17,9 +21,14 @@ export const apiTokens = pgTable(
     companyId: ref("company_id", () => companies.id),
     // Only the SHA-256 digest (hex) is stored; the raw token is shown once at creation.
     tokenHash: text("token_hash").notNull().unique(),
+    // Fixed at creation; tokens made before scopes existed can do everything, so the default is write.
+    scope: text("scope", { enum: TOKEN_SCOPES }).notNull().default("write"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
   },
-  (t) => [index("api_tokens_company_idx").on(t.companyId).where(sql`${t.revokedAt} is null`)],
+  (t) => [
+    index("api_tokens_company_idx").on(t.companyId).where(sql`${t.revokedAt} is null`),
+    check("api_tokens_scope_ck", sql`${t.scope} in ('read', 'write')`),
+  ],
 );

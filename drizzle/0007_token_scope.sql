@@ -1,0 +1,2 @@
+ALTER TABLE "api_tokens" ADD COLUMN "scope" text DEFAULT 'write' NOT NULL;--> statement-breakpoint
+ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_scope_ck" CHECK ("api_tokens"."scope" in ('read', 'write'));

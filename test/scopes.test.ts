@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import { createToken } from "../tools/ops/commands";
+import { call, db, expectError, newCompany, sql, type TestCompany } from "./support/api";
+import { newOrder } from "./support/orders";
+
+type Operation = { path: string; method: string; op: Record<string, any> };
+
+async function tokenOperations(): Promise<Operation[]> {
+  const doc = (await call("GET", "/openapi.json")).body;
+  return Object.entries(doc.paths as Record<string, Record<string, any>>)
+    .flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })))
+    .filter(({ op }) => op.security?.length !== 0);
+}
+
+/** Every row of every table that has a company_id, for this company (tokens aside: last_used_at moves). */
+async function companyRows(companyId: number) {
+  const tables = await sql<{ table_name: string }>(
+    `select table_name from information_schema.columns
+     where table_schema = 'public' and column_name = 'company_id' and table_name <> 'api_tokens' order by table_name`,
+  );
+  const out: Record<string, unknown[]> = {};
+  for (const { table_name } of tables) {
+    out[table_name] = (
+      await sql<{ row: unknown }>(`select to_jsonb(t) as row from "${table_name}" t where company_id = $1 order by 1::text`, [companyId])
+    )
+      .map((r) => r.row)
+      .sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)));
+  }
+  return out;
+}
+
+/** A company with one of everything, and the ids to put in each path parameter. */
+async function populated(co: TestCompany) {
+  const { project } = await newOrder(co);
+  const item = await co.post(`/orders/${project.id}/items`, { title: "Tees", quantity: 10, unit_price: "10.00" });
+  const payment = await co.post(`/orders/${project.id}/payments`, { amount: "5.00" });
+  const artwork = await co.post(`/orders/${project.id}/artworks`, { status: "approved" });
+  expect([item.status, payment.status, artwork.status]).toEqual([200, 200, 200]);
+  const params: Record<string, string | number> = {
+    id: project.id,
+    item_id: item.body.item.id,
+    payment_id: payment.body.payment.id,
+    artwork_id: artwork.body.artwork.id,
+    source: "catalog",
+    legacyThreadId: "thread-1",
+  };
+  return (path: string) => path.replace(/\{([^}]+)\}/g, (_, name: string) => String(params[name] ?? 1));
+}
+
+describe("token scopes", () => {
+  it("a read token gets 403 forbidden on every non-GET operation of the document and changes nothing; every GET is allowed", async () => {
+    const co = await newCompany();
+    const concrete = await populated(co);
+    const { token: readToken } = await createToken(db(), { companyId: co.companyId, scope: "read" });
+    const before = await companyRows(co.companyId);
+    expect(before.clients.length).toBeGreaterThan(0);
+    const ops = await tokenOperations();
+    let writes = 0;
+    for (const { path, method, op } of ops) {
+      const what = `${method.toUpperCase()} ${path}`;
+      if (method === "get") {
+        expect(op["x-required-scope"], what).toBe("read");
+        expect(op.responses["403"], what).toBeUndefined();
+        const res = await call("GET", concrete(path), { token: readToken });
+        expect(res.status, `${what}: ${JSON.stringify(res.body)}`).not.toBe(403);
+        continue;
+      }
+      writes++;
+      expect(op["x-required-scope"], what).toBe("write");
+      expect(op.description, what).toContain("Scope: `write`");
+      expect(op.responses["403"].content["application/json"].schema.$ref, what).toBe("#/components/schemas/Error");
+      const res = await call(method.toUpperCase(), concrete(path), { token: readToken, ...(op.requestBody ? { body: {} } : {}) });
+      const err = expectError(res, 403, "forbidden");
+      expect(err.details, what).toEqual({ required_scope: "write", token_scope: "read" });
+      // Answered after the limiter ran, like every other authenticated answer.
+      expect(res.headers.get("x-ratelimit-limit"), what).toBeTruthy();
+    }
+    expect(writes).toBeGreaterThanOrEqual(10);
+    expect(await companyRows(co.companyId)).toEqual(before);
+  });
+
+  it("refuses a valid write from a read token that the company's write token is allowed", async () => {
+    const co = await newCompany();
+    const { token: readToken } = await createToken(db(), { companyId: co.companyId, scope: "read" });
+    const { project } = await newOrder(co);
+    // Twice: the second answer comes from the per-isolate token cache, which carries the scope.
+    for (let i = 0; i < 2; i++) {
+      expectError(await call("POST", "/clients", { token: readToken, body: { company_name: "Read Co" } }), 403, "forbidden");
+      expectError(await call("DELETE", `/orders/${project.id}`, { token: readToken }), 403, "forbidden");
+    }
+    expect(await sql("select 1 from clients where company_id = $1 and company_name = 'Read Co'", [co.companyId])).toEqual([]);
+    expect((await call("GET", `/orders/${project.id}`, { token: readToken })).status).toBe(200);
+    expect((await co.post("/clients", { company_name: "Read Co" })).status).toBe(200);
+    expect((await co.del(`/orders/${project.id}`)).status).toBe(200);
+  });
+
+  it("a read token of another company gets 404 for a row it does not own, exactly as for a missing row", async () => {
+    const a = await newCompany();
+    const b = await newCompany();
+    const { project } = await newOrder(a);
+    const { token: bRead } = await createToken(db(), { companyId: b.companyId, scope: "read" });
+    const foreign = await call("GET", `/orders/${project.id}`, { token: bRead });
+    const missing = await call("GET", "/orders/2147483647", { token: bRead });
+    expectError(foreign, 404, "not_found");
+    expect(foreign.body).toEqual(missing.body);
+  });
+
+  it("tokens without a stated scope are write tokens; the database refuses any other scope", async () => {
+    const co = await newCompany();
+    const [row] = await sql<{ scope: string }>("select scope from api_tokens where id = $1", [co.tokenId]);
+    expect(row.scope).toBe("write");
+    await expect(
+      sql("insert into api_tokens (company_id, token_hash, scope) values ($1, $2, 'admin')", [co.companyId, "f".repeat(64)]),
+    ).rejects.toThrow(/api_tokens_scope_ck/);
+  });
+});
