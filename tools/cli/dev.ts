@@ -8,7 +8,6 @@ import { Cron } from "croner";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../src/db/schema";
-import type { Db } from "../../src/platform/db";
 import { unreachableByPostgres, unreachableDataDirMessage } from "../local/data-dir";
 import { freePort } from "../local/ports";
 import { type Stack, startStack } from "../local/stack";

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { type AnyPgColumn, boolean, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, boolean, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { identityId, ref } from "./columns";
 import { companies } from "./companies";
 
