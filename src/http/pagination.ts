@@ -235,6 +235,8 @@ export function syncFilter(q: { updated_since?: string; include_deleted?: "true"
     nextSince:
       since === undefined
         ? sql<string | null>`null`
-        : sql<string | null>`to_char(greatest(${since}::timestamptz, ${syncWatermarkSql}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+        : sql<
+            string | null
+          >`to_char(greatest(${since}::timestamptz, ${syncWatermarkSql}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   };
 }

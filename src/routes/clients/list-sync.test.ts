@@ -10,12 +10,19 @@ async function clientsAt(co: TestCompany, at: string[]) {
   for (const [i, id] of ids.entries()) await sql("update clients set updated_at = $2 where id = $1", [id, at[i]]);
   return ids;
 }
-const dbNow = async () => (await sql<{ now: string }>("select to_char(now() at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') now"))[0].now;
+const dbNow = async () =>
+  (await sql<{ now: string }>("select to_char(now() at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') now"))[0].now;
 
 describe("GET /clients incremental sync", () => {
   it("pages by (updated_at, id) across equal and microsecond-apart instants, with tombstones only on request", async () => {
     const a = await newCompany();
-    const at = ["2026-01-01T00:00:00.000002Z", "2026-01-01T00:00:00.000001Z", "2026-01-01T00:00:00.000001Z", "2025-12-31T00:00:00Z", "2026-02-01T00:00:00Z"];
+    const at = [
+      "2026-01-01T00:00:00.000002Z",
+      "2026-01-01T00:00:00.000001Z",
+      "2026-01-01T00:00:00.000001Z",
+      "2025-12-31T00:00:00Z",
+      "2026-02-01T00:00:00Z",
+    ];
     const ids = await clientsAt(a, at);
     const order = [ids[3], ids[1], ids[2], ids[0], ids[4]];
     const pass = await syncPass(a, "/clients", EPOCH, { perPage: 2 });
@@ -61,9 +68,9 @@ describe("GET /clients incremental sync", () => {
       expect(expectError(await a.get(path), 400, "invalid_request").details).toEqual([expect.objectContaining({ field: "cursor" })]);
     }
     // Company B: the cursor is refused, and its own sync sees none of A's clients.
-    expect(expectError(await b.get(`/clients?updated_since=${EPOCH}&per_page=1&cursor=${cursor}`), 400, "invalid_request").details).toEqual([
-      expect.objectContaining({ field: "cursor" }),
-    ]);
+    expect(expectError(await b.get(`/clients?updated_since=${EPOCH}&per_page=1&cursor=${cursor}`), 400, "invalid_request").details).toEqual(
+      [expect.objectContaining({ field: "cursor" })],
+    );
     const other = await b.get(`/clients?updated_since=${EPOCH}&include_deleted=true`);
     expect(other.body.data).toEqual([]);
     expect(other.body.pagination.total).toBe(0);

@@ -107,7 +107,9 @@ export const registerListClients = (api: Router) =>
         .offset(pos.offset),
     );
     const counted = !term && !sync.sync && !sync.includeDeleted;
-    const total = counted ? countedTotal(companyId, "clients") : sql<number>`(select count(*) from ${clients} where ${where})`.mapWith(Number);
+    const total = counted
+      ? countedTotal(companyId, "clients")
+      : sql<number>`(select count(*) from ${clients} where ${where})`.mapWith(Number);
     const rows = await db
       .with(pageIds)
       .select({ total, nextSince: sync.nextSince, client: clients, sortKey: sortKeySql(sort) })
@@ -119,5 +121,11 @@ export const registerListClients = (api: Router) =>
     const found = rows.flatMap((r) => (r.client ? [{ client: r.client, sortKey: r.sortKey }] : []));
     const { data, pagination } = pos.finish(found, (r) => r.sortKey, rows[0]?.total ?? 0);
     const nextSince = rows[0]?.nextSince;
-    return c.json({ data: data.map((r) => serializeClient(r.client)), pagination: nextSince ? { ...pagination, next_updated_since: nextSince } : pagination }, 200);
+    return c.json(
+      {
+        data: data.map((r) => serializeClient(r.client)),
+        pagination: nextSince ? { ...pagination, next_updated_since: nextSince } : pagination,
+      },
+      200,
+    );
   });

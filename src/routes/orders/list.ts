@@ -28,9 +28,7 @@ const OrderSummarySchema = ProjectSchema.extend({
   total: moneyString("Invoice total, as in GET /orders/{id}"),
   amount_paid: moneyString(),
   balance_due: moneyString(),
-  deleted_at: timestamp()
-    .nullable()
-    .openapi({ description: "Set on tombstones (`include_deleted=true`): when the order was deleted" }),
+  deleted_at: timestamp().nullable().openapi({ description: "Set on tombstones (`include_deleted=true`): when the order was deleted" }),
 }).openapi("OrderSummary");
 
 const idFilter = (name: string, description: string) =>
