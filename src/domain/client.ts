@@ -18,7 +18,9 @@ export const ClientSchema = z
     tax_exempt_reason: z.string().nullable(),
     created_at: timestamp(),
     updated_at: timestamp(),
-    deleted_at: timestamp().nullable().openapi({ description: "Set only in the response to a soft delete" }),
+    deleted_at: timestamp()
+      .nullable()
+      .openapi({ description: "Set in the response to a soft delete and on tombstones (lists with `include_deleted=true`)" }),
   })
   .openapi("Client");
 

@@ -2,7 +2,9 @@ import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { listCounts } from "../db/schema";
+import { isoDateTime } from "../platform/dates";
 import { invalid } from "./errors";
+import { PaginationSchema, timestamp } from "./openapi";
 
 /*
  * Keyset (cursor) pagination. A cursor is base64url JSON of
@@ -166,3 +168,75 @@ export const countedTotal = (companyId: number, list: string) =>
   sql<number>`(select coalesce(sum(${listCounts.n}), 0) from ${listCounts} where ${listCounts.companyId} = ${companyId} and ${listCounts.list} = ${list})`.mapWith(
     Number,
   );
+
+/*
+ * Incremental sync: `updated_since` switches a list to (updated_at, id) ascending with keyset cursors.
+ * `updated_at` is set by the database to now(), the writing transaction's START time, so a row can commit
+ * with an updated_at older than rows a sync already read. Each page therefore only returns rows changed
+ * before a watermark no transaction still running can write behind: the start of the oldest transaction
+ * in progress on this database (the API's own role sees all of its sessions), and at most
+ * now() - SYNC_LAG_SECONDS for what that view cannot show (sessions of other roles, a transaction in its
+ * first instant). The watermark is cut to whole milliseconds, so the wire's timestamps carry it exactly.
+ */
+export const SYNC_LAG_SECONDS = 2;
+export const syncWatermarkSql = sql<string>`(select date_trunc('milliseconds', least(now() - make_interval(secs => ${SYNC_LAG_SECONDS}), (select min(xact_start) from pg_stat_activity where datname = current_database()))))`;
+
+export const syncQuery = {
+  updated_since: isoDateTime()
+    .optional()
+    .openapi({
+      param: { name: "updated_since", in: "query" },
+      description:
+        "Incremental sync: only rows whose `updated_at` is at or after this instant, ordered by `updated_at` then `id` ascending, " +
+        `and only rows changed more than ${SYNC_LAG_SECONDS} seconds ago (see \`pagination.next_updated_since\`). ` +
+        "Follow `next_cursor` to the end, then keep `pagination.next_updated_since` for the next sync.",
+      example: "2026-11-21T13:37:00.000Z",
+    }),
+  include_deleted: z
+    .enum(["true", "false"])
+    .optional()
+    .openapi({
+      param: { name: "include_deleted", in: "query" },
+      description: "`true` also returns soft-deleted rows (tombstones: `deleted_at` set), so a sync sees deletions",
+    }),
+};
+
+export const SyncPaginationSchema = PaginationSchema.extend({
+  next_updated_since: timestamp()
+    .optional()
+    .openapi({
+      description:
+        "Only with `updated_since`: every change before this instant is in this sync's pages once `next_cursor` is null. " +
+        "Send it as `updated_since` on the next sync: nothing is skipped and nothing unchanged is repeated",
+    }),
+}).openapi("SyncPagination");
+
+/** The (updated_at, id) ascending sort of a table with those columns. */
+export const updatedSort = (updatedAt: AnyPgColumn, id: AnyPgColumn): KeysetSort => ({
+  name: "updated_asc",
+  direction: "asc",
+  columns: [
+    { column: updatedAt, kind: "timestamp" },
+    { column: id, kind: "int" },
+  ],
+});
+
+/**
+ * What `updated_since` / `include_deleted` add to a list's WHERE (undefined when absent), and the
+ * next_updated_since to answer (a SQL column, null outside sync).
+ */
+export function syncFilter(q: { updated_since?: string; include_deleted?: "true" | "false" }, updatedAt: AnyPgColumn) {
+  const since = q.updated_since;
+  return {
+    sync: since !== undefined,
+    includeDeleted: q.include_deleted === "true",
+    where: since === undefined ? undefined : sql`${updatedAt} >= ${since}::timestamptz and ${updatedAt} < ${syncWatermarkSql}`,
+    /** Never before `updated_since` itself: a sync never goes backwards. */
+    nextSince:
+      since === undefined
+        ? sql<string | null>`null`
+        : sql<
+            string | null
+          >`to_char(greatest(${since}::timestamptz, ${syncWatermarkSql}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+  };
+}

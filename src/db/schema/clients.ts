@@ -34,6 +34,8 @@ export const clients = pgTable(
   },
   (t) => [
     index("clients_company_live_idx").on(t.companyId, t.id).where(sql`${t.deletedAt} is null`),
+    // Incremental sync (updated_since): every row, tombstones included, in (updated_at, id) order.
+    index("clients_company_updated_idx").on(t.companyId, t.updatedAt, t.id),
     index("clients_company_email_idx").on(t.companyId, sql`lower(${t.email})`, t.id).where(sql`${t.deletedAt} is null`),
     // Search: one trigram GIN over the searchable text, led by company_id (btree_gin), so a company's
     // search reads only its own postings.

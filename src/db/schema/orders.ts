@@ -53,6 +53,8 @@ export const projects = pgTable(
   },
   (t) => [
     index("projects_company_created_idx").on(t.companyId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
+    // Incremental sync (updated_since): every order, tombstones included, in (updated_at, id) order.
+    index("projects_company_updated_idx").on(t.companyId, t.updatedAt, t.id),
     // The list's filters, each in the list's order (newest first), so a filtered page reads only its rows.
     index("projects_company_client_created_idx").on(t.companyId, t.clientId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
     index("projects_company_status_created_idx").on(t.companyId, t.statusId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),

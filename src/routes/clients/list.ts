@@ -1,9 +1,20 @@
 import { z } from "@hono/zod-openapi";
-import { and, asc, eq, ilike, like, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, ilike, like, or, type SQL, sql } from "drizzle-orm";
 import { clientSearchText, clients, companies } from "../../db/schema";
 import { ClientSchema, liveClients, serializeClient } from "../../domain/client";
-import { createAuthRoute, likeContains, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
-import { countedTotal, cursorQuery, type KeysetSort, listPosition, orderBySql } from "../../http/pagination";
+import { createAuthRoute, likeContains, paginationQuery, type Router } from "../../http/openapi";
+import {
+  countedTotal,
+  cursorQuery,
+  type KeysetSort,
+  listPosition,
+  orderBySql,
+  SyncPaginationSchema,
+  sortKeySql,
+  syncFilter,
+  syncQuery,
+  updatedSort,
+} from "../../http/pagination";
 
 /** Shortest `q`: trigram indexes need three characters to find matches without reading every client. */
 const MIN_SEARCH = 3;
@@ -21,11 +32,14 @@ const route = createAuthRoute({
     'it also matches phone numbers with punctuation and spaces ignored ("555-0102" finds "(555) 010 2"). ' +
     `A \`q\` shorter than ${MIN_SEARCH} characters is a 400: it would match most clients, and its exact total could not be counted quickly. ` +
     "Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same `q`) for the next page, which costs the same at any depth; " +
-    "`page` also works, but a deep `page` costs time in proportion to its depth.",
+    "`page` also works, but a deep `page` costs time in proportion to its depth. " +
+    "`updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`), and `include_deleted=true` adds " +
+    "soft-deleted clients as tombstones (`deleted_at` set): see the API conventions.",
   request: {
     query: z.object({
       ...paginationQuery,
       ...cursorQuery,
+      ...syncQuery,
       q: z
         .string()
         .max(200)
@@ -43,7 +57,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "A page of clients",
-      content: { "application/json": { schema: z.object({ data: z.array(ClientSchema), pagination: PaginationSchema }) } },
+      content: { "application/json": { schema: z.object({ data: z.array(ClientSchema), pagination: SyncPaginationSchema }) } },
     },
   },
 });
@@ -52,6 +66,8 @@ const PHONE_QUERY = /^[\d\s()+\-./]+$/;
 
 /** Id order: the order of creation, so pages stay stable while clients are added. */
 export const CLIENTS_SORT: KeysetSort = { name: "id", direction: "asc", columns: [{ column: clients.id, kind: "int" }] };
+/** Incremental sync: changes in the order they were made. */
+const CLIENTS_SYNC_SORT = updatedSort(clients.updatedAt, clients.id);
 
 function searchCondition(q: string): SQL {
   // The separator between the searchable fields never matches, so a match never spans two fields.
@@ -68,31 +84,48 @@ export const registerListClients = (api: Router) =>
     const query = c.req.valid("query");
     const { companyId } = c.var.auth;
     const term = query.q?.trim() || undefined;
-    const pos = listPosition(query, c.req.query("page") !== undefined, CLIENTS_SORT, { companyId, filters: { q: term ?? null } });
-    const where = and(liveClients(companyId), term ? searchCondition(term) : undefined);
+    const sync = syncFilter(query, clients.updatedAt);
+    const sort = sync.sync ? CLIENTS_SYNC_SORT : CLIENTS_SORT;
+    const filters = { q: term ?? null, updated_since: query.updated_since ?? null, include_deleted: sync.includeDeleted };
+    const pos = listPosition(query, c.req.query("page") !== undefined, sort, { companyId, filters });
+    const where = and(
+      sync.includeDeleted ? eq(clients.companyId, companyId) : liveClients(companyId),
+      term ? searchCondition(term) : undefined,
+      sync.where,
+    );
     const db = c.var.db;
 
     // ONE statement: the page's ids (an index walk; the extra row tells whether a next page exists), the
-    // page's rows joined to them, and the exact total: the counters without a search, a count with one.
+    // page's rows joined to them, and the exact total: the counters for all live clients, a count otherwise.
     const pageIds = db.$with("page").as(
       db
         .select({ id: clients.id })
         .from(clients)
         .where(and(where, pos.after))
-        .orderBy(...orderBySql(CLIENTS_SORT))
+        .orderBy(...orderBySql(sort))
         .limit(pos.limit)
         .offset(pos.offset),
     );
-    const total = term ? sql<number>`(select count(*) from ${clients} where ${where})`.mapWith(Number) : countedTotal(companyId, "clients");
+    const counted = !term && !sync.sync && !sync.includeDeleted;
+    const total = counted
+      ? countedTotal(companyId, "clients")
+      : sql<number>`(select count(*) from ${clients} where ${where})`.mapWith(Number);
     const rows = await db
       .with(pageIds)
-      .select({ total, client: clients })
+      .select({ total, nextSince: sync.nextSince, client: clients, sortKey: sortKeySql(sort) })
       .from(companies)
       .leftJoin(pageIds, sql`true`)
       .leftJoin(clients, eq(clients.id, pageIds.id))
       .where(eq(companies.id, companyId))
-      .orderBy(asc(pageIds.id));
-    const found = rows.flatMap((r) => (r.client ? [r.client] : []));
-    const { data, pagination } = pos.finish(found, (r) => [String(r.id)], rows[0]?.total ?? 0);
-    return c.json({ data: data.map(serializeClient), pagination }, 200);
+      .orderBy(...orderBySql(sort));
+    const found = rows.flatMap((r) => (r.client ? [{ client: r.client, sortKey: r.sortKey }] : []));
+    const { data, pagination } = pos.finish(found, (r) => r.sortKey, rows[0]?.total ?? 0);
+    const nextSince = rows[0]?.nextSince;
+    return c.json(
+      {
+        data: data.map((r) => serializeClient(r.client)),
+        pagination: nextSince ? { ...pagination, next_updated_since: nextSince } : pagination,
+      },
+      200,
+    );
   });

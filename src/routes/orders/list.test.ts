@@ -41,6 +41,7 @@ describe("GET /orders", () => {
       total: "625.00",
       amount_paid: "300.00",
       balance_due: "325.00",
+      deleted_at: null,
     });
     expect(res.body.data[0]).toMatchObject({ status_name: null, total: "0.00", balance_due: "0.00" });
   });

@@ -2,11 +2,22 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, gte, lt, sql } from "drizzle-orm";
 import { clients, companies, invoices, orderStatuses, projects, taxes } from "../../db/schema";
 import { invoiceTotals } from "../../domain/totals";
-import { createAuthRoute, digitsInt, MAX_INT_ID, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
-import { countedTotal, cursorQuery, type KeysetSort, listPosition, orderBySql, sortKeySql } from "../../http/pagination";
+import { createAuthRoute, digitsInt, MAX_INT_ID, paginationQuery, type Router, timestamp, wireFields } from "../../http/openapi";
+import {
+  countedTotal,
+  cursorQuery,
+  type KeysetSort,
+  listPosition,
+  orderBySql,
+  SyncPaginationSchema,
+  sortKeySql,
+  syncFilter,
+  syncQuery,
+  updatedSort,
+} from "../../http/pagination";
 import { isoDate } from "../../platform/dates";
 import { moneyString } from "../../platform/money";
-import { defaultInvoiceOf, invoiceAmountsColumns, liveProjects } from "./queries";
+import { invoiceAmountsColumns, liveProjects } from "./queries";
 import { ProjectSchema } from "./schema";
 import { invoiceTerms, serializeProject } from "./serialize";
 
@@ -17,6 +28,7 @@ const OrderSummarySchema = ProjectSchema.extend({
   total: moneyString("Invoice total, as in GET /orders/{id}"),
   amount_paid: moneyString(),
   balance_due: moneyString(),
+  deleted_at: timestamp().nullable().openapi({ description: "Set on tombstones (`include_deleted=true`): when the order was deleted" }),
 }).openapi("OrderSummary");
 
 const idFilter = (name: string, description: string) =>
@@ -41,12 +53,16 @@ const route = createAuthRoute({
     "an order created at 2026-11-30T23:59:59.999Z. An invalid date, or `from` after `to`, is 400. " +
     "Each item has the project fields, the status and client names, and the invoice total, amount paid and balance (same rules as GET /orders/{id}). " +
     "Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same filters) for the next page, which costs the same at any " +
-    "depth and stays stable while orders are added or deleted; `page` also works, but a deep `page` costs time in proportion to its depth.",
+    "depth and stays stable while orders are added or deleted; `page` also works, but a deep `page` costs time in proportion to its depth. " +
+    "`updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`; any change to the order, its invoice, " +
+    "items, payments or artworks moves the order's `updated_at` on), and `include_deleted=true` adds deleted orders as tombstones " +
+    "(`deleted_at` set): see the API conventions.",
   request: {
     query: z
       .object({
         ...paginationQuery,
         ...cursorQuery,
+        ...syncQuery,
         client_id: idFilter("client_id", "Only orders of this client"),
         status: idFilter("status", "Only orders with this order-status id"),
         from: dateFilter("from", "Created on or after this date"),
@@ -57,7 +73,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "A page of orders",
-      content: { "application/json": { schema: z.object({ data: z.array(OrderSummarySchema), pagination: PaginationSchema }) } },
+      content: { "application/json": { schema: z.object({ data: z.array(OrderSummarySchema), pagination: SyncPaginationSchema }) } },
     },
   },
 });
@@ -71,6 +87,18 @@ export const ORDERS_SORT: KeysetSort = {
     { column: projects.id, kind: "int" },
   ],
 };
+/** Incremental sync: changes in the order they were made. */
+const ORDERS_SYNC_SORT = updatedSort(projects.updatedAt, projects.id);
+
+/**
+ * The order's default invoice, live with a live order, and for a tombstone the one deleted with it
+ * (DELETE /orders/{id} stamps both with the same instant).
+ */
+const orderInvoice = and(
+  eq(invoices.projectId, projects.id),
+  eq(invoices.isDefault, true),
+  sql`${invoices.deletedAt} is not distinct from ${projects.deletedAt}`,
+);
 
 export const registerListOrders = (api: Router) =>
   api.openapi(route, async (c) => {
@@ -78,11 +106,21 @@ export const registerListOrders = (api: Router) =>
     const { client_id, status, from, to } = query;
     const { companyId } = c.var.auth;
     const db = c.var.db;
-    const filters = { client_id: client_id ?? null, status: status ?? null, from: from ?? null, to: to ?? null };
-    const pos = listPosition(query, c.req.query("page") !== undefined, ORDERS_SORT, { companyId, filters });
-    const counted = client_id === undefined && from === undefined && to === undefined;
+    const sync = syncFilter(query, projects.updatedAt);
+    const sort = sync.sync ? ORDERS_SYNC_SORT : ORDERS_SORT;
+    const filters = {
+      client_id: client_id ?? null,
+      status: status ?? null,
+      from: from ?? null,
+      to: to ?? null,
+      updated_since: query.updated_since ?? null,
+      include_deleted: sync.includeDeleted,
+    };
+    const pos = listPosition(query, c.req.query("page") !== undefined, sort, { companyId, filters });
+    const counted = client_id === undefined && from === undefined && to === undefined && !sync.sync && !sync.includeDeleted;
     const where = and(
-      liveProjects(companyId),
+      sync.includeDeleted ? eq(projects.companyId, companyId) : liveProjects(companyId),
+      sync.where,
       client_id === undefined ? undefined : eq(projects.clientId, client_id),
       status === undefined ? undefined : eq(projects.statusId, status),
       from === undefined ? undefined : gte(projects.createdAt, sql`${from}::date::timestamp at time zone 'UTC'`),
@@ -96,7 +134,7 @@ export const registerListOrders = (api: Router) =>
         .select({ id: projects.id })
         .from(projects)
         .where(and(where, pos.after))
-        .orderBy(...orderBySql(ORDERS_SORT))
+        .orderBy(...orderBySql(sort))
         .limit(pos.limit)
         .offset(pos.offset),
     );
@@ -107,23 +145,24 @@ export const registerListOrders = (api: Router) =>
       .with(pageIds)
       .select({
         total,
+        nextSince: sync.nextSince,
         project: projects,
         invoice: invoices,
         statusName: orderStatuses.name,
         clientName: clients.companyName,
         taxRate: taxes.rate,
         ...invoiceAmountsColumns(invoices.id),
-        sortKey: sortKeySql(ORDERS_SORT),
+        sortKey: sortKeySql(sort),
       })
       .from(companies)
       .leftJoin(pageIds, sql`true`)
       .leftJoin(projects, eq(projects.id, pageIds.id))
-      .leftJoin(invoices, defaultInvoiceOf(projects.id))
+      .leftJoin(invoices, orderInvoice)
       .leftJoin(clients, eq(clients.id, projects.clientId))
       .leftJoin(orderStatuses, eq(orderStatuses.id, projects.statusId))
       .leftJoin(taxes, eq(taxes.id, invoices.taxId))
       .where(eq(companies.id, companyId))
-      .orderBy(...orderBySql(ORDERS_SORT));
+      .orderBy(...orderBySql(sort));
     // A project always has its default invoice and client; the empty page is the one row without them.
     const found = rows.flatMap((r) =>
       r.project && r.invoice && r.clientName !== null ? [{ ...r, project: r.project, invoice: r.invoice }] : [],
@@ -145,9 +184,10 @@ export const registerListOrders = (api: Router) =>
             total: totals.total,
             amount_paid: totals.amount_paid,
             balance_due: totals.balance_due,
+            ...wireFields(r.project, ["deletedAt"]),
           };
         }),
-        pagination,
+        pagination: rows[0]?.nextSince ? { ...pagination, next_updated_since: rows[0].nextSince } : pagination,
       },
       200,
     );

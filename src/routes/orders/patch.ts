@@ -120,9 +120,10 @@ async function writeOrder(db: Db, companyId: number, order: ReadOrder, body: Ord
   const lockedInvoice = inArray(invoices.id, db.select({ id: locked.invoiceId }).from(locked));
   const projectChanges = projectColumns(body);
   const invoiceChanges = invoiceColumns(body);
-  // A row the body does not change is only read (its updated_at stays).
+  // A row the body does not change is only read (its updated_at stays), except the project: any change to
+  // the order moves its updated_at on, which the list's incremental sync (updated_since) orders by.
   const project = db.$with("project").as(
-    Object.keys(projectChanges).length
+    Object.keys(projectChanges).length || Object.keys(invoiceChanges).length
       ? db
           .update(projects)
           .set({ ...projectChanges, updatedAt: sql`now()` })

@@ -1,0 +1,125 @@
+import pg from "pg";
+import { describe, expect, inject, it } from "vitest";
+import { expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
+import { expectAscending, syncPass, syncUntil } from "../../../test/support/sync";
+
+const EPOCH = "1970-01-01T00:00:00.000Z";
+
+async function clientsAt(co: TestCompany, at: string[]) {
+  const ids = Object.values(await co.load({ clients: at.map((_, i) => ({ ref: `c${i}`, company_name: `Client ${i}` })) })) as number[];
+  for (const [i, id] of ids.entries()) await sql("update clients set updated_at = $2 where id = $1", [id, at[i]]);
+  return ids;
+}
+const dbNow = async () =>
+  (await sql<{ now: string }>("select to_char(now() at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') now"))[0].now;
+
+describe("GET /clients incremental sync", () => {
+  it("pages by (updated_at, id) across equal and microsecond-apart instants, with tombstones only on request", async () => {
+    const a = await newCompany();
+    const at = [
+      "2026-01-01T00:00:00.000002Z",
+      "2026-01-01T00:00:00.000001Z",
+      "2026-01-01T00:00:00.000001Z",
+      "2025-12-31T00:00:00Z",
+      "2026-02-01T00:00:00Z",
+    ];
+    const ids = await clientsAt(a, at);
+    const order = [ids[3], ids[1], ids[2], ids[0], ids[4]];
+    const pass = await syncPass(a, "/clients", EPOCH, { perPage: 2 });
+    expect(pass.rows.map((r) => r.id)).toEqual(order);
+    expect(pass.pages).toBe(3);
+    // The watermark trails the database clock by the lag at least.
+    const now = await dbNow();
+    expect(pass.nextSince < now).toBe(true);
+    expect(Date.parse(now) - Date.parse(pass.nextSince)).toBeGreaterThanOrEqual(2000);
+
+    const first = await a.get(`/clients?updated_since=2026-01-01T00:00:00.000001Z&per_page=2`);
+    expect(first.body.data.map((r: any) => r.id)).toEqual([ids[1], ids[2]]);
+    expect(first.body.pagination).toMatchObject({ page: 1, per_page: 2, total: 4, next_cursor: expect.any(String) });
+
+    // A soft delete moves updated_at on: once past the lag, a sync with include_deleted sees the tombstone.
+    expect((await a.patch(`/clients/${ids[3]}`, { deleted: true })).status).toBe(200);
+    const { state } = await syncUntil(a, "/clients", EPOCH, await dbNow(), "&include_deleted=true");
+    expect(state.get(ids[3])).toMatchObject({ id: ids[3], deleted_at: expect.any(String) });
+    expect([...state.keys()].sort()).toEqual([...ids].sort());
+    const live = await syncPass(a, "/clients", EPOCH);
+    expect(live.rows.map((r) => r.id)).toEqual(order.filter((id) => id !== ids[3]));
+    // Without updated_since include_deleted keeps id order and counts the tombstones in total.
+    const all = await a.get("/clients?include_deleted=true");
+    expect(all.body.data.map((r: any) => r.id)).toEqual([...ids].sort((x, y) => x - y));
+    expect(all.body.data.find((r: any) => r.id === ids[3]).deleted_at).toEqual(expect.any(String));
+    expect(all.body.pagination.total).toBe(5);
+    expect((await a.get("/clients")).body.pagination.total).toBe(4);
+    expect((await a.get("/clients")).body.pagination.next_updated_since).toBeUndefined();
+  });
+
+  it("binds sync cursors to the company and the sync filters, and validates the parameters", async () => {
+    const a = await newCompany();
+    const b = await newCompany();
+    await clientsAt(a, ["2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"]);
+    const res = await a.get(`/clients?updated_since=${EPOCH}&per_page=1`);
+    const cursor = res.body.pagination.next_cursor;
+    expect((await a.get(`/clients?updated_since=${EPOCH}&per_page=1&cursor=${cursor}`)).status).toBe(200);
+    for (const path of [
+      `/clients?updated_since=${EPOCH}&per_page=1&cursor=${cursor}&include_deleted=true`,
+      `/clients?updated_since=2000-01-01T00:00:00Z&per_page=1&cursor=${cursor}`,
+      `/clients?per_page=1&cursor=${cursor}`,
+    ]) {
+      expect(expectError(await a.get(path), 400, "invalid_request").details).toEqual([expect.objectContaining({ field: "cursor" })]);
+    }
+    // Company B: the cursor is refused, and its own sync sees none of A's clients.
+    expect(expectError(await b.get(`/clients?updated_since=${EPOCH}&per_page=1&cursor=${cursor}`), 400, "invalid_request").details).toEqual(
+      [expect.objectContaining({ field: "cursor" })],
+    );
+    const other = await b.get(`/clients?updated_since=${EPOCH}&include_deleted=true`);
+    expect(other.body.data).toEqual([]);
+    expect(other.body.pagination.total).toBe(0);
+    for (const [param, value] of [
+      ["updated_since", "yesterday"],
+      ["updated_since", "2026-01-01"],
+      ["include_deleted", "yes"],
+    ]) {
+      const err = expectError(await a.get(`/clients?${param}=${value}`), 400, "invalid_request");
+      expect(err.details).toEqual([expect.objectContaining({ field: param })]);
+    }
+  });
+
+  it("never skips a change made during the sync, even one committed late with an older updated_at", async () => {
+    const a = await newCompany();
+    const ids = await clientsAt(
+      a,
+      Array.from({ length: 12 }, (_, i) => `2026-01-01T00:00:${String(i).padStart(2, "0")}Z`),
+    );
+    // A transaction that starts now (updated_at = its start) and commits only after the first pass.
+    const slow = new pg.Client({ connectionString: inject("databaseUrl") });
+    await slow.connect();
+    try {
+      await slow.query("begin");
+      await slow.query("update clients set company_name = 'Slow writer', updated_at = now() where id = $1", [ids[0]]);
+      await new Promise((r) => setTimeout(r, 2500)); // past the lag: only the in-flight watermark holds it back
+      const edits: number[] = [];
+      const pass = await syncPass(a, "/clients", EPOCH, {
+        between: async (page) => {
+          // Rows seen and not yet seen, concurrently with the next page.
+          const targets = [ids[(page * 5) % 12], ids[(page * 7 + 1) % 12]];
+          edits.push(...targets);
+          await Promise.all(targets.map((id, k) => a.patch(`/clients/${id}`, { company_name: `Edit ${page}.${k}` })));
+        },
+      });
+      expectAscending(pass.rows);
+      // Every client at most once per version; the slow writer's row only in its old version.
+      expect(pass.rows.find((r) => r.id === ids[0]).company_name).toBe("Client 0");
+      await slow.query("commit");
+      expect(edits.length).toBeGreaterThan(0);
+      const { state } = await syncUntil(a, "/clients", pass.nextSince, await dbNow());
+      const merged = new Map(pass.rows.map((r) => [r.id, r]));
+      for (const [id, row] of state) merged.set(id, row);
+      // Final state: exactly what GET answers for every client.
+      for (const id of ids) expect(merged.get(id)).toEqual((await a.get(`/clients/${id}`)).body.client);
+      expect(merged.get(ids[0]).company_name).toBe("Slow writer");
+    } finally {
+      await slow.query("rollback").catch(() => {});
+      await slow.end();
+    }
+  });
+});
