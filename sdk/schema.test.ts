@@ -21,7 +21,7 @@ describe("sdk/schema.d.ts", () => {
   it("is what `npm run sdk:generate` writes from the document the Worker serves (byte for byte)", async () => {
     const out = path.join(dir, "schema.d.ts");
     // The real command, so the test covers what a developer runs.
-    await promisify(execFile)(process.execPath, ["--import", "tsx", "tools/cli/sdk-generate.ts", out], { timeout: 60_000 });
+    await promisify(execFile)(process.execPath, ["--import", "tsx", "tools/cli/sdk-generate.ts", out], { timeout: 80_000 });
     const committed = readFileSync(SCHEMA_FILE);
     const generated = readFileSync(out);
     if (!committed.equals(generated)) {
