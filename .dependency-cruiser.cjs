@@ -2,6 +2,7 @@
  * Import boundaries (run by .ci/run as `npm run lint:deps`). Layers, bottom up:
  *   src/db/schema, src/platform → src/http → src/domain → src/accounting, src/suppliers → src/routes → src/app.ts, src/index.ts
  * tools/ (Node only) may import src/; src/ never imports tools/ or test/ (tests beside the code excepted).
+ * sdk/ is the typed client for integrators: the Worker never imports it, and it imports nothing of ours.
  */
 const TEST = "\\.test\\.ts$";
 module.exports = {
@@ -19,6 +20,20 @@ module.exports = {
       comment: "The Worker bundle must not carry the CLI, the local stack or test code.",
       from: { path: "^src/", pathNot: TEST },
       to: { path: "^(tools|test)/" },
+    },
+    {
+      name: "worker-never-imports-the-sdk",
+      severity: "error",
+      comment: "The typed client is for integrators; the Worker bundle must not carry it or openapi-fetch.",
+      from: { path: "^src/" },
+      to: { path: "^sdk/|openapi-fetch|openapi-typescript" },
+    },
+    {
+      name: "sdk-stands-alone",
+      severity: "error",
+      comment: "The client ships on its own: only its tests look outside sdk/.",
+      from: { path: "^sdk/", pathNot: TEST },
+      to: { path: "^(src|tools|test)/" },
     },
     {
       name: "platform-is-the-bottom-layer",

@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts", "tools/**/*.test.ts", "test/**/*.test.ts"],
+    include: ["src/**/*.test.ts", "tools/**/*.test.ts", "test/**/*.test.ts", "sdk/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 120_000,

@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import { apiUrl, newCompany } from "../test/support/api";
+import { CrmApiError, createCrmClient, listAll, type Schemas } from "./index";
+
+/** The SDK against the real Worker in workerd: the runnable part of the example in docs/sdk.md. */
+describe("typed client (sdk/)", () => {
+  it("creates a client and an order, then lists both by cursor", async () => {
+    const { token } = await newCompany();
+    const crm = createCrmClient({ baseUrl: apiUrl(), token });
+
+    const created = await crm.POST("/clients", { body: { company_name: "Northside Print Co.", email: "maya@northside.example" } });
+    expect(created.response.status).toBe(200);
+    const client: Schemas["Client"] = created.data!.client;
+    expect(client.company_name).toBe("Northside Print Co.");
+
+    // The idempotency key header is sent as documented intent (docs/sdk.md); nothing here depends on it.
+    const order = await crm.POST("/orders", {
+      body: { client_id: client.id, title: "Spring league jerseys" },
+      headers: { "Idempotency-Key": crypto.randomUUID() },
+    });
+    expect(order.error).toBeUndefined();
+    expect(order.data!.project.client_id).toBe(client.id);
+    expect(order.data!.invoice.totals.total).toBe("0.00");
+
+    const fetched = await crm.GET("/orders/{id}", { params: { path: { id: order.data!.project.id } } });
+    expect(fetched.data!.project.title).toBe("Spring league jerseys");
+
+    const orders = [];
+    for await (const o of listAll(crm, "/orders", { client_id: client.id })) orders.push(o);
+    expect(orders.map((o) => o.id)).toEqual([order.data!.project.id]);
+    expect(orders[0]!.client_name).toBe("Northside Print Co.");
+  });
+
+  it("listAll follows next_cursor to the last page, with the filters on every page", async () => {
+    const { token } = await newCompany();
+    const crm = createCrmClient({ baseUrl: `${apiUrl()}/`, token });
+    const ids: number[] = [];
+    for (const n of [1, 2, 3, 4, 5]) {
+      const { data } = await crm.POST("/clients", { body: { company_name: `Paged ${n} ${n % 2 ? "odd" : "even"}` } });
+      ids.push(data!.client.id);
+    }
+    const seen = [];
+    for await (const c of listAll(crm, "/clients", { per_page: 2 })) seen.push(c.id);
+    expect(seen).toEqual(ids);
+
+    const odd = [];
+    for await (const c of listAll(crm, "/clients", { per_page: 1, q: "odd" })) odd.push(c.id);
+    expect(odd).toEqual([ids[0], ids[2], ids[4]]);
+  });
+
+  it("sends every request with the bearer token through a caller's fetch", async () => {
+    const { token } = await newCompany();
+    const seen: Request[] = [];
+    const crm = createCrmClient({
+      baseUrl: apiUrl(),
+      token,
+      fetch: (request) => {
+        seen.push(request.clone());
+        return fetch(request);
+      },
+    });
+    const { response } = await crm.GET("/clients", { params: { query: { per_page: 1 } } });
+    expect(response.status).toBe(200);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.headers.get("authorization")).toBe(`Bearer ${token}`);
+    expect(new URL(seen[0]!.url).pathname).toBe("/api/v1/clients");
+    expect(new URL(seen[0]!.url).searchParams.get("per_page")).toBe("1");
+  });
+
+  it("answers another company's client as not found, in the typed error", async () => {
+    const a = await newCompany();
+    const b = await newCompany();
+    const crmA = createCrmClient({ baseUrl: apiUrl(), token: a.token });
+    const crmB = createCrmClient({ baseUrl: apiUrl(), token: b.token });
+    const { data } = await crmA.POST("/clients", { body: { company_name: "Only A's" } });
+
+    const other = await crmB.GET("/clients/{id}", { params: { path: { id: String(data!.client.id) } } });
+    const missing = await crmB.GET("/clients/{id}", { params: { path: { id: "2147483647" } } });
+    expect(other.data).toBeUndefined();
+    expect(other.response.status).toBe(404);
+    expect(other.error!.error.code).toBe("not_found");
+    expect(other.error!.error.message).toBe(missing.error!.error.message);
+
+    const listedByB = [];
+    for await (const c of listAll(crmB, "/clients")) listedByB.push(c.id);
+    expect(listedByB).not.toContain(data!.client.id);
+  });
+
+  it("listAll throws CrmApiError with the status, the error body and the request id", async () => {
+    const { token } = await newCompany();
+    const crm = createCrmClient({ baseUrl: apiUrl(), token });
+    const tooShort = await listAll(crm, "/clients", { q: "ab" })
+      .next()
+      .catch((e: unknown) => e);
+    expect(tooShort).toBeInstanceOf(CrmApiError);
+    const err = tooShort as CrmApiError;
+    expect(err.status).toBe(400);
+    expect(err.body!.error.code).toBe("invalid_request");
+    expect(err.body!.error.details).toEqual([expect.objectContaining({ field: "q" })]);
+    expect(err.requestId).toMatch(/.+/);
+
+    const badToken = createCrmClient({ baseUrl: apiUrl(), token: "0".repeat(64) });
+    const refused = await listAll(badToken, "/orders")
+      .next()
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(CrmApiError);
+    expect((refused as CrmApiError).status).toBe(401);
+    expect((refused as CrmApiError).body!.error.code).toBe("unauthenticated");
+  });
+});
