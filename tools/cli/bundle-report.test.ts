@@ -15,7 +15,7 @@ const good = () => ({
     "node_modules/zod/v4/locales/en.js": input(),
     "node_modules/drizzle-orm/pg-core/table.js": input("src/platform/drizzle-column-builders.ts"),
     "src/platform/drizzle-column-builders.ts": input(),
-    "node_modules/@upstash/ratelimit/dist/index.js": input("src/platform/no-rate-limit-analytics.ts"),
+    "node_modules/@upstash/ratelimit/dist/index.mjs": input("src/platform/no-rate-limit-analytics.ts"),
     "src/platform/no-rate-limit-analytics.ts": input(),
   } as Record<string, { imports: { path: string }[] }>,
 });
