@@ -18,3 +18,21 @@ export const compileFn = unbundled("z.core.compileFn");
 
 // zod/v4/classic/from-json-schema.js
 export const fromJSONSchema = unbundled("z.fromJSONSchema");
+
+// zod/v4/core/to-json-schema.js and json-schema-generator.js: zod's JSON Schema output (`z.toJSONSchema`,
+// `schema.toJSONSchema()`, Standard Schema's `jsonSchema`). The OpenAPI document is built by
+// @asteasolutions/zod-to-openapi, which reads the schemas itself. Each schema creates its Standard Schema
+// methods when `~standard` is read, so these return a function that throws when called.
+const unbundledMethod = (name: string) => () => unbundled(name);
+export const createToJSONSchemaMethod = unbundledMethod("toJSONSchema()");
+export const createStandardJSONSchemaMethod = unbundledMethod("~standard.jsonSchema");
+export const initializeContext = unbundled("z.core.initializeContext");
+export const processSchema = unbundled("z.core.processSchema");
+export const extractDefs = unbundled("z.core.extractDefs");
+export const finalize = unbundled("z.core.finalize");
+export const handleUnrepresentable = unbundled("z.core.handleUnrepresentable");
+export class JSONSchemaGenerator {
+  constructor() {
+    unbundled("z.core.JSONSchemaGenerator")();
+  }
+}

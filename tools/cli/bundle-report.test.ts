@@ -13,7 +13,9 @@ const good = () => ({
     "src/platform/zod-unbundled.ts": input(),
     "src/platform/zod-locales.ts": input("node_modules/zod/v4/locales/en.js"),
     "node_modules/zod/v4/locales/en.js": input(),
-    "node_modules/@upstash/ratelimit/dist/index.js": input("src/platform/no-rate-limit-analytics.ts"),
+    "node_modules/drizzle-orm/pg-core/table.js": input("src/platform/drizzle-column-builders.ts"),
+    "src/platform/drizzle-column-builders.ts": input(),
+    "node_modules/@upstash/ratelimit/dist/index.mjs": input("src/platform/no-rate-limit-analytics.ts"),
     "src/platform/no-rate-limit-analytics.ts": input(),
   } as Record<string, { imports: { path: string }[] }>,
 });

@@ -52,12 +52,16 @@ export default {
 };`;
 const TRIVIAL = `export default { fetch() { return new Response("ok"); } };`;
 
-/** wrangler.toml's compatibility settings; the Worker's log lines (stdout) are dropped, its errors kept. */
+/**
+ * wrangler.toml's compatibility settings; the Worker's log lines (stdout) are dropped, its errors kept.
+ * A placeholder DATABASE_URL passes the config check (the 404 probe never connects).
+ */
 function runtimeOptions() {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(root, "wrangler.toml"));
   return {
     compatibilityDate: workerOptions.compatibilityDate,
     compatibilityFlags: workerOptions.compatibilityFlags,
+    bindings: { DATABASE_URL: "postgresql://startup-probe@127.0.0.1:9/never-connected" },
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
       stdout.resume();
       stderr.on("data", (chunk) => process.stderr.write(chunk));
@@ -223,7 +227,12 @@ const STAND_INS = [
   {
     module: "src/platform/zod-unbundled.ts",
     importers: "node_modules/zod/",
-    replaces: /node_modules\/zod\/v4\/(core\/compile|classic\/from-json-schema)\.js$/,
+    replaces: /node_modules\/zod\/v4\/(core\/compile|classic\/from-json-schema|core\/to-json-schema|core\/json-schema-generator)\.js$/,
+  },
+  {
+    module: "src/platform/drizzle-column-builders.ts",
+    importers: "node_modules/drizzle-orm/",
+    replaces: /node_modules\/drizzle-orm\/pg-core\/columns\/all\.js$/,
   },
   {
     module: "src/platform/no-rate-limit-analytics.ts",
