@@ -13,13 +13,17 @@ export interface paths {
         };
         /**
          * List clients
-         * @description Live (not soft-deleted) clients of the caller's company, ordered by id ascending (creation order), so pages stay stable while clients are added. `q` is a case-insensitive substring match over company name, first name, last name, full name ("first last"), email and phone; `%`, `_` and `\` in `q` match literally. When `q` consists only of digits, spaces and phone punctuation ( ) + - . /, it also matches phone numbers with punctuation and spaces ignored ("555-0102" finds "(555) 010 2"). A `q` shorter than 3 characters is a 400: it would match most clients, and its exact total could not be counted quickly. Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same `q`) for the next page, which costs the same at any depth; `page` also works, but a deep `page` costs time in proportion to its depth.
+         * @description Live (not soft-deleted) clients of the caller's company, ordered by id ascending (creation order), so pages stay stable while clients are added. `q` is a case-insensitive substring match over company name, first name, last name, full name ("first last"), email and phone; `%`, `_` and `\` in `q` match literally. When `q` consists only of digits, spaces and phone punctuation ( ) + - . /, it also matches phone numbers with punctuation and spaces ignored ("555-0102" finds "(555) 010 2"). A `q` shorter than 3 characters is a 400: it would match most clients, and its exact total could not be counted quickly. Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same `q`) for the next page, which costs the same at any depth; `page` also works, but a deep `page` costs time in proportion to its depth. `updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`), and `include_deleted=true` adds soft-deleted clients as tombstones (`deleted_at` set): see the API conventions.
+         *
+         *     Scope: `read` (any token may call it).
          */
         get: operations["listClients"];
         put?: never;
         /**
          * Create a client
          * @description Creates a client in the caller's company. `company_name` is required and must not be blank; unknown fields are rejected.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         post: operations["createClient"];
         delete?: never;
@@ -38,6 +42,8 @@ export interface paths {
         /**
          * Get a client by id or email
          * @description `id` is a numeric client id or a URL-encoded email. With the `email` query parameter the path segment is a placeholder (e.g. `_`). Email lookup is a case-insensitive exact match over live clients; if several share the email, the oldest (lowest id) is returned.
+         *
+         *     Scope: `read` (any token may call it).
          */
         get: operations["getClient"];
         put?: never;
@@ -48,6 +54,8 @@ export interface paths {
         /**
          * Update or soft-delete a client
          * @description Partial update: only the fields sent change (null clears a nullable field). `{ "deleted": true }` alone soft-deletes the client; it then disappears from lists and lookups. An empty body is a 400.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         patch: operations["updateClient"];
         trace?: never;
@@ -61,13 +69,17 @@ export interface paths {
         };
         /**
          * List orders
-         * @description Live orders of your company, newest first (created_at descending, then id descending). `page` defaults to 1; `per_page` defaults to 25, at most 100 (out of range is 400, not clamped). `from` / `to` are calendar dates compared with the order's created date in UTC, both inclusive: `to=2026-11-30` includes an order created at 2026-11-30T23:59:59.999Z. An invalid date, or `from` after `to`, is 400. Each item has the project fields, the status and client names, and the invoice total, amount paid and balance (same rules as GET /orders/{id}). Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same filters) for the next page, which costs the same at any depth and stays stable while orders are added or deleted; `page` also works, but a deep `page` costs time in proportion to its depth.
+         * @description Live orders of your company, newest first (created_at descending, then id descending). `page` defaults to 1; `per_page` defaults to 25, at most 100 (out of range is 400, not clamped). `from` / `to` are calendar dates compared with the order's created date in UTC, both inclusive: `to=2026-11-30` includes an order created at 2026-11-30T23:59:59.999Z. An invalid date, or `from` after `to`, is 400. Each item has the project fields, the status and client names, and the invoice total, amount paid and balance (same rules as GET /orders/{id}). Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same filters) for the next page, which costs the same at any depth and stays stable while orders are added or deleted; `page` also works, but a deep `page` costs time in proportion to its depth. `updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`; any change to the order, its invoice, items, payments or artworks moves the order's `updated_at` on), and `include_deleted=true` adds deleted orders as tombstones (`deleted_at` set): see the API conventions.
+         *
+         *     Scope: `read` (any token may call it).
          */
         get: operations["listOrders"];
         put?: never;
         /**
          * Create an order (project with its default invoice)
          * @description Creates the project and its default invoice atomically (one statement). `client_id` must be a live client of your company; a missing, soft-deleted or other company's client is the same 400 `invalid_request` with `details: [{ field: "client_id" }]`. The invoice starts with the client's tax exemption (flag and reason), no tax row, no discount and no items. When accounting sync applies (`quickbooks_enabled` when sent, else the company setting), an accounting `create` is queued with it (all or nothing).
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         post: operations["createOrder"];
         delete?: never;
@@ -86,6 +98,8 @@ export interface paths {
         /**
          * Get an order in full
          * @description The project, its default invoice with computed totals, live invoice items, payments, the client, the tax row, the status and artworks. A deleted order, or another company's, is 404.
+         *
+         *     Scope: `read` (any token may call it).
          */
         get: operations["getOrder"];
         put?: never;
@@ -93,6 +107,8 @@ export interface paths {
         /**
          * Soft-delete an order
          * @description Soft-deletes the project and its invoice atomically (one statement) and answers `{ "deleted": true, "id": <id> }`. Afterwards GET, PATCH and DELETE of the order answer 404 and the list hides it (a repeated DELETE is 404, not 200). An accounting `delete` is queued in the same statement when the company has accounting sync enabled, or when the order's invoice was synced before (e.g. created with `quickbooks_enabled: true`), so no remote invoice outlives its order.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         delete: operations["deleteOrder"];
         options?: never;
@@ -100,6 +116,8 @@ export interface paths {
         /**
          * Update an order
          * @description Partial update, all or nothing: project fields change the project, invoice fields the default invoice; `deadline` also sets the invoice due date and `client_id` changes both. The body must hold at least one field besides `quickbooks_enabled`; unknown fields are 400. `client_id`, `status_id` and `tax_id` must name rows of your company (a missing, deleted or other company's row is 400 `invalid_request` naming the field; nothing changes). `tax_id` 0 or null removes the tax; `status_id` null clears the status. `discount_amount_type` accepts `fixed` and `amount` for `fixed_amount`. A percentage discount must stay within 0–100, also against the stored type when only one of the two is sent. When accounting sync applies (`quickbooks_enabled` when sent, else the company setting) and an accounting-relevant field was sent (description, deadline, client_id, client_notes, discount fields, tax_id, tax_exempt), a sparse accounting `update` is queued with it (all or nothing).
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         patch: operations["updateOrder"];
         trace?: never;
@@ -116,6 +134,8 @@ export interface paths {
         /**
          * Add a line item to an order
          * @description Adds a line item to the order's invoice and answers it with the invoice's new totals. `quantity` defaults to the sum of `sizes`, else 1; sent together they must agree (400 naming `quantity`). `position` (0-based) places the item among the live items, moving the later ones down; omitted or past the end, it goes last. Positions stay dense (0 … n−1) and unique, also under concurrent writes. An order holds at most 1000 live items (400 beyond). The order's and invoice's `updated_at` move on. When accounting sync applies to the order (the company setting, or the invoice was synced before), an accounting `update` that resends the invoice's lines is queued in the same statement. Another company's order is 404.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         post: operations["createOrderItem"];
         delete?: never;
@@ -137,6 +157,8 @@ export interface paths {
         /**
          * Soft-delete a line item
          * @description Soft-deletes the item: it leaves the order, its totals and product search; the items after it move up (positions stay dense). Answers the invoice's new totals; queues an accounting `update` resending the lines when sync applies. A repeated DELETE, an item of another order or another company's order is 404.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         delete: operations["deleteOrderItem"];
         options?: never;
@@ -144,6 +166,8 @@ export interface paths {
         /**
          * Update a line item
          * @description Partial update of one live item of the order (only the fields sent change; at least one). `sizes` without `quantity` sets the quantity to their sum; `sizes: null` drops the breakdown and keeps the quantity; a `quantity` alone must equal the sum of the stored sizes (400 otherwise). `position` moves the item (0-based; past the end: last) and renumbers the others densely. Answers the item and the invoice's new totals; queues an accounting `update` resending the lines when sync applies. An item of another order, a deleted item, or another company's order is 404.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         patch: operations["updateOrderItem"];
         trace?: never;
@@ -160,6 +184,8 @@ export interface paths {
         /**
          * Record a payment on an order
          * @description Records a payment against the order's invoice and answers it with the invoice's new totals: `amount_paid` counts it and `balance_due` falls (an overpayment is allowed and shows as a negative balance). Amounts are decimal strings or JSON numbers with at most two decimals. Payments are recorded here only: nothing is sent to the accounting system. An order holds at most 1000 live payments (400 beyond). Another company's order is 404.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         post: operations["createOrderPayment"];
         delete?: never;
@@ -181,6 +207,8 @@ export interface paths {
         /**
          * Soft-delete a payment
          * @description Soft-deletes the payment: it leaves the order and its totals. Answers the invoice's new totals. A repeated DELETE, a payment of another order or another company's order is 404.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         delete: operations["deleteOrderPayment"];
         options?: never;
@@ -188,6 +216,8 @@ export interface paths {
         /**
          * Update a payment
          * @description Partial update of one live payment of the order (only the fields sent change; at least one); answers it with the invoice's new totals. A payment of another order, a deleted payment, or another company's order is 404.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         patch: operations["updateOrderPayment"];
         trace?: never;
@@ -204,6 +234,8 @@ export interface paths {
         /**
          * Add an artwork to an order
          * @description Adds an artwork (print method, placements, colors, preview URL, status) to the order. `status` is one of `draft`, `sent`, `approved`, `rejected` (default `draft`); `approved_at` is set when it is `approved`. `preview_url` must be an http or https URL. Answers the artwork and the invoice (totals unchanged; `updated_at` moves on, as the order's does). An order holds at most 1000 live artworks (400 beyond). Another company's order is 404.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         post: operations["createOrderArtwork"];
         delete?: never;
@@ -225,6 +257,8 @@ export interface paths {
         /**
          * Soft-delete an artwork
          * @description Soft-deletes the artwork: it leaves the order. A repeated DELETE, an artwork of another order or another company's order is 404.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         delete: operations["deleteOrderArtwork"];
         options?: never;
@@ -232,6 +266,8 @@ export interface paths {
         /**
          * Update an artwork
          * @description Partial update of one live artwork of the order (only the fields sent change; at least one). A `status` change to `approved` sets `approved_at` (an artwork already approved keeps its time); any other status clears it. An artwork of another order, a deleted artwork, or another company's order is 404.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         patch: operations["updateOrderArtwork"];
         trace?: never;
@@ -253,6 +289,8 @@ export interface paths {
          *     - `lines`: the company's invoice items whose title or description contains q, excluding deleted items and items of deleted invoices or orders; most recent first, at most 25.
          *
          *     Blank or missing q: only the 10 most recently added local items; the other included sources are skipped with `blank_query`.
+         *
+         *     Scope: `read` (any token may call it).
          */
         get: operations["searchProducts"];
         put?: never;
@@ -277,6 +315,8 @@ export interface paths {
          *     - `invoice_item`: the full invoice item row by `id`; it must belong to the caller's company and neither it nor its invoice or order may be deleted, otherwise 404.
          *
          *     Missing or invalid parameters for the source: 400 naming them. Supplier integration missing, disabled or with incomplete credentials: 409 `integration_unavailable` with `details` { source, reason }. The supplier failing or answering unusably: 502 `upstream_error` with `details` { source, reason }; no answer within the time budget (4000 ms by default): 504 `upstream_error`.
+         *
+         *     Scope: `read` (any token may call it).
          */
         get: operations["getProduct"];
         put?: never;
@@ -297,6 +337,8 @@ export interface paths {
         /**
          * Get the cached CRM context of a mail thread
          * @description Reads the read-only cache row for the legacy thread id (written by the mail add-on's backend) and returns it as stored; its JSON members keep whatever shape the writer stored (numbers exactly, as jsonb holds them). 404 when no row exists **or** when the row is not tied to the caller's company (the two answers are identical). A row is tied when any of these holds: (1) `client_id` is the id of a client of the company; (2) an object element of the `orders_data` array has `id`, `order_id` or `project_id` equal to an order (project) id of the company; (3) `client_data` (an object), or an object element of `clients_data`, `orders_data` or `participants_data` (arrays), has `company_id` or `companyId` equal to the caller's company id. Ids count as JSON numbers (whole, e.g. `42` or `42.0`) or numeric strings (`"42"`, surrounding blanks ignored); soft-deleted clients and orders still tie. Nothing else counts: not `selected_order_id`, not keys nested deeper, not bare scalars inside the arrays. A shape the rule cannot read (null, a string where an array is expected, `"12.5"`, `"abc"`, nested arrays) simply does not tie the row; it never causes an error.
+         *
+         *     Scope: `read` (any token may call it).
          */
         get: operations["getThreadContext"];
         put?: never;
@@ -317,11 +359,15 @@ export interface paths {
         /**
          * Get a stored email thread
          * @description The thread stored for the caller's company, the mailbox `account_email` (required, a valid address, matched case-insensitively) and the legacy thread id. 404 when there is none, including a thread that was soft-deleted (a PUT restores it). `messages`, `participants` and `labels` come back exactly as stored (numbers keep every digit; see the PUT).
+         *
+         *     Scope: `read` (any token may call it).
          */
         get: operations["getEmailThread"];
         /**
          * Create or replace a stored email thread
          * @description Upserts the thread for (caller's company, `account_email`, legacy thread id) in one statement, so concurrent PUTs for one key leave one row. The same legacy id under another mailbox is another thread. The first PUT inserts; later PUTs update that row: every field sent replaces the stored value whole (arrays are never merged; `null` clears a nullable scalar), fields left out keep their stored value (on insert: `participants` and `labels` default to `[]`, other scalars to null). `messages` is required and always replaced, `message_count` is its length, `last_synced_at` defaults to the server time of this request, and the thread is un-deleted. `account_email` must be a valid address and is stored lowercase. `messages`, `participants` and `labels` are stored and returned exactly as sent, as JSON values (PostgreSQL jsonb), without per-message validation: every number keeps its exact value (integers beyond 2^53 and decimals with any number of digits are not rounded), written in plain decimal (`1e3` comes back as `1000`, `1.50` as `1.50`); object key order and whitespace are not kept, and of a repeated key the last value counts. Only what PostgreSQL cannot store is refused with 400 naming the field: the NUL character (U+0000) or a lone surrogate escape (such as `\ud800`) in any string or key, JSON nested deeper than 64 levels, a number with more than 131072 digits before the decimal point or 16383 after (written out), a number sent with an exponent whose plain-decimal form has more than 100 characters (`1e99` is accepted, `1e100` is not: send longer numbers written out), and numbers whose plain-decimal form would take the body over the size limit (field `(body)`). Timestamps are ISO 8601 date-times with an offset (returned in UTC, millisecond precision). Response `{ email_thread }` with the thread's fields; the internal `deleted` flag is not returned (it is always false after a PUT). The body may be up to 8388608 bytes (8 MiB); larger bodies get 413.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         put: operations["putEmailThread"];
         post?: never;
@@ -399,10 +445,18 @@ export interface components {
             updated_at: string;
             /**
              * Format: date-time
-             * @description Set only in the response to a soft delete
+             * @description Set in the response to a soft delete and on tombstones (lists with `include_deleted=true`)
              * @example 2026-11-21T13:37:00.000Z
              */
             deleted_at: string | null;
+        };
+        SyncPagination: components["schemas"]["Pagination"] & {
+            /**
+             * Format: date-time
+             * @description Only with `updated_since`: every change before this instant is in this sync's pages once `next_cursor` is null. Send it as `updated_since` on the next sync: nothing is skipped and nothing unchanged is repeated
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            next_updated_since?: string;
         };
         Pagination: {
             page: number;
@@ -419,7 +473,7 @@ export interface components {
                  * @example invalid_request
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthenticated" | "not_found" | "integration_unavailable" | "rate_limited" | "internal_error" | "upstream_error" | "service_unavailable";
+                code: "invalid_request" | "unauthenticated" | "forbidden" | "not_found" | "integration_unavailable" | "rate_limited" | "internal_error" | "upstream_error" | "service_unavailable";
                 /** @example Request validation failed */
                 message: string;
                 /**
@@ -504,6 +558,12 @@ export interface components {
              * @example 12.50
              */
             balance_due: string;
+            /**
+             * Format: date-time
+             * @description Set on tombstones (`include_deleted=true`): when the order was deleted
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            deleted_at: string | null;
         };
         Project: {
             /** @example 7 */
@@ -1380,6 +1440,10 @@ export interface operations {
                 per_page?: number;
                 /** @description Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row (stable while rows are added or deleted). Use it with the same filters; not together with `page`. */
                 cursor?: string;
+                /** @description Incremental sync: only rows whose `updated_at` is at or after this instant, ordered by `updated_at` then `id` ascending, and only rows changed more than 2 seconds ago (see `pagination.next_updated_since`). Follow `next_cursor` to the end, then keep `pagination.next_updated_since` for the next sync. */
+                updated_since?: string;
+                /** @description `true` also returns soft-deleted rows (tombstones: `deleted_at` set), so a sync sees deletions */
+                include_deleted?: "true" | "false";
                 /** @description Search text, at least 3 characters after trimming; blank lists every client */
                 q?: string;
             };
@@ -1402,7 +1466,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Client"][];
-                        pagination: components["schemas"]["Pagination"];
+                        pagination: components["schemas"]["SyncPagination"];
                     };
                 };
             };
@@ -1522,6 +1586,20 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1781,6 +1859,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
             404: {
                 headers: {
@@ -1891,6 +1983,10 @@ export interface operations {
                 per_page?: number;
                 /** @description Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row (stable while rows are added or deleted). Use it with the same filters; not together with `page`. */
                 cursor?: string;
+                /** @description Incremental sync: only rows whose `updated_at` is at or after this instant, ordered by `updated_at` then `id` ascending, and only rows changed more than 2 seconds ago (see `pagination.next_updated_since`). Follow `next_cursor` to the end, then keep `pagination.next_updated_since` for the next sync. */
+                updated_since?: string;
+                /** @description `true` also returns soft-deleted rows (tombstones: `deleted_at` set), so a sync sees deletions */
+                include_deleted?: "true" | "false";
                 /** @description Only orders of this client */
                 client_id?: number;
                 /** @description Only orders with this order-status id */
@@ -1919,7 +2015,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["OrderSummary"][];
-                        pagination: components["schemas"]["Pagination"];
+                        pagination: components["schemas"]["SyncPagination"];
                     };
                 };
             };
@@ -2039,6 +2135,20 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2293,6 +2403,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
             404: {
                 headers: {
@@ -2401,6 +2525,20 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2563,6 +2701,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
             404: {
                 headers: {
@@ -2717,6 +2869,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
             404: {
                 headers: {
@@ -2827,6 +2993,20 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2989,6 +3169,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
             404: {
                 headers: {
@@ -3143,6 +3337,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
             404: {
                 headers: {
@@ -3253,6 +3461,20 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3415,6 +3637,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
             404: {
                 headers: {
@@ -3569,6 +3805,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
             404: {
                 headers: {
@@ -3679,6 +3929,20 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4322,6 +4586,20 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
