@@ -29,10 +29,18 @@ describe("conditional requests on /clients/{id}", () => {
     expect((await a.get(`/clients/${id}`)).headers.get("etag")).toBe(after);
     expect((await a.get(`/clients/${id}`, { headers: { "if-none-match": before } })).status).toBe(200);
 
-    const err = expectError(await a.patch(`/clients/${id}`, { company_name: "Lost" }, { headers: { "if-match": before } }), 412, "invalid_request");
+    const err = expectError(
+      await a.patch(`/clients/${id}`, { company_name: "Lost" }, { headers: { "if-match": before } }),
+      412,
+      "invalid_request",
+    );
     expect(err.details).toEqual({ etag: after });
     // Weak tags never match If-Match (strong comparison).
-    expectError(await a.patch(`/clients/${id}`, { company_name: "Lost" }, { headers: { "if-match": `W/${after}` } }), 412, "invalid_request");
+    expectError(
+      await a.patch(`/clients/${id}`, { company_name: "Lost" }, { headers: { "if-match": `W/${after}` } }),
+      412,
+      "invalid_request",
+    );
     // A soft delete is a conditional write too.
     expectError(await a.patch(`/clients/${id}`, { deleted: true }, { headers: { "if-match": before } }), 412, "invalid_request");
     const [row] = await sql("select company_name, deleted_at from clients where id = $1", [id]);
