@@ -206,7 +206,11 @@ async function patchOrder(db: Db, companyId: number, id: number, body: OrderPatc
     ? accountingUpdate(body, { ...order.invoice, ...invoiceColumns(body) }, taxRate)
     : undefined;
   const written = await writeOrder(db, companyId, order, body, changes, ifMatch);
-  if (!written) return undefined;
+  if (!written) {
+    // Under the row locks only the client (part of the ETag, not locked) can have changed since the read.
+    if (lock && ifMatch !== undefined) throw preconditionFailed((await readOrder(db, companyId, id, body, false))?.etag ?? order.etag);
+    return undefined;
+  }
   const totals = invoiceTotals(
     invoiceTerms(written.invoice, taxRate),
     written.lines,
