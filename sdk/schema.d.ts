@@ -1698,7 +1698,10 @@ export interface operations {
             query?: {
                 email?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags (or `*`) the caller holds; a match (weak comparison) answers 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -1709,6 +1712,8 @@ export interface operations {
             /** @description The client */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the resource as answered */
+                    ETag: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1719,6 +1724,20 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ClientEnvelope"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag is current (no body) */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the resource as answered */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
             400: {
@@ -1807,7 +1826,10 @@ export interface operations {
     updateClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the resource's current ETag is one of these (strong comparison) or `*`; otherwise 412 and nothing is written */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Client id */
                 id: number;
@@ -1823,6 +1845,8 @@ export interface operations {
             /** @description The updated (or soft-deleted) client */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the resource as answered */
+                    ETag: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1889,6 +1913,20 @@ export interface operations {
             };
             /** @description invalid_request: the request body did not arrive within 10 s */
             408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the If-Match ETag is not the resource's current one (it changed); nothing was written; `details.etag` is the current ETag */
+            412: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -2245,7 +2283,10 @@ export interface operations {
     getOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags (or `*`) the caller holds; a match (weak comparison) answers 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Order (project) id */
                 id: number;
@@ -2257,6 +2298,8 @@ export interface operations {
             /** @description The order */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the resource as answered */
+                    ETag: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2267,6 +2310,20 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["OrderDetail"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag is current (no body) */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the resource as answered */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
             400: {
@@ -2355,7 +2412,10 @@ export interface operations {
     deleteOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the resource's current ETag is one of these (strong comparison) or `*`; otherwise 412 and nothing is written */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Order (project) id */
                 id: number;
@@ -2431,6 +2491,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description invalid_request: the If-Match ETag is not the resource's current one (it changed); nothing was written; `details.etag` is the current ETag */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
             429: {
                 headers: {
@@ -2479,7 +2553,10 @@ export interface operations {
     updateOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the resource's current ETag is one of these (strong comparison) or `*`; otherwise 412 and nothing is written */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Order (project) id */
                 id: number;
@@ -2492,9 +2569,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated project and invoice (with totals) */
+            /** @description The updated project and invoice (with totals); the ETag is the order's (as GET /orders/{id} answers it) */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the resource as answered */
+                    ETag: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2561,6 +2640,20 @@ export interface operations {
             };
             /** @description invalid_request: the request body did not arrive within 10 s */
             408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the If-Match ETag is not the resource's current one (it changed); nothing was written; `details.etag` is the current ETag */
+            412: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -4430,7 +4523,10 @@ export interface operations {
                 /** @description The synced mailbox */
                 account_email: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags (or `*`) the caller holds; a match (weak comparison) answers 304 without a body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description The mailbox provider's legacy thread id */
                 legacyThreadId: string;
@@ -4442,6 +4538,8 @@ export interface operations {
             /** @description The thread */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the resource as answered */
+                    ETag: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4452,6 +4550,20 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["EmailThreadEnvelope"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag is current (no body) */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the resource as answered */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
             400: {
@@ -4556,6 +4668,8 @@ export interface operations {
             /** @description The stored thread (created or updated) */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the resource as answered */
+                    ETag: string;
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

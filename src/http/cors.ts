@@ -5,7 +5,7 @@ import type { Config } from "../platform/config";
 import type { AppEnv } from "./context";
 
 /** Headers a browser script may read from an answer. */
-export const EXPOSED_HEADERS = ["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"];
+export const EXPOSED_HEADERS = ["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "ETag"];
 
 const policies = new WeakMap<Config, MiddlewareHandler>();
 
@@ -21,7 +21,7 @@ export const corsPolicy = createMiddleware<AppEnv>(async (c, next) => {
     policy = cors({
       origin: config.CORS_ALLOWED_ORIGINS,
       allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
-      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
+      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id", "If-Match", "If-None-Match"],
       exposeHeaders: EXPOSED_HEADERS,
       maxAge: 600,
     });

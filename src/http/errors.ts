@@ -61,6 +61,7 @@ const descriptions = {
   404: "not_found: no such resource for the caller's company (another company's rows answer the same)",
   409: "integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete",
   413: "invalid_request: the request body is larger than this route accepts",
+  412: "invalid_request: the If-Match ETag is not the resource's current one (it changed); nothing was written; `details.etag` is the current ETag",
   415: "invalid_request: a request body must be sent as application/json",
   429: "rate_limited: more than 300 requests in 60 s for this API key; see Retry-After",
   500: "internal_error: unexpected failure (no internals are exposed)",

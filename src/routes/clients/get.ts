@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { serializeClient } from "../../domain/client";
 import { invalid, notFound } from "../../http/errors";
+import { ifNoneMatchHeader, notModified, notModifiedResponse, withEtag } from "../../http/etag";
 import { createAuthRoute, intId, type Router } from "../../http/openapi";
 import { findLiveClient, findLiveClientByEmail } from "./queries";
 import { ClientEnvelopeSchema } from "./schema";
@@ -29,10 +30,12 @@ const route = createAuthRoute({
         .optional()
         .openapi({ param: { name: "email", in: "query" }, example: "maya@northside.example" }),
     }),
+    headers: ifNoneMatchHeader,
   },
   errors: [404],
   responses: {
-    200: { description: "The client", content: { "application/json": { schema: ClientEnvelopeSchema } } },
+    200: withEtag({ description: "The client", content: { "application/json": { schema: ClientEnvelopeSchema } } }),
+    ...notModifiedResponse,
   },
 });
 
@@ -52,5 +55,5 @@ export const registerGetClient = (api: Router) =>
     else throw invalid("`id` must be a numeric client id or an email address", [{ field: "id", message: "Not a client id or email" }]);
 
     if (!row) throw notFound("Client");
-    return c.json({ client: serializeClient(row) }, 200);
+    return notModified(c, row.etag) ?? c.json({ client: serializeClient(row.client) }, 200);
   });

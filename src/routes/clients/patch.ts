@@ -1,8 +1,10 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import { clients } from "../../db/schema";
 import { serializeClient } from "../../domain/client";
 import { notFound } from "../../http/errors";
+import { etagMatchesSql, ifMatchHeader, ifMatchTags, preconditionFailed, withEtag } from "../../http/etag";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { clientEtag, findLiveClient } from "./queries";
 import { ClientEnvelopeSchema, ClientPatchSchema, clientColumns } from "./schema";
 
 const route = createAuthRoute({
@@ -17,10 +19,14 @@ const route = createAuthRoute({
   request: {
     params: idParam("Client id"),
     body: { required: true, content: { "application/json": { schema: ClientPatchSchema } } },
+    headers: ifMatchHeader,
   },
-  errors: [404],
+  errors: [404, 412],
   responses: {
-    200: { description: "The updated (or soft-deleted) client", content: { "application/json": { schema: ClientEnvelopeSchema } } },
+    200: withEtag({
+      description: "The updated (or soft-deleted) client",
+      content: { "application/json": { schema: ClientEnvelopeSchema } },
+    }),
   },
 });
 
@@ -29,12 +35,21 @@ export const registerPatchClient = (api: Router) =>
     const { id } = c.req.valid("param");
     const { deleted, ...fields } = c.req.valid("json");
     const changes = deleted ? { deletedAt: sql`now()` } : clientColumns(fields);
-    // One statement: the tenant and liveness checks are part of the UPDATE's WHERE.
-    const [row] = await c.var.db
+    const tags = ifMatchTags(c);
+    const { db, auth } = c.var;
+    // One statement: the tenant, liveness and If-Match checks are part of the UPDATE's WHERE (a concurrent
+    // writer's commit is re-checked against the row it left, so no change slips between check and write).
+    const [row] = await db
       .update(clients)
       .set({ ...changes, updatedAt: sql`now()` })
-      .where(and(eq(clients.id, id), eq(clients.companyId, c.var.auth.companyId), isNull(clients.deletedAt)))
-      .returning();
-    if (!row) throw notFound("Client");
-    return c.json({ client: serializeClient(row) }, 200);
+      .where(and(eq(clients.id, id), eq(clients.companyId, auth.companyId), isNull(clients.deletedAt), etagMatchesSql(clientEtag, tags)))
+      .returning({ ...getTableColumns(clients), etag: clientEtag });
+    if (!row) {
+      // Nothing was written: say why (a changed client is 412 with its current ETag).
+      const current = tags === undefined ? undefined : await findLiveClient(db, auth.companyId, id);
+      throw current ? preconditionFailed(current.etag) : notFound("Client");
+    }
+    const { etag, ...client } = row;
+    c.header("ETag", etag);
+    return c.json({ client: serializeClient(client) }, 200);
   });

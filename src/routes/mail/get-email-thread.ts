@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { notFound } from "../../http/errors";
+import { ifNoneMatchHeader, notModified, notModifiedResponse, withEtag } from "../../http/etag";
 import { jsonWithRaw } from "../../http/exact-json";
 import { createAuthRoute, type Router } from "../../http/openapi";
 import { findLiveEmailThread } from "./queries";
@@ -20,10 +21,12 @@ const route = createAuthRoute({
     query: z.object({
       account_email: accountEmail().openapi({ param: { name: "account_email", in: "query" }, description: "The synced mailbox" }),
     }),
+    headers: ifNoneMatchHeader,
   },
   errors: [404],
   responses: {
-    200: { description: "The thread", content: { "application/json": { schema: EmailThreadEnvelopeSchema } } },
+    200: withEtag({ description: "The thread", content: { "application/json": { schema: EmailThreadEnvelopeSchema } } }),
+    ...notModifiedResponse,
   },
 });
 
@@ -33,5 +36,5 @@ export const registerGetEmailThread = (api: Router) =>
     const { account_email } = c.req.valid("query");
     const row = await findLiveEmailThread(c.var.db, c.var.auth.companyId, account_email, legacyThreadId);
     if (!row) throw notFound("Email thread");
-    return jsonWithRaw<EmailThreadEnvelope, 200>(c, { email_thread: serializeEmailThread(row) }, 200);
+    return notModified(c, row.etag) ?? jsonWithRaw<EmailThreadEnvelope, 200>(c, { email_thread: serializeEmailThread(row) }, 200);
   });

@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { emailThreads } from "../../db/schema";
+import { withEtag } from "../../http/etag";
 import {
   jsonWithRaw,
   NUMBER_MAX_EXPANDED_LENGTH,
@@ -9,7 +10,7 @@ import {
 } from "../../http/exact-json";
 import { MAX_JSON_DEPTH, unstorableError } from "../../http/json-body";
 import { createAuthRoute, type Router } from "../../http/openapi";
-import { EXACT_JSON_MEMBERS, type ExactJsonMember, emailThreadFields, excluded } from "./queries";
+import { EXACT_JSON_MEMBERS, type ExactJsonMember, emailThreadEtag, emailThreadFields, excluded } from "./queries";
 import {
   EMAIL_THREAD_BODY_LIMIT,
   type EmailThreadEnvelope,
@@ -50,7 +51,10 @@ const route = createAuthRoute({
     body: { required: true, content: { "application/json": { schema: EmailThreadPutSchema } } },
   },
   responses: {
-    200: { description: "The stored thread (created or updated)", content: { "application/json": { schema: EmailThreadEnvelopeSchema } } },
+    200: withEtag({
+      description: "The stored thread (created or updated)",
+      content: { "application/json": { schema: EmailThreadEnvelopeSchema } },
+    }),
   },
 });
 
@@ -103,6 +107,7 @@ export const registerPutEmailThread = (api: Router) =>
           updatedAt: sql`now()`,
         },
       })
-      .returning(emailThreadFields);
+      .returning({ ...emailThreadFields, etag: emailThreadEtag });
+    c.header("ETag", row!.etag);
     return jsonWithRaw<EmailThreadEnvelope, 200>(c, { email_thread: serializeEmailThread(row) }, 200);
   });

@@ -1,5 +1,6 @@
 import { type AnyColumn, and, eq, getTableColumns, not, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { emailThreads, mailThreadContexts as t } from "../../db/schema";
+import { etagSql } from "../../http/etag";
 import type { Db } from "../../platform/db";
 
 /*
@@ -102,6 +103,8 @@ export const emailThreadFields = {
   >),
 };
 export type EmailThreadRow = Omit<typeof emailThreads.$inferSelect, ExactJsonMember> & Record<ExactJsonMember, string>;
+/** A thread's strong ETag: every PUT bumps `updated_at`. */
+export const emailThreadEtag = etagSql(emailThreads.id, [emailThreads.updatedAt]);
 
 /** The live (not soft-deleted) thread for company, mailbox (already lowercase) and legacy id. */
 export async function findLiveEmailThread(
@@ -109,9 +112,9 @@ export async function findLiveEmailThread(
   companyId: number,
   accountEmail: string,
   legacyThreadId: string,
-): Promise<EmailThreadRow | undefined> {
+): Promise<(EmailThreadRow & { etag: string }) | undefined> {
   const [row] = await db
-    .select(emailThreadFields)
+    .select({ ...emailThreadFields, etag: emailThreadEtag })
     .from(emailThreads)
     .where(
       and(

@@ -3,8 +3,9 @@ import { and, eq, exists, inArray, isNull, sql } from "drizzle-orm";
 import { accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
 import { accountingOutbox, invoices, projects } from "../../db/schema";
 import { notFound } from "../../http/errors";
+import { etagMatchesSql, ifMatchHeader, ifMatchTags, preconditionFailed } from "../../http/etag";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
-import { companySyncSql, defaultInvoiceOf, liveProjects } from "./queries";
+import { companySyncSql, defaultInvoiceOf, liveProjects, loadOrderDetail, orderEtag } from "./queries";
 
 const DeletedSchema = z
   .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted order (project) id", example: 7 }) })
@@ -21,8 +22,8 @@ const route = createAuthRoute({
     "Afterwards GET, PATCH and DELETE of the order answer 404 and the list hides it (a repeated DELETE is 404, not 200). " +
     "An accounting `delete` is queued in the same statement when the company has accounting sync enabled, or when the " +
     "order's invoice was synced before (e.g. created with `quickbooks_enabled: true`), so no remote invoice outlives its order.",
-  request: { params: idParam("Order (project) id") },
-  errors: [404],
+  request: { params: idParam("Order (project) id"), headers: ifMatchHeader },
+  errors: [404, 412],
   responses: {
     200: { description: "The order was deleted", content: { "application/json": { schema: DeletedSchema } } },
   },
@@ -36,6 +37,8 @@ export const registerDeleteOrder = (api: Router) =>
     // committed first leaves no live project to match (404).
     const db = c.var.db;
     const now = sql`now()`;
+    const ifMatch = ifMatchTags(c);
+    const invoiceUpdatedAt = sql`(${db.select({ updatedAt: invoices.updatedAt }).from(invoices).where(defaultInvoiceOf(projects.id))})`;
     const project = db.$with("project").as(
       db
         .update(projects)
@@ -46,6 +49,9 @@ export const registerDeleteOrder = (api: Router) =>
             liveProjects(companyId),
             eq(projects.id, id),
             exists(db.select({ id: invoices.id }).from(invoices).where(defaultInvoiceOf(projects.id))),
+            // If-Match in the same statement: the project row's lock makes a concurrent order write (which
+            // bumps the project's updated_at) finish first, and the condition is re-checked against what it left.
+            etagMatchesSql(orderEtag(projects.id, projects.updatedAt, invoiceUpdatedAt, projects.clientId), ifMatch),
           ),
         )
         .returning({ id: projects.id }),
@@ -69,7 +75,11 @@ export const registerDeleteOrder = (api: Router) =>
       .with(project, invoice, outbox)
       .select({ outboxId: sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number) })
       .from(project);
-    if (!row) throw notFound("Order");
+    if (!row) {
+      // Nothing was written: a live order whose ETag did not match is 412 with its current ETag.
+      const current = ifMatch === undefined ? undefined : await loadOrderDetail(db, companyId, id);
+      throw current ? preconditionFailed(current.etag) : notFound("Order");
+    }
     if (row.outboxId !== null) notifyOutbox(c.env, [row.outboxId], c.var.defer);
     return c.json({ deleted: true as const, id }, 200);
   });

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { ClientSchema, serializeClient } from "../../domain/client";
 import { InvoiceItemSchema, serializeItem } from "../../domain/invoice-item";
 import { notFound } from "../../http/errors";
+import { ifNoneMatchHeader, notModified, notModifiedResponse, withEtag } from "../../http/etag";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import { loadOrderDetail } from "./queries";
 import { ArtworkSchema, InvoiceSchema, OrderStatusSchema, PaymentSchema, ProjectSchema, TaxSchema } from "./schema";
@@ -29,10 +30,11 @@ const route = createAuthRoute({
   description:
     "The project, its default invoice with computed totals, live invoice items, payments, the client, the tax row, the status and artworks. " +
     "A deleted order, or another company's, is 404.",
-  request: { params: idParam("Order (project) id") },
+  request: { params: idParam("Order (project) id"), headers: ifNoneMatchHeader },
   errors: [404],
   responses: {
-    200: { description: "The order", content: { "application/json": { schema: OrderDetailSchema } } },
+    200: withEtag({ description: "The order", content: { "application/json": { schema: OrderDetailSchema } } }),
+    ...notModifiedResponse,
   },
 });
 
@@ -41,6 +43,8 @@ export const registerGetOrder = (api: Router) =>
     const { id } = c.req.valid("param");
     const order = await loadOrderDetail(c.var.db, c.var.auth.companyId, id);
     if (!order) throw notFound("Order");
+    const unchanged = notModified(c, order.etag);
+    if (unchanged) return unchanged;
     return c.json(
       {
         project: serializeProject(order.project),

@@ -5,10 +5,11 @@ import { clients, companies, invoices, orderStatuses, projects, taxes } from "..
 import { liveClients } from "../../domain/client";
 import { invoiceTotals } from "../../domain/totals";
 import { invalid, notFound } from "../../http/errors";
+import { etagMatches, etagMatchesSql, ifMatchHeader, ifMatchTags, preconditionFailed, withEtag } from "../../http/etag";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import type { Db } from "../../platform/db";
 import { accountingUpdate } from "./accounting";
-import { defaultInvoiceOf, invoiceAmountsColumns, liveProjects, unknownReference } from "./queries";
+import { defaultInvoiceOf, invoiceAmountsColumns, liveProjects, orderEtag, unknownReference } from "./queries";
 import {
   invoiceColumns,
   OrderEnvelopeSchema,
@@ -38,10 +39,14 @@ const route = createAuthRoute({
   request: {
     params: idParam("Order (project) id"),
     body: { required: true, content: { "application/json": { schema: OrderPatchSchema } } },
+    headers: ifMatchHeader,
   },
-  errors: [404],
+  errors: [404, 412],
   responses: {
-    200: { description: "The updated project and invoice (with totals)", content: { "application/json": { schema: OrderEnvelopeSchema } } },
+    200: withEtag({
+      description: "The updated project and invoice (with totals); the ETag is the order's (as GET /orders/{id} answers it)",
+      content: { "application/json": { schema: OrderEnvelopeSchema } },
+    }),
   },
 });
 
@@ -58,6 +63,7 @@ async function readOrder(db: Db, companyId: number, id: number, body: OrderPatch
       invoice: invoices,
       companySync: companies.accountingSyncEnabled,
       versions: { project: sql<string>`${projects}.xmin::text`, invoice: sql<string>`${invoices}.xmin::text` },
+      etag: orderEtag(projects.id, projects.updatedAt, invoices.updatedAt, projects.clientId),
       storedTaxRate: storedTax.rate,
       clientFound:
         body.client_id === undefined
@@ -100,7 +106,14 @@ type ReadOrder = NonNullable<Awaited<ReturnType<typeof readOrder>>>;
  * with the invoice's line and payment amounts. Undefined when a row changed since the read (or the order
  * went away): then nothing was written.
  */
-async function writeOrder(db: Db, companyId: number, order: ReadOrder, body: OrderPatch, changes: AccountingUpdate | undefined) {
+async function writeOrder(
+  db: Db,
+  companyId: number,
+  order: ReadOrder,
+  body: OrderPatch,
+  changes: AccountingUpdate | undefined,
+  ifMatch: "*" | string[] | undefined,
+) {
   const locked = db.$with("locked").as(
     db
       .select({ projectId: sql<number>`${projects.id}`.as("project_id"), invoiceId: sql<number>`${invoices.id}`.as("invoice_id") })
@@ -112,6 +125,10 @@ async function writeOrder(db: Db, companyId: number, order: ReadOrder, body: Ord
           eq(projects.id, order.project.id),
           sql`${projects}.xmin = ${order.versions.project}::xid`,
           sql`${invoices}.xmin = ${order.versions.invoice}::xid`,
+          // With If-Match, the client the ETag covers must be unchanged too (the rows above are pinned by xmin).
+          ifMatch === undefined
+            ? undefined
+            : etagMatchesSql(orderEtag(projects.id, projects.updatedAt, invoices.updatedAt, projects.clientId), [order.etag]),
         ),
       )
       .for("update", { of: [projects, invoices] }),
@@ -120,16 +137,15 @@ async function writeOrder(db: Db, companyId: number, order: ReadOrder, body: Ord
   const lockedInvoice = inArray(invoices.id, db.select({ id: locked.invoiceId }).from(locked));
   const projectChanges = projectColumns(body);
   const invoiceChanges = invoiceColumns(body);
-  // A row the body does not change is only read (its updated_at stays), except the project: any change to
-  // the order moves its updated_at on, which the list's incremental sync (updated_since) orders by.
+  // The project's updated_at is the order's: every PATCH bumps it, so the ETag, a concurrent DELETE's
+  // If-Match re-check and the list's incremental sync (updated_since) see the change; an invoice the
+  // body does not change is only read.
   const project = db.$with("project").as(
-    Object.keys(projectChanges).length || Object.keys(invoiceChanges).length
-      ? db
-          .update(projects)
-          .set({ ...projectChanges, updatedAt: sql`now()` })
-          .where(lockedProject)
-          .returning()
-      : db.select().from(projects).where(lockedProject),
+    db
+      .update(projects)
+      .set({ ...projectChanges, updatedAt: sql`now()` })
+      .where(lockedProject)
+      .returning(),
   );
   const invoice = db.$with("invoice").as(
     Object.keys(invoiceChanges).length
@@ -153,6 +169,7 @@ async function writeOrder(db: Db, companyId: number, order: ReadOrder, body: Ord
       project: project._.selectedFields,
       invoice: invoice._.selectedFields,
       ...invoiceAmountsColumns(order.invoice.id),
+      etag: orderEtag(project.id, project.updatedAt, invoice.updatedAt, project.clientId),
       outboxId: outbox ? sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number) : sql<null>`null`,
     })
     .from(project)
@@ -164,9 +181,10 @@ async function writeOrder(db: Db, companyId: number, order: ReadOrder, body: Ord
  * Read, validate, write: two statements. Undefined when the order changed between them (only possible
  * when `lock` is false); the caller then repeats it with `lock`, inside a transaction.
  */
-async function patchOrder(db: Db, companyId: number, id: number, body: OrderPatch, lock: boolean) {
+async function patchOrder(db: Db, companyId: number, id: number, body: OrderPatch, ifMatch: "*" | string[] | undefined, lock: boolean) {
   const order = await readOrder(db, companyId, id, body, lock);
   if (!order) throw notFound("Order");
+  if (!etagMatches(order.etag, ifMatch)) throw preconditionFailed(order.etag);
   const details = [
     ...(order.clientFound ? [] : [unknownReference("client_id", "client")]),
     ...(order.statusFound ? [] : [unknownReference("status_id", "order status")]),
@@ -188,14 +206,18 @@ async function patchOrder(db: Db, companyId: number, id: number, body: OrderPatc
   const changes = syncApplies(body.quickbooks_enabled, order.companySync)
     ? accountingUpdate(body, { ...order.invoice, ...invoiceColumns(body) }, taxRate)
     : undefined;
-  const written = await writeOrder(db, companyId, order, body, changes);
-  if (!written) return undefined;
+  const written = await writeOrder(db, companyId, order, body, changes, ifMatch);
+  if (!written) {
+    // Under the row locks only the client (part of the ETag, not locked) can have changed since the read.
+    if (lock && ifMatch !== undefined) throw preconditionFailed((await readOrder(db, companyId, id, body, false))?.etag ?? order.etag);
+    return undefined;
+  }
   const totals = invoiceTotals(
     invoiceTerms(written.invoice, taxRate),
     written.lines,
     written.payments.map((p) => p.amount),
   );
-  return { project: written.project, invoice: written.invoice, totals, outboxId: written.outboxId };
+  return { project: written.project, invoice: written.invoice, totals, etag: written.etag, outboxId: written.outboxId };
 }
 
 export const registerPatchOrder = (api: Router) =>
@@ -204,18 +226,20 @@ export const registerPatchOrder = (api: Router) =>
     const body = c.req.valid("json");
     const { companyId } = c.var.auth;
     const db = c.var.db;
+    const ifMatch = ifMatchTags(c);
     // Optimistic first (no transaction: two round trips over HTTP). If the order changed between read and
     // write, redo it in an interactive transaction that locks the rows as it reads them, so that attempt's
     // write cannot miss. That one needs a session: the checks between read and write run here, in code.
-    let result = await patchOrder(db, companyId, id, body, false);
+    let result = await patchOrder(db, companyId, id, body, ifMatch, false);
     if (!result) {
       c.var.logger.info("order changed between read and write; patching again under row locks", { order_id: id });
       result = await c.var.transaction(async (tx) => {
-        const locked = await patchOrder(tx, companyId, id, body, true);
+        const locked = await patchOrder(tx, companyId, id, body, ifMatch, true);
         if (!locked) throw new Error("order changed under its row lock");
         return locked;
       });
     }
     if (result.outboxId !== null) notifyOutbox(c.env, [result.outboxId], c.var.defer);
+    c.header("ETag", result.etag);
     return c.json({ project: serializeProject(result.project), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

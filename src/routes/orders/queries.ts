@@ -2,6 +2,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { artworks, clients, companies, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
 import { invoiceTotals } from "../../domain/totals";
+import { etagSql } from "../../http/etag";
 import type { Db } from "../../platform/db";
 import { jsonRows, tableRows } from "../../platform/sql-kit";
 import { invoiceTerms } from "./serialize";
@@ -27,6 +28,18 @@ export const invoiceAmountsColumns = (invoiceId: AnyPgColumn | number) => ({
   ),
 });
 
+/**
+ * An order's strong ETag: from its project, its default invoice (every contents write and every PATCH bump
+ * the project's and the invoice's `updated_at`) and its client (shown in the order). Arguments are the
+ * columns (of a table or a CTE) in the statement at hand; the client's `updated_at` is looked up by id.
+ */
+export const orderEtag = (projectId: unknown, projectUpdatedAt: unknown, invoiceUpdatedAt: unknown, clientId: unknown) =>
+  etagSql(projectId, [
+    projectUpdatedAt,
+    invoiceUpdatedAt,
+    sql`(select ${clients.updatedAt} from ${clients} where ${clients.id} = ${clientId})`,
+  ]);
+
 /** The company's accounting-sync default, as a scalar subquery of a larger statement. */
 export const companySyncSql = (companyId: number) =>
   sql<boolean>`coalesce((select ${companies.accountingSyncEnabled} from ${companies} where ${companies.id} = ${companyId}), false)`;
@@ -43,6 +56,7 @@ export async function loadOrderDetail(db: Db, companyId: number, id: number) {
       client: clients,
       tax: taxes,
       status: orderStatuses,
+      etag: orderEtag(projects.id, projects.updatedAt, invoices.updatedAt, projects.clientId),
       items: tableRows(
         invoiceItems,
         and(eq(invoiceItems.invoiceId, invoices.id), isNull(invoiceItems.deletedAt)),

@@ -20,7 +20,7 @@ app.get("/clients/:id", async (c) => {
     db = drizzle(neon(c.env.DATABASE_URL), { schema });
   }
   const row = await findLiveClient(db, Number(c.req.query("company")), Number(c.req.param("id")));
-  return row ? c.json({ client: serializeClient(row) }) : c.json({ error: "not found" }, 404);
+  return row ? c.json({ client: serializeClient(row.client) }) : c.json({ error: "not found" }, 404);
 });
 
 export default app;
