@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { expectError, newCompany, sql } from "./support/api";
-import { newClient } from "./support/orders";
+import { newClient, newOrder } from "./support/orders";
 
 const keyed = (key: string) => ({ headers: { "Idempotency-Key": key } });
 const count = async (text: string, params: unknown[]) => Number((await sql<{ n: string }>(text, params))[0].n);
@@ -105,5 +105,45 @@ describe("Idempotency-Key", () => {
     const co = await newCompany();
     const res = await co.post("/clients", { company_name: "Long" }, keyed("k".repeat(255)));
     expect(res.status).toBe(200);
+  });
+
+  it("20 concurrent identical POST /orders/{id}/items add one item (and one outbox update) beside a differently keyed one", async () => {
+    const co = await newCompany({ accountingSync: true });
+    const { project } = await newOrder(co);
+    const key = randomUUID();
+    const [other, ...results] = await Promise.all([
+      co.post(`/orders/${project.id}/items`, { title: "Other", unit_price: "2.00" }, keyed(randomUUID())),
+      ...Array.from({ length: 20 }, () => co.post(`/orders/${project.id}/items`, { title: "Caps", unit_price: "1.00" }, keyed(key))),
+    ]);
+    expect(other.status).toBe(200);
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
+    for (const r of results) expect(r.body).toEqual(results[0].body);
+    expect(results.filter((r) => r.headers.get("idempotent-replayed") === "true")).toHaveLength(19);
+    const items = await sql<{ title: string; position: number }>(
+      "select title, position from invoice_items where company_id = $1 and deleted_at is null order by position",
+      [co.companyId],
+    );
+    expect(items.map((i) => i.title).sort()).toEqual(["Caps", "Other"]);
+    expect(items.map((i) => i.position)).toEqual([0, 1]);
+    // The order's create row and one update per added item.
+    expect(await count("select count(*) n from accounting_outbox where company_id = $1", [co.companyId])).toBe(3);
+  });
+
+  it("payments and artworks take keys too; another company's order is 404 and stores nothing", async () => {
+    const a = await newCompany();
+    const b = await newCompany();
+    const { project } = await newOrder(a);
+    const key = randomUUID();
+    expectError(await b.post(`/orders/${project.id}/payments`, { amount: 10 }, keyed(key)), 404, "not_found");
+    expect(await count("select count(*) n from idempotency_keys where company_id = $1", [b.companyId])).toBe(0);
+    const paid = await a.post(`/orders/${project.id}/payments`, { amount: 10 }, keyed(key));
+    expect(paid.status).toBe(200);
+    expect((await a.post(`/orders/${project.id}/payments`, { amount: 10 }, keyed(key))).headers.get("idempotent-replayed")).toBe("true");
+    const artKey = randomUUID();
+    const art = await a.post(`/orders/${project.id}/artworks`, { status: "approved" }, keyed(artKey));
+    const artAgain = await a.post(`/orders/${project.id}/artworks`, { status: "approved" }, keyed(artKey));
+    expect(artAgain.body).toEqual(art.body);
+    expect(await count("select count(*) n from payments where company_id = $1", [a.companyId])).toBe(1);
+    expect(await count("select count(*) n from artworks where company_id = $1", [a.companyId])).toBe(1);
   });
 });

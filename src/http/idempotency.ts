@@ -68,14 +68,15 @@ const mismatch = (what: string) =>
  */
 export async function withIdempotency<T, S extends ContentfulStatusCode>(
   c: Context<AppEnv>,
-  run: (db: Db) => Promise<WriteResult<T, S>>,
+  /** `keyed`: `db` is the key's interactive transaction (lock rows directly), else the request's HTTP path. */
+  run: (db: Db, keyed: boolean) => Promise<WriteResult<T, S>>,
 ): Promise<TypedResponse<T, S, "json">> {
   // A replay sends the stored text as it was; typed as the JSON response the route declares.
   const send = (text: string, status: S) =>
     c.body(text, status, { "content-type": "application/json" }) as unknown as TypedResponse<T, S, "json">;
   const key = c.req.header(IDEMPOTENCY_HEADER);
   if (key === undefined) {
-    const result = await run(c.var.db);
+    const result = await run(c.var.db, false);
     result.afterCommit?.();
     return send(JSON.stringify(result.body), result.status);
   }
@@ -111,7 +112,7 @@ export async function withIdempotency<T, S extends ContentfulStatusCode>(
       if (stored.requestHash !== requestHash) throw mismatch("body");
       return { replayed: true as const, status: stored.responseStatus as S, text: stored.responseBody as string };
     }
-    const result = await run(tx);
+    const result = await run(tx, true);
     const text = JSON.stringify(result.body);
     await tx
       .update(idempotencyKeys)
