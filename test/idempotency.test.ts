@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { expectError, newCompany, sql } from "./support/api";
+import { purgeExpiredIdempotencyKeys } from "../src/http/idempotency";
+import { db, expectError, newCompany, sql } from "./support/api";
 import { newClient, newOrder } from "./support/orders";
 
 const keyed = (key: string) => ({ headers: { "Idempotency-Key": key } });
@@ -145,5 +146,17 @@ describe("Idempotency-Key", () => {
     expect(artAgain.body).toEqual(art.body);
     expect(await count("select count(*) n from payments where company_id = $1", [a.companyId])).toBe(1);
     expect(await count("select count(*) n from artworks where company_id = $1", [a.companyId])).toBe(1);
+  });
+
+  it("the cron purge removes expired keys only", async () => {
+    const co = await newCompany();
+    await co.post("/clients", { company_name: "Kept" }, keyed("kept"));
+    await co.post("/clients", { company_name: "Gone" }, keyed("gone"));
+    await sql("update idempotency_keys set expires_at = now() - interval '1 second' where company_id = $1 and key = 'gone'", [
+      co.companyId,
+    ]);
+    expect(await purgeExpiredIdempotencyKeys(db())).toBeGreaterThanOrEqual(1);
+    const left = await sql<{ key: string }>("select key from idempotency_keys where company_id = $1", [co.companyId]);
+    expect(left.map((r) => r.key)).toEqual(["kept"]);
   });
 });

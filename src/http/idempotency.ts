@@ -124,3 +124,18 @@ export async function withIdempotency<T, S extends ContentfulStatusCode>(
   else outcome.afterCommit?.();
   return send(outcome.text, outcome.status);
 }
+
+/** Rows removed per cron pass at most: one bounded statement, the next pass takes the rest. */
+export const PURGE_LIMIT = 10_000;
+
+/** Deletes expired keys (they are already ignored); run by the cron pass. Answers how many went. */
+export async function purgeExpiredIdempotencyKeys(db: Db): Promise<number> {
+  const gone = await db
+    .delete(idempotencyKeys)
+    .where(
+      sql`(${idempotencyKeys.companyId}, ${idempotencyKeys.key}) in (
+        select company_id, key from idempotency_keys where expires_at < now() order by expires_at limit ${PURGE_LIMIT})`,
+    )
+    .returning({ key: idempotencyKeys.key });
+  return gone.length;
+}
