@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { purgeExpiredIdempotencyKeys } from "../src/http/idempotency";
-import { db, expectError, newCompany, sql } from "./support/api";
+import { call, db, expectError, newCompany, sql } from "./support/api";
 import { newClient, newOrder } from "./support/orders";
 
 const keyed = (key: string) => ({ headers: { "Idempotency-Key": key } });
@@ -158,5 +158,20 @@ describe("Idempotency-Key", () => {
     expect(await purgeExpiredIdempotencyKeys(db())).toBeGreaterThanOrEqual(1);
     const left = await sql<{ key: string }>("select key from idempotency_keys where company_id = $1", [co.companyId]);
     expect(left.map((r) => r.key)).toEqual(["kept"]);
+  });
+
+  it("every POST declares the header, the 422 and Idempotent-Replayed in the OpenAPI document", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    const posts = Object.entries(doc.paths as Record<string, any>).filter(([, item]) => item.post);
+    expect(posts.length).toBeGreaterThanOrEqual(5);
+    for (const [path, item] of posts) {
+      const op = item.post;
+      expect(
+        op.parameters?.map((p: any) => `${p.in}:${p.name}`),
+        path,
+      ).toContain("header:idempotency-key");
+      expect(Object.keys(op.responses), path).toContain("422");
+      expect(Object.keys(op.responses["200"].headers), path).toContain("Idempotent-Replayed");
+    }
   });
 });
