@@ -13,12 +13,16 @@ describe("typed client (sdk/)", () => {
     const client: Schemas["Client"] = created.data!.client;
     expect(client.company_name).toBe("Northside Print Co.");
 
-    // The idempotency key header is sent as documented intent (docs/sdk.md); nothing here depends on it.
-    const order = await crm.POST("/orders", {
+    // A retry with the same Idempotency-Key answers the first result instead of creating a second order.
+    const orderRequest = {
       body: { client_id: client.id, title: "Spring league jerseys" },
       headers: { "Idempotency-Key": crypto.randomUUID() },
-    });
+    };
+    const order = await crm.POST("/orders", orderRequest);
     expect(order.error).toBeUndefined();
+    const retried = await crm.POST("/orders", orderRequest);
+    expect(retried.response.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(retried.data).toEqual(order.data);
     expect(order.data!.project.client_id).toBe(client.id);
     expect(order.data!.invoice.totals.total).toBe("0.00");
 

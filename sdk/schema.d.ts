@@ -1543,7 +1543,10 @@ export interface operations {
     createClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1556,6 +1559,8 @@ export interface operations {
             /** @description The created client */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1636,6 +1641,20 @@ export interface operations {
             };
             /** @description invalid_request: a request body must be sent as application/json */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -2130,7 +2149,10 @@ export interface operations {
     createOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2143,6 +2165,8 @@ export interface operations {
             /** @description The created project and invoice (with totals) */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2223,6 +2247,20 @@ export interface operations {
             };
             /** @description invalid_request: a request body must be sent as application/json */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -2742,7 +2780,10 @@ export interface operations {
     createOrderItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Order (project) id */
                 id: number;
@@ -2758,6 +2799,8 @@ export interface operations {
             /** @description The new item and the invoice after the change */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2852,6 +2895,20 @@ export interface operations {
             };
             /** @description invalid_request: a request body must be sent as application/json */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -3210,7 +3267,10 @@ export interface operations {
     createOrderPayment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Order (project) id */
                 id: number;
@@ -3226,6 +3286,8 @@ export interface operations {
             /** @description The new payment and the invoice after the change */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3320,6 +3382,20 @@ export interface operations {
             };
             /** @description invalid_request: a request body must be sent as application/json */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -3678,7 +3754,10 @@ export interface operations {
     createOrderArtwork: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Order (project) id */
                 id: number;
@@ -3694,6 +3773,8 @@ export interface operations {
             /** @description The new artwork and the invoice after the change */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3788,6 +3869,20 @@ export interface operations {
             };
             /** @description invalid_request: a request body must be sent as application/json */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];

@@ -5,7 +5,15 @@ import type { Config } from "../platform/config";
 import type { AppEnv } from "./context";
 
 /** Headers a browser script may read from an answer. */
-export const EXPOSED_HEADERS = ["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "ETag"];
+export const EXPOSED_HEADERS = [
+  "X-Request-Id",
+  "X-RateLimit-Limit",
+  "X-RateLimit-Remaining",
+  "X-RateLimit-Reset",
+  "Retry-After",
+  "ETag",
+  "Idempotent-Replayed",
+];
 
 const policies = new WeakMap<Config, MiddlewareHandler>();
 
@@ -21,7 +29,7 @@ export const corsPolicy = createMiddleware<AppEnv>(async (c, next) => {
     policy = cors({
       origin: config.CORS_ALLOWED_ORIGINS,
       allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
-      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id", "If-Match", "If-None-Match"],
+      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id", "If-Match", "If-None-Match", "Idempotency-Key"],
       exposeHeaders: EXPOSED_HEADERS,
       maxAge: 600,
     });

@@ -3,7 +3,16 @@ import type { TokenScope } from "../db/schema";
 import { authenticate, requireScope } from "./auth";
 import type { AppEnv } from "./context";
 import { authErrors, type ErrorStatus, errorResponses, validationHook } from "./errors";
+import { idempotencyHeaders, replayedHeader } from "./idempotency";
 import { jsonBody, readBody } from "./json-body";
+
+/** Success responses of an idempotent operation may be replays: they carry `Idempotent-Replayed`. */
+const withReplayedHeader = (responses: RouteConfig["responses"]) =>
+  Object.fromEntries(
+    Object.entries(responses).map(([status, r]) =>
+      status.startsWith("2") && !("$ref" in r) ? [status, { ...r, headers: { ...(r.headers as object), ...replayedHeader } }] : [status, r],
+    ),
+  );
 
 /** Every router is built here so all share the validation hook (400 with field details). */
 export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -18,6 +27,8 @@ type AuthRouteConfig = Omit<RouteConfig, "security" | "middleware" | "operationI
   errors?: readonly ErrorStatus[];
   /** The token scope the operation needs: `read` for GET, `write` for anything else unless stated. */
   scope?: TokenScope;
+  /** Accepts `Idempotency-Key` (the handler runs its write through `withIdempotency`). */
+  idempotent?: boolean;
 };
 
 /** How the document says which scope an operation needs (http bearer security cannot carry scopes). */
@@ -38,7 +49,7 @@ const scopeSentences: Record<TokenScope, string> = {
  * limit, deadline), the token lookup and rate limit, the scope check, and the JSON body guard (content type, UTF-8, storable values). A route file states only what is particular to it.
  */
 export function createAuthRoute<P extends string, R extends AuthRouteConfig & { path: P }>(config: R) {
-  const { bodyLimit, errors = [], scope = defaultScope(config.method), ...route } = config;
+  const { bodyLimit, errors = [], scope = defaultScope(config.method), idempotent = false, ...route } = config;
   const hasBody = Boolean(route.request?.body);
   // The scope check follows the token lookup and comes before the body is parsed or the handler runs.
   const guard = scope === "write" ? [authenticate, requireScope("write")] : [authenticate];
@@ -50,13 +61,15 @@ export function createAuthRoute<P extends string, R extends AuthRouteConfig & { 
     // Body first (read within its deadline), then the token lookup, then the parse: no database
     // work waits on a slow upload, and a bad body from an unknown token still gets 401.
     middleware: hasBody ? [readBody(bodyLimit), ...guard, jsonBody] : guard,
+    ...(idempotent ? { request: { ...route.request, headers: idempotencyHeaders } } : {}),
     responses: {
-      ...route.responses,
+      ...(idempotent ? withReplayedHeader(route.responses) : route.responses),
+      ...(idempotent ? errorResponses(422) : {}),
       ...errorResponses(400, ...(hasBody ? ([408, 413, 415] as const) : []), ...(scope === "write" ? ([403] as const) : []), ...errors),
       ...authErrors,
     },
     // The added error responses are thrown (ApiError), never returned: handlers keep the route's own response types.
-  }) as unknown as Omit<R, "bodyLimit" | "errors" | "scope"> & { getRoutingPath(): string };
+  }) as unknown as Omit<R, "bodyLimit" | "errors" | "scope" | "idempotent"> & { getRoutingPath(): string };
 }
 
 export const DEFAULT_PER_PAGE = 25;

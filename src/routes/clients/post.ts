@@ -1,5 +1,6 @@
 import { clients } from "../../db/schema";
 import { serializeClient } from "../../domain/client";
+import { withIdempotency } from "../../http/idempotency";
 import { createAuthRoute, type Router } from "../../http/openapi";
 import { ClientCreateSchema, ClientEnvelopeSchema, clientColumns } from "./schema";
 
@@ -7,6 +8,7 @@ const route = createAuthRoute({
   method: "post",
   path: "/clients",
   operationId: "createClient",
+  idempotent: true,
   tags: ["Clients"],
   summary: "Create a client",
   description: "Creates a client in the caller's company. `company_name` is required and must not be blank; unknown fields are rejected.",
@@ -19,9 +21,11 @@ const route = createAuthRoute({
 export const registerCreateClient = (api: Router) =>
   api.openapi(route, async (c) => {
     const body = c.req.valid("json");
-    const [row] = await c.var.db
-      .insert(clients)
-      .values({ ...clientColumns(body), companyName: body.company_name, companyId: c.var.auth.companyId })
-      .returning();
-    return c.json({ client: serializeClient(row) }, 200);
+    return withIdempotency(c, async (db) => {
+      const [row] = await db
+        .insert(clients)
+        .values({ ...clientColumns(body), companyName: body.company_name, companyId: c.var.auth.companyId })
+        .returning();
+      return { status: 200, body: { client: serializeClient(row) } };
+    });
   });

@@ -4,6 +4,7 @@ import { clients, invoices, projects } from "../../db/schema";
 import { liveClients } from "../../domain/client";
 import { invoiceTotals } from "../../domain/totals";
 import { invalid } from "../../http/errors";
+import { withIdempotency } from "../../http/idempotency";
 import { createAuthRoute, type Router } from "../../http/openapi";
 import { insertFrom } from "../../platform/sql-kit";
 import { companySyncSql, unknownReference } from "./queries";
@@ -14,6 +15,7 @@ const route = createAuthRoute({
   method: "post",
   path: "/orders",
   operationId: "createOrder",
+  idempotent: true,
   tags: ["Orders"],
   summary: "Create an order (project with its default invoice)",
   description:
@@ -32,55 +34,60 @@ export const registerCreateOrder = (api: Router) =>
     const body = c.req.valid("json");
     const { companyId } = c.var.auth;
     // One statement (atomic, one round trip): client check, project, invoice and the optional outbox row.
-    const db = c.var.db;
-    const client = db.$with("client").as(
-      db
-        .select({ id: clients.id, taxExempt: clients.taxExempt, taxExemptReason: clients.taxExemptReason })
-        .from(clients)
-        .where(and(liveClients(companyId), eq(clients.id, body.client_id))),
-    );
-    const project = insertFrom(
-      db,
-      "project",
-      projects,
-      { companyId, clientId: sql`${client.id}`, title: body.title, description: body.description ?? null },
-      sql`from ${client}`,
-    );
-    const invoice = insertFrom(
-      db,
-      "invoice",
-      invoices,
-      {
-        companyId,
-        projectId: sql`${project.id}`,
-        clientId: sql`${client.id}`,
-        taxExempt: sql`${client.taxExempt}`,
-        taxExemptReason: sql`${client.taxExemptReason}`,
-      },
-      sql`from ${project}, ${client}`,
-    );
-    const sync = syncApplies(body.quickbooks_enabled, companySyncSql(companyId));
-    const outbox =
-      sync === false
-        ? undefined
-        : accountingChangeCte(
-            db,
-            { companyId, projectId: sql`${project.id}`, invoiceId: sql`${invoice.id}`, operation: "create", payload: {} },
-            sql`from ${project}, ${invoice} where ${sync}`,
-          );
-    const [row] = await db
-      .with(client, project, invoice, ...(outbox ? [outbox] : []))
-      .select({
-        project: project._.selectedFields,
-        invoice: invoice._.selectedFields,
-        outboxId: outbox ? sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number) : sql<null>`null`,
-      })
-      .from(project)
-      .innerJoin(invoice, sql`true`);
-    // No row: the client is not a live client of this company, and nothing was written.
-    if (!row) throw invalid("Invalid request body", [unknownReference("client_id", "client")]);
-    if (row.outboxId !== null) notifyOutbox(c.env, [row.outboxId], c.var.defer);
-    // A new invoice has no items or payments yet.
-    const totals = invoiceTotals(invoiceTerms(row.invoice, null), [], []);
-    return c.json({ project: serializeProject(row.project), invoice: serializeInvoice(row.invoice, totals) }, 200);
+    return withIdempotency(c, async (db) => {
+      const client = db.$with("client").as(
+        db
+          .select({ id: clients.id, taxExempt: clients.taxExempt, taxExemptReason: clients.taxExemptReason })
+          .from(clients)
+          .where(and(liveClients(companyId), eq(clients.id, body.client_id))),
+      );
+      const project = insertFrom(
+        db,
+        "project",
+        projects,
+        { companyId, clientId: sql`${client.id}`, title: body.title, description: body.description ?? null },
+        sql`from ${client}`,
+      );
+      const invoice = insertFrom(
+        db,
+        "invoice",
+        invoices,
+        {
+          companyId,
+          projectId: sql`${project.id}`,
+          clientId: sql`${client.id}`,
+          taxExempt: sql`${client.taxExempt}`,
+          taxExemptReason: sql`${client.taxExemptReason}`,
+        },
+        sql`from ${project}, ${client}`,
+      );
+      const sync = syncApplies(body.quickbooks_enabled, companySyncSql(companyId));
+      const outbox =
+        sync === false
+          ? undefined
+          : accountingChangeCte(
+              db,
+              { companyId, projectId: sql`${project.id}`, invoiceId: sql`${invoice.id}`, operation: "create", payload: {} },
+              sql`from ${project}, ${invoice} where ${sync}`,
+            );
+      const [row] = await db
+        .with(client, project, invoice, ...(outbox ? [outbox] : []))
+        .select({
+          project: project._.selectedFields,
+          invoice: invoice._.selectedFields,
+          outboxId: outbox ? sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number) : sql<null>`null`,
+        })
+        .from(project)
+        .innerJoin(invoice, sql`true`);
+      // No row: the client is not a live client of this company, and nothing was written.
+      if (!row) throw invalid("Invalid request body", [unknownReference("client_id", "client")]);
+      const outboxId = row.outboxId;
+      // A new invoice has no items or payments yet.
+      const totals = invoiceTotals(invoiceTerms(row.invoice, null), [], []);
+      return {
+        status: 200,
+        body: { project: serializeProject(row.project), invoice: serializeInvoice(row.invoice, totals) },
+        afterCommit: () => outboxId !== null && notifyOutbox(c.env, [outboxId], c.var.defer),
+      };
+    });
   });

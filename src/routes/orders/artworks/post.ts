@@ -1,5 +1,5 @@
 import { createAuthRoute, idParam, type Router } from "../../../http/openapi";
-import { changeContents } from "../contents/queries";
+import { createContents } from "../contents/queries";
 import { ArtworkCreateSchema, changedSchema } from "../contents/schema";
 import { ARTWORK_STATUSES, ArtworkSchema, MAX_CONTENTS } from "../schema";
 import { serializeArtwork, serializeInvoice } from "../serialize";
@@ -11,6 +11,7 @@ const route = createAuthRoute({
   operationId: "createOrderArtwork",
   errors: [404],
   method: "post",
+  idempotent: true,
   path: "/orders/{id}/artworks",
   tags: ["Order contents"],
   summary: "Add an artwork to an order",
@@ -36,6 +37,10 @@ export const registerCreateArtwork = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const result = await changeContents(c, id, undefined, (db, companyId, read) => insertArtwork(db, companyId, read, body));
-    return c.json({ artwork: serializeArtwork(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
+    return createContents(
+      c,
+      id,
+      (db, companyId, read) => insertArtwork(db, companyId, read, body),
+      (result) => ({ artwork: serializeArtwork(result.record), invoice: serializeInvoice(result.invoice, result.totals) }),
+    );
   });

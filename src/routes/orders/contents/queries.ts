@@ -5,6 +5,7 @@ import { accountingOutbox, artworks, companies, invoiceItems, invoices, payments
 import { invoiceTotals, type LineAmounts } from "../../../domain/totals";
 import type { AppEnv } from "../../../http/context";
 import { notFound } from "../../../http/errors";
+import { withIdempotency } from "../../../http/idempotency";
 import type { Db } from "../../../platform/db";
 import { insertFrom, jsonRows, tableRows } from "../../../platform/sql-kit";
 import { defaultInvoiceOf, liveProjects } from "../queries";
@@ -160,6 +161,7 @@ export async function changeContents<K extends ContentsKind, R extends { outboxI
   orderId: number,
   target: { kind: K; id: number } | undefined,
   write: (db: Db, companyId: number, read: OrderContents<K>) => Promise<R | undefined>,
+  options: { tx?: Db } = {},
 ): Promise<R> {
   const { db, logger, auth } = c.var;
   const attempt = async (conn: Db, lock: boolean) => {
@@ -168,6 +170,12 @@ export async function changeContents<K extends ContentsKind, R extends { outboxI
     if (target && !read.target) throw notFound(WHAT[target.kind]);
     return write(conn, auth.companyId, read);
   };
+  // Inside a caller's transaction: read under the row lock at once; the caller notifies after its commit.
+  if (options.tx) {
+    const locked = await attempt(options.tx, true);
+    if (locked === undefined) throw new Error("invoice changed under its row lock");
+    return locked;
+  }
   let result = await attempt(db, false);
   if (result === undefined) {
     logger.info("order changed between read and write; writing again under its invoice's row lock", { order_id: orderId });
@@ -180,6 +188,28 @@ export async function changeContents<K extends ContentsKind, R extends { outboxI
   }
   if (result.outboxId !== null) notifyOutbox(c.env, [result.outboxId], c.var.defer);
   return result;
+}
+
+/**
+ * A contents POST (a new item, payment or artwork), idempotent with `Idempotency-Key`: keyed, the
+ * change runs under the invoice's row lock inside the key's transaction and its outbox row is handed
+ * to delivery after that commit; without a key it is `changeContents` as is.
+ */
+export function createContents<R extends { outboxId: number | null }, T>(
+  c: Context<AppEnv>,
+  orderId: number,
+  write: (db: Db, companyId: number, read: OrderContents) => Promise<R | undefined>,
+  respond: (result: R) => T,
+) {
+  return withIdempotency(c, async (db, keyed) => {
+    const result = await changeContents(c, orderId, undefined, write, keyed ? { tx: db } : {});
+    const { outboxId } = result;
+    return {
+      status: 200 as const,
+      body: respond(result),
+      afterCommit: keyed && outboxId !== null ? () => notifyOutbox(c.env, [outboxId], c.var.defer) : undefined,
+    };
+  });
 }
 
 export const WHAT: Record<ContentsKind, string> = { item: "Item", payment: "Payment", artwork: "Artwork" };

@@ -1,6 +1,6 @@
 import { InvoiceItemSchema, serializeItem } from "../../../domain/invoice-item";
 import { createAuthRoute, idParam, type Router } from "../../../http/openapi";
-import { changeContents } from "../contents/queries";
+import { createContents } from "../contents/queries";
 import { changedSchema, ItemCreateSchema } from "../contents/schema";
 import { MAX_CONTENTS } from "../schema";
 import { serializeInvoice } from "../serialize";
@@ -12,6 +12,7 @@ const route = createAuthRoute({
   operationId: "createOrderItem",
   errors: [404],
   method: "post",
+  idempotent: true,
   path: "/orders/{id}/items",
   tags: ["Order contents"],
   summary: "Add a line item to an order",
@@ -35,6 +36,10 @@ export const registerCreateItem = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const result = await changeContents(c, id, undefined, (db, companyId, read) => insertItem(db, companyId, read, body));
-    return c.json({ item: serializeItem(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
+    return createContents(
+      c,
+      id,
+      (db, companyId, read) => insertItem(db, companyId, read, body),
+      (result) => ({ item: serializeItem(result.record), invoice: serializeInvoice(result.invoice, result.totals) }),
+    );
   });

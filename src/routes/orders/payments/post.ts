@@ -1,5 +1,5 @@
 import { createAuthRoute, idParam, type Router } from "../../../http/openapi";
-import { changeContents } from "../contents/queries";
+import { createContents } from "../contents/queries";
 import { changedSchema, PaymentCreateSchema } from "../contents/schema";
 import { MAX_CONTENTS, PaymentSchema } from "../schema";
 import { serializeInvoice, serializePayment } from "../serialize";
@@ -11,6 +11,7 @@ const route = createAuthRoute({
   operationId: "createOrderPayment",
   errors: [404],
   method: "post",
+  idempotent: true,
   path: "/orders/{id}/payments",
   tags: ["Order contents"],
   summary: "Record a payment on an order",
@@ -35,6 +36,10 @@ export const registerCreatePayment = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const result = await changeContents(c, id, undefined, (db, companyId, read) => insertPayment(db, companyId, read, body));
-    return c.json({ payment: serializePayment(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
+    return createContents(
+      c,
+      id,
+      (db, companyId, read) => insertPayment(db, companyId, read, body),
+      (result) => ({ payment: serializePayment(result.record), invoice: serializeInvoice(result.invoice, result.totals) }),
+    );
   });
