@@ -5,7 +5,7 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { z } from "zod";
 import * as schema from "../../src/db/schema";
-import { parseSettings, sharedSettings, wholeNumber } from "../../src/platform/config";
+import { parseSettings, sharedSettings, wholeNumber, workerSettings } from "../../src/platform/config";
 import type { Db } from "../../src/platform/db";
 import { unreachableByPostgres, unreachableDataDirMessage } from "../local/data-dir";
 import { startPostgres } from "../local/postgres";
@@ -33,23 +33,11 @@ export type CliConfig = z.output<typeof cliSettings>;
 export const cliConfig = (source = localConfig()): CliConfig => parseSettings(cliSettings, source);
 
 /**
- * Every setting the Worker reads (its string bindings, as in .dev.vars.example). `npm run dev` hands each
+ * Every setting the Worker reads: the keys of its settings schema (its string bindings, as in
+ * .dev.vars.example). `npm run dev` hands each
  * one that is set, from the environment or .dev.vars, to the Worker.
  */
-export const WORKER_VARS = [
-  "DATABASE_URL",
-  "UPSTASH_REDIS_REST_URL",
-  "UPSTASH_REDIS_REST_TOKEN",
-  "NEON_LOCAL_PROXY",
-  "RATE_LIMIT_BACKEND",
-  "PRODUCT_SOURCE_TIMEOUT_MS",
-  "ACCOUNTING_MAX_ATTEMPTS",
-  "ACCOUNTING_RETRY_BASE_SECONDS",
-  "CORS_ALLOWED_ORIGINS",
-  "DB_DEADLINE_MS",
-  "DB_MAX_CONCURRENCY",
-  "TOKEN_CACHE_TTL_MS",
-] as const;
+export const WORKER_VARS = Object.keys(workerSettings.shape) as (keyof typeof workerSettings.shape)[];
 
 /** Settings of `npm run dev` itself, never passed to the Worker. */
 export const DEV_VARS = ["PORT", "CRM_DATA_DIR", "DB_PROXY_DELAY_MS", "INSPECTOR_PORT", "DEV_CRON"] as const;
