@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { type SQL, sql } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { and, type SQL, sql } from "drizzle-orm";
+import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import { listCounts } from "../db/schema";
 import { isoDateTime } from "../platform/dates";
+import type { Db } from "../platform/db";
 import { invalid } from "./errors";
 import { PaginationSchema, timestamp } from "./openapi";
 
@@ -144,18 +145,36 @@ export function listPosition(
   }
   const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor, sort, scope);
   const page = cursor?.page ?? q.page;
+  const after = afterCursor(sort, cursor);
+  const offset = cursor ? 0 : (page - 1) * q.per_page;
+  /** One row more than the page, to know whether another page follows. */
+  const limit = q.per_page + 1;
   return {
-    page,
-    after: afterCursor(sort, cursor),
-    offset: cursor ? 0 : (page - 1) * q.per_page,
-    /** One row more than the page, to know whether another page follows. */
-    limit: q.per_page + 1,
-    /** The page's rows and the pagination object, from the fetched rows (the extra row, if any, dropped). */
-    finish<T>(rows: T[], sortKey: (row: T) => string[], total: number) {
+    /**
+     * The page's ids as the CTE `page`: an index walk in list order, after the cursor, with the extra
+     * row that tells whether another page follows.
+     */
+    pageIds(db: Db, table: PgTable, id: AnyPgColumn, where: SQL | undefined) {
+      return db.$with("page").as(
+        db
+          .select({ id })
+          .from(table)
+          .where(and(where, after))
+          .orderBy(...orderBySql(sort))
+          .limit(limit)
+          .offset(offset),
+      );
+    },
+    /**
+     * The page's rows and the pagination object, from the fetched rows (the extra row, if any, dropped);
+     * with `next_updated_since` when the list is an incremental sync.
+     */
+    finish<T>(rows: T[], sortKey: (row: T) => string[], total: number, nextSince?: string | null) {
       const more = rows.length > q.per_page;
       const data = more ? rows.slice(0, q.per_page) : rows;
       const next_cursor = more ? encodeCursor(sort, scope, sortKey(data[data.length - 1]), page + 1) : null;
-      return { data, pagination: { page, per_page: q.per_page, total, next_cursor } };
+      const pagination = { page, per_page: q.per_page, total, next_cursor };
+      return { data, pagination: nextSince ? { ...pagination, next_updated_since: nextSince } : pagination };
     },
   };
 }

@@ -97,15 +97,7 @@ export const registerListClients = (api: Router) =>
 
     // ONE statement: the page's ids (an index walk; the extra row tells whether a next page exists), the
     // page's rows joined to them, and the exact total: the counters for all live clients, a count otherwise.
-    const pageIds = db.$with("page").as(
-      db
-        .select({ id: clients.id })
-        .from(clients)
-        .where(and(where, pos.after))
-        .orderBy(...orderBySql(sort))
-        .limit(pos.limit)
-        .offset(pos.offset),
-    );
+    const pageIds = pos.pageIds(db, clients, clients.id, where);
     const counted = !term && !sync.sync && !sync.includeDeleted;
     const total = counted
       ? countedTotal(companyId, "clients")
@@ -119,13 +111,6 @@ export const registerListClients = (api: Router) =>
       .where(eq(companies.id, companyId))
       .orderBy(...orderBySql(sort));
     const found = rows.flatMap((r) => (r.client ? [{ client: r.client, sortKey: r.sortKey }] : []));
-    const { data, pagination } = pos.finish(found, (r) => r.sortKey, rows[0]?.total ?? 0);
-    const nextSince = rows[0]?.nextSince;
-    return c.json(
-      {
-        data: data.map((r) => serializeClient(r.client)),
-        pagination: nextSince ? { ...pagination, next_updated_since: nextSince } : pagination,
-      },
-      200,
-    );
+    const { data, pagination } = pos.finish(found, (r) => r.sortKey, rows[0]?.total ?? 0, rows[0]?.nextSince);
+    return c.json({ data: data.map((r) => serializeClient(r.client)), pagination }, 200);
   });

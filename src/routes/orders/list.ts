@@ -129,15 +129,7 @@ export const registerListOrders = (api: Router) =>
     // ONE statement: the page's ids (an index walk in list order; the extra row tells whether a next page
     // exists), then amounts for that page's invoices only, and the exact total: the counters when
     // unfiltered or filtered by status alone, otherwise a count over the filter's index.
-    const pageIds = db.$with("page").as(
-      db
-        .select({ id: projects.id })
-        .from(projects)
-        .where(and(where, pos.after))
-        .orderBy(...orderBySql(sort))
-        .limit(pos.limit)
-        .offset(pos.offset),
-    );
+    const pageIds = pos.pageIds(db, projects, projects.id, where);
     const total = counted
       ? countedTotal(companyId, status === undefined ? "orders" : `orders/status_id=${status}`)
       : sql<number>`(select count(*) from ${projects} where ${where})`.mapWith(Number);
@@ -167,7 +159,7 @@ export const registerListOrders = (api: Router) =>
     const found = rows.flatMap((r) =>
       r.project && r.invoice && r.clientName !== null ? [{ ...r, project: r.project, invoice: r.invoice }] : [],
     );
-    const { data, pagination } = pos.finish(found, (r) => r.sortKey, rows[0]?.total ?? 0);
+    const { data, pagination } = pos.finish(found, (r) => r.sortKey, rows[0]?.total ?? 0, rows[0]?.nextSince);
     return c.json(
       {
         data: data.map((r) => {
@@ -187,7 +179,7 @@ export const registerListOrders = (api: Router) =>
             ...wireFields(r.project, ["deletedAt"]),
           };
         }),
-        pagination: rows[0]?.nextSince ? { ...pagination, next_updated_since: rows[0].nextSince } : pagination,
+        pagination,
       },
       200,
     );
