@@ -406,7 +406,7 @@ export interface paths {
         };
         /**
          * Readiness: database and Redis reachable
-         * @description Public, no authentication and no rate limit; meant for operators and load balancers. Runs `select 1` on the database and `PING` on the Upstash Redis of the rate limiter, each with a 2000 ms deadline. 503 `service_unavailable` when either is not configured, unreachable or too slow; `details` names the state of each. Connection strings and driver errors are never included.
+         * @description Public, no authentication and no rate limit; meant for operators and load balancers. Runs `select 1` on the database and `PING` on the Upstash Redis of the rate limiter, each with a 2000 ms deadline. 503 `service_unavailable` when Redis is not configured or either is unreachable or too slow (a Worker without DATABASE_URL answers every request 500); `details` names the state of each. Connection strings and driver errors are never included.
          */
         get: operations["getReadiness"];
         put?: never;

@@ -21,7 +21,7 @@ const route = createRoute({
   description:
     "Public, no authentication and no rate limit; meant for operators and load balancers. Runs `select 1` on the database and " +
     `\`PING\` on the Upstash Redis of the rate limiter, each with a ${READY_CHECK_TIMEOUT_MS} ms deadline. ` +
-    "503 `service_unavailable` when either is not configured, unreachable or too slow; `details` names the state of each. " +
+    "503 `service_unavailable` when Redis is not configured or either is unreachable or too slow (a Worker without DATABASE_URL answers every request 500); `details` names the state of each. " +
     "Connection strings and driver errors are never included.",
   security: [],
   responses: {
@@ -44,10 +44,11 @@ async function probe(name: string, logger: Logger, run: () => Promise<unknown>):
 
 export const registerReady = (api: Router) =>
   api.openapi(route, async (c) => {
-    const { db, logger } = c.var;
-    const { DATABASE_URL, RATE_LIMIT_BACKEND, UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token } = c.env;
+    const { db, logger, config } = c.var;
+    // The parsed settings: without DATABASE_URL the request never gets here (loadConfig answers 500).
+    const { RATE_LIMIT_BACKEND, UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token } = config;
     const [database, redis] = await Promise.all([
-      DATABASE_URL ? probe("database", logger, () => db.execute(sql`select 1`)) : ("not_configured" as const),
+      probe("database", logger, () => db.execute(sql`select 1`)),
       RATE_LIMIT_BACKEND === "memory"
         ? ("memory" as const)
         : url && token
