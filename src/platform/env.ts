@@ -1,5 +1,7 @@
 /** A queue message naming one accounting outbox row; `database` tags which database wrote it. */
 export type OutboxMessage = { outbox_id: number; database?: string };
+/** A queue message naming one webhook delivery row; `database` as above. */
+export type WebhookMessage = { delivery_id: number; database?: string };
 
 /**
  * The Worker's bindings as wrangler hands them over. Settings are read through `workerConfig`
@@ -27,6 +29,8 @@ export interface Bindings {
   PRODUCT_SOURCE_TIMEOUT_MS?: string;
   /** Queue producer for accounting delivery (wrangler.toml `[[queues.producers]]`). */
   ACCOUNTING_QUEUE?: Queue<OutboxMessage>;
+  /** Queue producer for webhook delivery (wrangler.toml `[[queues.producers]]`). */
+  WEBHOOK_QUEUE?: Queue<WebhookMessage>;
   /** Attempts before an outbox row is dead (default 8). */
   ACCOUNTING_MAX_ATTEMPTS?: string;
   /** First retry delay in seconds, doubled per attempt up to an hour (default 30). */

@@ -6,3 +6,4 @@ export * from "./idempotency";
 export * from "./mail";
 export * from "./orders";
 export * from "./products";
+export * from "./webhooks";
