@@ -1,6 +1,6 @@
 /**
  * Import boundaries (run by .ci/run as `npm run lint:deps`). Layers, bottom up:
- *   src/db/schema, src/platform → src/http → src/domain → src/accounting, src/suppliers → src/routes → src/app.ts, src/index.ts
+ *   src/db/schema, src/platform → src/http → src/domain → src/accounting, src/suppliers, src/webhooks → src/routes → src/app.ts, src/index.ts
  * tools/ (Node only) may import src/; src/ never imports tools/ or test/ (tests beside the code excepted).
  * sdk/ is the typed client for integrators: the Worker never imports it, and it imports nothing of ours.
  */
@@ -53,20 +53,20 @@ module.exports = {
       severity: "error",
       comment: "http/ is request plumbing (errors, auth, guards, OpenAPI helpers); it knows no resource.",
       from: { path: "^src/http/" },
-      to: { path: "^src/(domain|routes|accounting|suppliers)/|^src/(app|index)\\.ts$" },
+      to: { path: "^src/(domain|routes|accounting|suppliers|webhooks)/|^src/(app|index)\\.ts$" },
     },
     {
       name: "domain-below-resources",
       severity: "error",
       comment: "domain/ is what several resources and the accounting delivery share.",
       from: { path: "^src/domain/", pathNot: TEST },
-      to: { path: "^src/(routes|accounting|suppliers)/|^src/(app|index)\\.ts$" },
+      to: { path: "^src/(routes|accounting|suppliers|webhooks)/|^src/(app|index)\\.ts$" },
     },
     {
       name: "integrations-below-routes",
       severity: "error",
       comment: "accounting/ and suppliers/ serve routes; they never import one.",
-      from: { path: "^src/(accounting|suppliers)/", pathNot: TEST },
+      from: { path: "^src/(accounting|suppliers|webhooks)/", pathNot: TEST },
       to: { path: "^src/routes/|^src/(app|index)\\.ts$" },
     },
     {

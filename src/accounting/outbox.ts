@@ -3,6 +3,7 @@ import { accountingOutbox, type invoices } from "../db/schema";
 import type { Db } from "../platform/db";
 import type { Bindings, OutboxMessage } from "../platform/env";
 import { plainDecimal } from "../platform/money";
+import { databaseTag, sendBatches } from "../platform/queue";
 import { insertFrom } from "../platform/sql-kit";
 
 /**
@@ -94,40 +95,16 @@ export async function recordAccountingChange(tx: Db, row: OutboxRow<number>): Pr
 export const accountingChangeCte = (db: Db, row: OutboxRow<number | SQL>, from: SQL) =>
   insertFrom(db, "outbox", accountingOutbox, outboxValues(row), from);
 
-/**
- * The queue message for one outbox row: its id (the consumer reads the row itself) and the database
- * it lives in. Pull-request preview versions share their Worker's queue, whose consumer runs on the
- * base preview version against another database; an id is only meaningful in its own database.
- */
-
-/** host/database of a connection string (no credentials): which database an outbox id belongs to. */
-export function databaseTag(databaseUrl: string): string {
-  try {
-    const url = new URL(databaseUrl);
-    return `${url.hostname}${url.pathname}`;
-  } catch {
-    return "";
-  }
-}
-
-const outboxMessage =
-  (database: string) =>
-  (id: number): MessageSendRequest<OutboxMessage> => ({
-    body: { outbox_id: id, database },
-    contentType: "json",
-  });
-
-/** Queues accept at most 100 messages per sendBatch. */
-const SEND_BATCH_MAX = 100;
-
 /** Hands outbox rows to the queue; used after commit and by the cron re-enqueue pass. */
 export async function enqueueOutbox(env: Bindings, outboxIds: number[], delaySeconds?: number): Promise<void> {
   const queue = env.ACCOUNTING_QUEUE;
   if (!queue || !outboxIds.length) return;
-  const message = outboxMessage(databaseTag(env.DATABASE_URL));
-  for (let i = 0; i < outboxIds.length; i += SEND_BATCH_MAX) {
-    await queue.sendBatch(outboxIds.slice(i, i + SEND_BATCH_MAX).map(message), delaySeconds ? { delaySeconds } : undefined);
-  }
+  const database = databaseTag(env.DATABASE_URL);
+  await sendBatches(
+    queue,
+    outboxIds.map((id): OutboxMessage => ({ outbox_id: id, database })),
+    delaySeconds,
+  );
 }
 
 /**

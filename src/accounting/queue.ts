@@ -5,8 +5,9 @@ import { type Config, workerConfig } from "../platform/config";
 import { type Db, openSession } from "../platform/db";
 import type { Bindings, OutboxMessage } from "../platform/env";
 import { createLogger, type Logger } from "../platform/logger";
+import { databaseTag } from "../platform/queue";
 import { backoffSeconds, Delivery, type DeliveryTarget } from "./deliver";
-import { databaseTag, enqueueOutbox } from "./outbox";
+import { enqueueOutbox } from "./outbox";
 
 /** Invoices delivered at once per batch; each may hold up to three pooled connections (chain, customer, token). */
 const CONCURRENT_INVOICES = 2;
