@@ -16,11 +16,13 @@ import { healthApi, healthPaths } from "./routes/health";
 import { mailApi } from "./routes/mail";
 import { ordersApi } from "./routes/orders";
 import { productsApi } from "./routes/products";
+import { webhookEndpointsApi } from "./routes/webhook-endpoints";
+import { registerWebhookEvents } from "./webhook-events-doc";
 
 const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", ...healthPaths]);
 
 /** Resource routers. Add a resource here and nowhere else. */
-const resources = [clientsApi, ordersApi, productsApi, mailApi, healthApi];
+const resources = [clientsApi, ordersApi, productsApi, mailApi, webhookEndpointsApi, healthApi];
 
 /** Title, description and server of the OpenAPI document; paths come from the routes' contracts. */
 const documentInfo = (origin: string) => ({
@@ -53,6 +55,10 @@ const documentInfo = (origin: string) => ({
     { name: "Order contents", description: "An order's line items, payments and artworks" },
     { name: "Products", description: "Product lookup across the catalog, the suppliers and invoice lines" },
     { name: "Mail", description: "Mail add-on data: cached thread context and stored email threads" },
+    {
+      name: "Webhooks",
+      description: "Endpoints that receive the company's change events, signed per Standard Webhooks; the events are under `webhooks`",
+    },
     { name: "Health", description: "Liveness and readiness for operators; no token needed" },
   ],
 });
@@ -74,6 +80,7 @@ function createApi() {
       "A token's scope is `write` (every operation) or `read` (GET operations only; others answer 403 `forbidden`); " +
       "each operation names the scope it needs in `x-required-scope`.",
   });
+  registerWebhookEvents(api.openAPIRegistry);
   // Built once per origin and isolate: the routes do not change at run time.
   const documents = new Map<string, object>();
   api.get("/openapi.json", (c) => {

@@ -64,6 +64,16 @@ export const DEFAULT_DB_DEADLINE_MS = 4000;
  */
 export const MAX_TOKEN_CACHE_TTL_MS = 30_000;
 
+/** "true" or "false" (default false). */
+const flag = (name: string) =>
+  z.preprocess(
+    unset,
+    z
+      .enum(["true", "false"], { error: (issue) => `${name} must be true or false (got ${JSON.stringify(issue.input)})` })
+      .default("false")
+      .transform((v) => v === "true"),
+  );
+
 /** Every setting the Worker reads. */
 export const workerSettings = z.object({
   ...sharedSettings,
@@ -91,6 +101,11 @@ export const workerSettings = z.object({
   ACCOUNTING_MAX_ATTEMPTS: wholeNumber("ACCOUNTING_MAX_ATTEMPTS", "attempts", 1, 100, 8),
   /** First accounting retry delay, doubled per attempt up to an hour. */
   ACCOUNTING_RETRY_BASE_SECONDS: wholeNumber("ACCOUNTING_RETRY_BASE_SECONDS", "seconds", 0, 3600, 30),
+  /**
+   * Webhook endpoints may be http://127.0.0.1[:port] or http://localhost[:port] (the local stack and tests
+   * set it); off by default, so a deployed Worker only delivers to public https:// hosts.
+   */
+  WEBHOOK_ALLOW_LOCAL_HTTP: flag("WEBHOOK_ALLOW_LOCAL_HTTP"),
   /** Browser origins allowed to call the API (CORS); none by default. */
   CORS_ALLOWED_ORIGINS: z.preprocess(
     (v) =>

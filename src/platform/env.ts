@@ -35,6 +35,8 @@ export interface Bindings {
   ACCOUNTING_MAX_ATTEMPTS?: string;
   /** First retry delay in seconds, doubled per attempt up to an hour (default 30). */
   ACCOUNTING_RETRY_BASE_SECONDS?: string;
+  /** "true": webhook endpoints may be http://127.0.0.1 or http://localhost (local stack and tests only; default false). */
+  WEBHOOK_ALLOW_LOCAL_HTTP?: string;
   /** Comma-separated browser origins allowed by CORS; empty (the default) turns CORS off. */
   CORS_ALLOWED_ORIGINS?: string;
 }

@@ -1,0 +1,37 @@
+import { z } from "@hono/zod-openapi";
+import { webhookEndpoints } from "../../db/schema";
+import { notFound } from "../../http/errors";
+import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { ownEndpoint } from "./queries";
+
+const DeletedSchema = z
+  .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted endpoint's id", example: 3 }) })
+  .openapi("WebhookEndpointDeleted");
+
+const route = createAuthRoute({
+  method: "delete",
+  path: "/webhook-endpoints/{id}",
+  operationId: "deleteWebhookEndpoint",
+  tags: ["Webhooks"],
+  summary: "Delete a webhook endpoint",
+  description:
+    "Deletes the endpoint for good, with its delivery log (pending deliveries are dropped, never sent). " +
+    'Answers `{ "deleted": true, "id": <id> }`; a repeated DELETE is 404.',
+  request: { params: idParam("Webhook endpoint id") },
+  errors: [404],
+  responses: {
+    200: { description: "The endpoint was deleted", content: { "application/json": { schema: DeletedSchema } } },
+  },
+});
+
+export const registerDeleteWebhookEndpoint = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const { id } = c.req.valid("param");
+    // One statement: the deliveries go with it (ON DELETE CASCADE).
+    const [row] = await c.var.db
+      .delete(webhookEndpoints)
+      .where(ownEndpoint(c.var.auth.companyId, id))
+      .returning({ id: webhookEndpoints.id });
+    if (!row) throw notFound("Webhook endpoint");
+    return c.json({ deleted: true as const, id: row.id }, 200);
+  });

@@ -1,0 +1,26 @@
+import { notFound } from "../../http/errors";
+import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { findEndpoint } from "./queries";
+import { serializeEndpoint, WebhookEndpointEnvelopeSchema } from "./schema";
+
+const route = createAuthRoute({
+  method: "get",
+  path: "/webhook-endpoints/{id}",
+  operationId: "getWebhookEndpoint",
+  tags: ["Webhooks"],
+  summary: "Get a webhook endpoint",
+  description: "The endpoint with its state (enabled, disabled reason, failure streak); never its signing secret.",
+  request: { params: idParam("Webhook endpoint id") },
+  errors: [404],
+  responses: {
+    200: { description: "The endpoint", content: { "application/json": { schema: WebhookEndpointEnvelopeSchema } } },
+  },
+});
+
+export const registerGetWebhookEndpoint = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const { id } = c.req.valid("param");
+    const row = await findEndpoint(c.var.db, c.var.auth.companyId, id);
+    if (!row) throw notFound("Webhook endpoint");
+    return c.json({ webhook_endpoint: serializeEndpoint(row) }, 200);
+  });

@@ -1,0 +1,75 @@
+import { z } from "@hono/zod-openapi";
+import { and, eq, sql } from "drizzle-orm";
+import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../../db/schema";
+import { notFound } from "../../http/errors";
+import { createAuthRoute, idParam, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
+import { cursorQuery, type KeysetSort, listPosition, orderBySql, sortKeySql } from "../../http/pagination";
+import { ownEndpoint } from "./queries";
+import { DELIVERY_STATUSES, serializeDelivery, WebhookDeliverySchema } from "./schema";
+
+const route = createAuthRoute({
+  method: "get",
+  path: "/webhook-endpoints/{id}/deliveries",
+  operationId: "listWebhookDeliveries",
+  tags: ["Webhooks"],
+  summary: "List an endpoint's deliveries",
+  description:
+    "The endpoint's delivery log, newest first: one delivery per event sent (or to be sent) to it, with its status, attempts, " +
+    "the last answer's status and the first bytes of its body, and the last error. `status` filters. " +
+    "Follow `pagination.next_cursor` (as `cursor`, with the same `status`) for older deliveries.",
+  request: {
+    params: idParam("Webhook endpoint id"),
+    query: z.object({
+      ...paginationQuery,
+      ...cursorQuery,
+      status: z
+        .enum(DELIVERY_STATUSES)
+        .optional()
+        .openapi({ param: { name: "status", in: "query" }, description: "Only deliveries in this status" }),
+    }),
+  },
+  errors: [404],
+  responses: {
+    200: {
+      description: "A page of deliveries",
+      content: { "application/json": { schema: z.object({ data: z.array(WebhookDeliverySchema), pagination: PaginationSchema }) } },
+    },
+  },
+});
+
+const SORT: KeysetSort = { name: "id_desc", direction: "desc", columns: [{ column: webhookDeliveries.id, kind: "int" }] };
+
+export const registerListWebhookDeliveries = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const { id } = c.req.valid("param");
+    const query = c.req.valid("query");
+    const { companyId } = c.var.auth;
+    const pos = listPosition(query, c.req.query("page") !== undefined, SORT, {
+      companyId,
+      filters: { endpoint: id, status: query.status ?? null },
+    });
+    const d = webhookDeliveries;
+    const where = and(eq(d.endpointId, id), eq(d.companyId, companyId), query.status ? eq(d.status, query.status) : undefined);
+    const db = c.var.db;
+    // One statement from the endpoint row: no row means no such endpoint for this company (404), an
+    // endpoint without deliveries gives one row with nulls.
+    const pageIds = pos.pageIds(db, d, d.id, where);
+    const rows = await db
+      .with(pageIds)
+      .select({
+        total: sql<number>`(select count(*) from ${d} where ${where})`.mapWith(Number),
+        delivery: d,
+        event: { eventId: webhookEvents.eventId, type: webhookEvents.type },
+        sortKey: sortKeySql(SORT),
+      })
+      .from(webhookEndpoints)
+      .leftJoin(pageIds, sql`true`)
+      .leftJoin(d, eq(d.id, pageIds.id))
+      .leftJoin(webhookEvents, eq(webhookEvents.id, d.eventId))
+      .where(ownEndpoint(companyId, id))
+      .orderBy(...orderBySql(SORT));
+    if (!rows.length) throw notFound("Webhook endpoint");
+    const found = rows.flatMap((r) => (r.delivery && r.event ? [{ delivery: r.delivery, event: r.event, sortKey: r.sortKey }] : []));
+    const { data, pagination } = pos.finish(found, (r) => r.sortKey, rows[0].total);
+    return c.json({ data: data.map((r) => serializeDelivery(r.delivery, r.event)), pagination }, 200);
+  });
