@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from "../src/webhooks/events-catalog";
 import { call, expectError, newCompany } from "./support/api";
 
 describe("OpenAPI document and docs page", () => {
@@ -66,6 +67,14 @@ describe("OpenAPI document and docs page", () => {
         "GET /mail/threads/{legacyThreadId}",
         "PUT /mail/email-threads/{legacyThreadId}",
         "GET /mail/email-threads/{legacyThreadId}",
+        "GET /webhook-endpoints",
+        "POST /webhook-endpoints",
+        "GET /webhook-endpoints/{id}",
+        "PATCH /webhook-endpoints/{id}",
+        "DELETE /webhook-endpoints/{id}",
+        "POST /webhook-endpoints/{id}/rotate-secret",
+        "GET /webhook-endpoints/{id}/deliveries",
+        "POST /webhook-endpoints/{id}/deliveries/{delivery_id}/retry",
         "GET /health",
         "GET /health/ready",
       ].sort(),
@@ -112,7 +121,7 @@ describe("OpenAPI document and docs page", () => {
     const ids = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((item) =>
       Object.values(item).map((op) => op.operationId),
     );
-    expect(ids.every((id) => /^(list|get|create|update|delete|put|search)[A-Z][A-Za-z]+$/.test(id))).toBe(true);
+    expect(ids.every((id) => /^(list|get|create|update|delete|put|search|rotate|retry)[A-Z][A-Za-z]+$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
@@ -148,6 +157,28 @@ describe("OpenAPI document and docs page", () => {
       }
     }
     expect(checked).toBeGreaterThanOrEqual(4);
+  });
+
+  it("describes every webhook event type under `webhooks`: signature headers and the { id, type, created_at, data.object } payload", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    const objectRef = { client: "Client", order: "OrderEnvelope", email_thread: "EmailThread" } as const;
+    for (const type of WEBHOOK_EVENT_TYPES) {
+      const op = doc.webhooks[type].post;
+      expect(op.security).toEqual([]);
+      expect(op.parameters.map((p: { name: string; in: string; required: boolean }) => [p.name, p.in, p.required])).toEqual([
+        ["webhook-id", "header", true],
+        ["webhook-timestamp", "header", true],
+        ["webhook-signature", "header", true],
+      ]);
+      const ref: string = op.requestBody.content["application/json"].schema.$ref;
+      const payload = doc.components.schemas[ref.replace("#/components/schemas/", "")];
+      expect(payload.required.sort()).toEqual(["created_at", "data", "id", "type"]);
+      expect(payload.properties.type).toMatchObject({ type: "string", enum: [type] });
+      expect(payload.properties.data.properties.object.$ref ?? payload.properties.data.properties.object.allOf?.[0].$ref).toBe(
+        `#/components/schemas/${objectRef[WEBHOOK_EVENTS[type].resource]}`,
+      );
+    }
   });
 
   it("serves the interactive reference page without a token", async () => {
