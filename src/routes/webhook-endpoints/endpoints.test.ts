@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, db, expectError, newCompany, sql } from "../../../test/support/api";
+import { type ApiResponse, call, db, expectError, newCompany, sql } from "../../../test/support/api";
 import { LOCAL_RECEIVER, newEndpoint, recordDelivery } from "../../../test/support/webhook-endpoints";
 import { createToken } from "../../../tools/ops/commands";
 
@@ -12,7 +12,7 @@ describe("GET /webhook-endpoints", () => {
     let cursor: string | null = null;
     let page = 0;
     do {
-      const res = await a.get(`/webhook-endpoints?per_page=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      const res: ApiResponse = await a.get(`/webhook-endpoints?per_page=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
       expect(res.status).toBe(200);
       expect(res.body.pagination).toMatchObject({ page: ++page, per_page: 2, total: 5 });
       expect(JSON.stringify(res.body)).not.toContain("whsec_");
