@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, inject, it } from "vitest";
-import { call, expectError, sql } from "../../test/support/api";
+import { call, expectError, newCompany, sql } from "../../test/support/api";
+import { newEndpoint, recordDelivery } from "../../test/support/webhook-endpoints";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -138,5 +139,67 @@ describe("admin CLI", () => {
     expect(bad.stderr.split("\n")[0]).toBe("error: --scope must be one of: read, write");
     expect(bad.stderr).not.toMatch(/\bat \S+:\d+/);
     expect((await admin("token", "list", "--company", id)).json.tokens).toHaveLength(2);
+  }, 60_000);
+
+  it("lists webhook endpoints with their state (never secrets) and failed deliveries, per company or for all", async () => {
+    const a = await newCompany();
+    const b = await newCompany();
+    const { webhook_endpoint: ep, secret } = await newEndpoint(a, { events: ["order.created"], description: "ERP" });
+    const { webhook_endpoint: other } = await newEndpoint(b);
+    await a.patch(`/webhook-endpoints/${ep.id}`, { enabled: false });
+    const older = await recordDelivery(a, ep.id, { status: "failed", responseStatus: 502, error: "HTTP 502" });
+    const newer = await recordDelivery(a, ep.id, { status: "failed", responseStatus: 500 });
+    await recordDelivery(a, ep.id, { status: "succeeded" });
+    await recordDelivery(a, ep.id, { status: "pending" });
+    const bFailed = await recordDelivery(b, other.id, { status: "failed" });
+
+    const list = await admin("webhooks", "list", "--company", String(a.companyId));
+    expect(list.code).toBe(0);
+    expect(list.json.endpoints).toEqual([
+      {
+        id: ep.id,
+        company_id: a.companyId,
+        url: ep.url,
+        description: "ERP",
+        events: ["order.created"],
+        enabled: false,
+        disabled_reason: expect.stringContaining("API"),
+        disabled_at: expect.any(String),
+        failure_streak: 0,
+        failing_since: null,
+        deliveries_pending: 1,
+        deliveries_failed: 2,
+      },
+    ]);
+    const all = await admin("webhooks", "list");
+    expect(all.json.endpoints.map((e: { id: number }) => e.id)).toEqual(expect.arrayContaining([ep.id, other.id]));
+    expect(JSON.stringify(all.json)).not.toContain(secret);
+    expect(JSON.stringify(all.json)).not.toContain("whsec_");
+
+    const failed = await admin("webhooks", "failed", "--company", String(a.companyId));
+    expect(failed.code).toBe(0);
+    expect(failed.json.deliveries.map((d: { id: number }) => d.id)).toEqual([newer.deliveryId, older.deliveryId]);
+    expect(failed.json.deliveries[1]).toMatchObject({
+      company_id: a.companyId,
+      endpoint_id: ep.id,
+      event_id: older.eventId,
+      event_type: "client.updated",
+      last_response_status: 502,
+      last_error: "HTTP 502",
+      attempts: 3,
+    });
+    expect((await admin("webhooks", "failed", "--company", String(a.companyId), "--limit", "1")).json.deliveries).toHaveLength(1);
+    const everyone = (await admin("webhooks", "failed", "--limit", "1000")).json.deliveries.map((d: { id: number }) => d.id);
+    expect(everyone).toEqual(expect.arrayContaining([newer.deliveryId, bFailed.deliveryId]));
+
+    for (const args of [
+      ["webhooks", "failed", "--limit", "0"],
+      ["webhooks", "failed", "--limit", "ten"],
+      ["webhooks", "list", "--company", "2147483000"],
+    ]) {
+      const bad = await admin(...args);
+      expect(bad.code, args.join(" ")).toBe(1);
+      expect(bad.stderr, args.join(" ")).toMatch(/^error: /);
+    }
   }, 60_000);
 });

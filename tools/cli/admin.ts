@@ -9,6 +9,7 @@ import { findDevServer, runScheduled } from "../ops/dev-server";
 import { CommandError } from "../ops/errors";
 import { ensureDemoCompany } from "../ops/seed";
 import { setIntegration } from "../ops/suppliers";
+import { failedWebhookDeliveries, listWebhookEndpoints } from "../ops/webhooks";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 type Values = Record<string, string | boolean | undefined>;
@@ -42,6 +43,9 @@ function secretJson(raw: string | boolean | undefined, name: string): unknown {
   } catch {
     throw new CommandError(`--${name} must be valid JSON`);
   }
+}
+function optInt(v: Values, name: string): number | undefined {
+  return v[name] === undefined ? undefined : int(v, name);
 }
 function optStr(v: Values, name: string): string | undefined {
   return v[name] === undefined ? undefined : str(v, name);
@@ -159,6 +163,16 @@ export const commands: Record<string, Command> = {
     usage: "accounting status --company ID",
     options: { company: { type: "string" } },
     run: (db, v) => accountingStatus(db, { companyId: int(v, "company") }),
+  },
+  "webhooks list": {
+    usage: "webhooks list [--company ID]",
+    options: { company: { type: "string" } },
+    run: (db, v) => listWebhookEndpoints(db, { companyId: optInt(v, "company") }),
+  },
+  "webhooks failed": {
+    usage: "webhooks failed [--company ID] [--limit N]",
+    options: { company: { type: "string" }, limit: { type: "string" } },
+    run: (db, v) => failedWebhookDeliveries(db, { companyId: optInt(v, "company"), limit: optInt(v, "limit") }),
   },
 };
 

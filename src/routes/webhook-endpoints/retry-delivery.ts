@@ -45,7 +45,7 @@ export const registerRetryWebhookDelivery = (api: Router) =>
     const d = webhookDeliveries;
     // The delivery, only under this company's endpoint: another endpoint's or company's delivery is a 404.
     const target = and(eq(d.id, delivery_id), eq(d.endpointId, id), eq(d.companyId, companyId));
-    const endpointEnabled = sql`exists (select 1 from ${webhookEndpoints} where ${webhookEndpoints.id} = ${d.endpointId} and ${webhookEndpoints.enabled})`;
+    const endpointEnabled = sql`exists (select 1 from ${webhookEndpoints} e where e.id = ${d}.endpoint_id and e.enabled)`;
     // One statement: the state checks are in the UPDATE's WHERE, so a concurrent attempt cannot slip between check and write.
     const updated = db.$with("updated").as(
       db
