@@ -6132,7 +6132,10 @@ export interface operations {
     rotateWebhookEndpointSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Webhook endpoint id */
                 id: number;
@@ -6144,6 +6147,8 @@ export interface operations {
             /** @description The endpoint and its new signing secret */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6196,6 +6201,20 @@ export interface operations {
             };
             /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -6378,7 +6397,10 @@ export interface operations {
     retryWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description Webhook endpoint id */
                 id: number;
@@ -6392,6 +6414,8 @@ export interface operations {
             /** @description The delivery, pending again */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6458,6 +6482,20 @@ export interface operations {
             };
             /** @description integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete; conflict: the resource's state does not allow the operation (`message` says why) */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];

@@ -16,7 +16,15 @@ describe("worker settings", () => {
       DB_DEADLINE_MS: 4000,
       DB_MAX_CONCURRENCY: 32,
       TOKEN_CACHE_TTL_MS: 30_000,
+      WEBHOOK_ALLOW_LOCAL_HTTP: false,
     });
+  });
+
+  it("reads WEBHOOK_ALLOW_LOCAL_HTTP as true or false only", () => {
+    expect(parse({ WEBHOOK_ALLOW_LOCAL_HTTP: "true" }).WEBHOOK_ALLOW_LOCAL_HTTP).toBe(true);
+    expect(parse({ WEBHOOK_ALLOW_LOCAL_HTTP: "false" }).WEBHOOK_ALLOW_LOCAL_HTTP).toBe(false);
+    expect(parse({ WEBHOOK_ALLOW_LOCAL_HTTP: "" }).WEBHOOK_ALLOW_LOCAL_HTTP).toBe(false);
+    expect(() => parse({ WEBHOOK_ALLOW_LOCAL_HTTP: "yes" })).toThrow(/WEBHOOK_ALLOW_LOCAL_HTTP must be true or false \(got "yes"\)/);
   });
 
   it("reads CORS_ALLOWED_ORIGINS as a comma-separated list of origins", () => {

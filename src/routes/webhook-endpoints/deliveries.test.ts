@@ -137,3 +137,31 @@ describe("POST /webhook-endpoints/{id}/deliveries/{delivery_id}/retry", () => {
     expectError(await a.post(`/webhook-endpoints/${one.id}/deliveries/abc/retry`), 400, "invalid_request");
   });
 });
+
+describe("Idempotency-Key on rotate-secret and retry", () => {
+  it("a repeated rotation with the same key answers the same secret and rotates once", async () => {
+    const a = await newCompany();
+    const { webhook_endpoint: ep, secret: first } = await newEndpoint(a);
+    const headers = { "idempotency-key": "rotate-1" };
+    const one = await a.post(`/webhook-endpoints/${ep.id}/rotate-secret`, undefined, { headers });
+    const two = await a.post(`/webhook-endpoints/${ep.id}/rotate-secret`, undefined, { headers });
+    expect(two.headers.get("idempotent-replayed")).toBe("true");
+    expect(two.body).toEqual(one.body);
+    const [row] = await sql("select secret, previous_secret from webhook_endpoints where id = $1", [ep.id]);
+    expect(row).toEqual({ secret: one.body.secret, previous_secret: first });
+  });
+
+  it("a keyed retry resets the delivery once; a 409 is not stored", async () => {
+    const a = await newCompany();
+    const { webhook_endpoint: ep } = await newEndpoint(a);
+    const { deliveryId } = await recordDelivery(a, ep.id, { status: "pending" });
+    const path = `/webhook-endpoints/${ep.id}/deliveries/${deliveryId}/retry`;
+    const headers = { "idempotency-key": "retry-1" };
+    expectError(await a.post(path, undefined, { headers }), 409, "conflict");
+    await sql("update webhook_deliveries set status = 'failed' where id = $1", [deliveryId]);
+    const res = await a.post(path, undefined, { headers });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("idempotent-replayed")).toBeNull();
+    expect(res.body.webhook_delivery).toMatchObject({ id: deliveryId, status: "pending", attempts: 0 });
+  });
+});

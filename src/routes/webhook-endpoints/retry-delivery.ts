@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, ne, sql } from "drizzle-orm";
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../../db/schema";
 import { ApiError, notFound } from "../../http/errors";
+import { withIdempotency } from "../../http/idempotency";
 import { createAuthRoute, digitsInt, MAX_INT_ID, type Router } from "../../http/openapi";
 import { enqueueWebhookDeliveries } from "../../webhooks/enqueue";
 import { serializeDelivery, WebhookDeliveryEnvelopeSchema } from "./schema";
@@ -10,6 +11,7 @@ const route = createAuthRoute({
   method: "post",
   path: "/webhook-endpoints/{id}/deliveries/{delivery_id}/retry",
   operationId: "retryWebhookDelivery",
+  idempotent: true,
   tags: ["Webhooks"],
   summary: "Re-send a delivery",
   description:
@@ -41,42 +43,46 @@ export const registerRetryWebhookDelivery = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id, delivery_id } = c.req.valid("param");
     const { companyId } = c.var.auth;
-    const db = c.var.db;
-    const d = webhookDeliveries;
-    // The delivery, only under this company's endpoint: another endpoint's or company's delivery is a 404.
-    const target = and(eq(d.id, delivery_id), eq(d.endpointId, id), eq(d.companyId, companyId));
-    const endpointEnabled = sql`exists (select 1 from ${webhookEndpoints} e where e.id = ${d}.endpoint_id and e.enabled)`;
-    // One statement: the state checks are in the UPDATE's WHERE, so a concurrent attempt cannot slip between check and write.
-    const updated = db.$with("updated").as(
-      db
-        .update(d)
-        .set({
-          status: "pending",
-          attempts: 0,
-          nextAttemptAt: sql`now()`,
-          claimedUntil: null,
-          enqueuedAt: sql`now()`,
-          succeededAt: null,
-          updatedAt: sql`now()`,
-        })
-        .where(and(target, ne(d.status, "pending"), endpointEnabled))
-        .returning(),
-    );
-    const [row] = await db.with(updated).select().from(updated).innerJoin(webhookEvents, eq(webhookEvents.id, updated.eventId));
-    if (!row) {
-      // Nothing was written: say why.
-      const [current] = await db
-        .select({ status: d.status, enabled: webhookEndpoints.enabled })
-        .from(d)
-        .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, d.endpointId))
-        .where(target);
-      if (!current) throw notFound("Webhook delivery");
-      throw current.enabled
-        ? new ApiError(409, "conflict", "The delivery is still pending: it will be attempted without a retry", { status: current.status })
-        : new ApiError(409, "conflict", "The endpoint is disabled: re-enable it (PATCH enabled: true) before re-sending", {
-            enabled: false,
-          });
-    }
-    c.var.defer(enqueueWebhookDeliveries(c.env, [delivery_id]));
-    return c.json({ webhook_delivery: serializeDelivery(row.updated, row.webhook_events) }, 200);
+    return withIdempotency(c, async (db) => {
+      const d = webhookDeliveries;
+      // The delivery, only under this company's endpoint: another endpoint's or company's delivery is a 404.
+      const target = and(eq(d.id, delivery_id), eq(d.endpointId, id), eq(d.companyId, companyId));
+      const endpointEnabled = sql`exists (select 1 from ${webhookEndpoints} e where e.id = ${d}.endpoint_id and e.enabled)`;
+      // One statement: the state checks are in the UPDATE's WHERE, so a concurrent attempt cannot slip between check and write.
+      const updated = db.$with("updated").as(
+        db
+          .update(d)
+          .set({
+            status: "pending",
+            attempts: 0,
+            nextAttemptAt: sql`now()`,
+            claimedUntil: null,
+            enqueuedAt: sql`now()`,
+            succeededAt: null,
+            updatedAt: sql`now()`,
+          })
+          .where(and(target, ne(d.status, "pending"), endpointEnabled))
+          .returning(),
+      );
+      const [row] = await db.with(updated).select().from(updated).innerJoin(webhookEvents, eq(webhookEvents.id, updated.eventId));
+      if (!row) {
+        // Nothing was written: say why.
+        const [current] = await db
+          .select({ status: d.status, enabled: webhookEndpoints.enabled })
+          .from(d)
+          .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, d.endpointId))
+          .where(target);
+        if (!current) throw notFound("Webhook delivery");
+        throw current.enabled
+          ? new ApiError(409, "conflict", "The delivery is still pending: it will be attempted without a retry", { status: current.status })
+          : new ApiError(409, "conflict", "The endpoint is disabled: re-enable it (PATCH enabled: true) before re-sending", {
+              enabled: false,
+            });
+      }
+      return {
+        status: 200,
+        body: { webhook_delivery: serializeDelivery(row.updated, row.webhook_events) },
+        afterCommit: () => c.var.defer(enqueueWebhookDeliveries(c.env, [delivery_id])),
+      };
+    });
   });

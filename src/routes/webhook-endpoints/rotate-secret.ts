@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { webhookEndpoints } from "../../db/schema";
 import { notFound } from "../../http/errors";
+import { withIdempotency } from "../../http/idempotency";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import { newSecret, ownEndpoint } from "./queries";
 import { serializeEndpoint, WebhookEndpointWithSecretSchema } from "./schema";
@@ -12,6 +13,8 @@ const route = createAuthRoute({
   method: "post",
   path: "/webhook-endpoints/{id}/rotate-secret",
   operationId: "rotateWebhookEndpointSecret",
+  // A retried rotation whose first answer was lost gets that answer again, not a third secret.
+  idempotent: true,
   tags: ["Webhooks"],
   summary: "Rotate a webhook endpoint's signing secret",
   description:
@@ -31,19 +34,21 @@ const route = createAuthRoute({
 export const registerRotateWebhookEndpointSecret = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
-    const secret = newSecret();
-    const t = webhookEndpoints;
-    // One statement: SET reads the row as it was, so the current secret becomes the previous one.
-    const [row] = await c.var.db
-      .update(t)
-      .set({
-        secret,
-        previousSecret: sql`${t.secret}`,
-        previousSecretExpiresAt: sql`now() + make_interval(hours => ${PREVIOUS_SECRET_HOURS})`,
-        updatedAt: sql`now()`,
-      })
-      .where(ownEndpoint(c.var.auth.companyId, id))
-      .returning();
-    if (!row) throw notFound("Webhook endpoint");
-    return c.json({ webhook_endpoint: serializeEndpoint(row), secret }, 200);
+    return withIdempotency(c, async (db) => {
+      const secret = newSecret();
+      const t = webhookEndpoints;
+      // One statement: SET reads the row as it was, so the current secret becomes the previous one.
+      const [row] = await db
+        .update(t)
+        .set({
+          secret,
+          previousSecret: sql`${t.secret}`,
+          previousSecretExpiresAt: sql`now() + make_interval(hours => ${PREVIOUS_SECRET_HOURS})`,
+          updatedAt: sql`now()`,
+        })
+        .where(ownEndpoint(c.var.auth.companyId, id))
+        .returning();
+      if (!row) throw notFound("Webhook endpoint");
+      return { status: 200, body: { webhook_endpoint: serializeEndpoint(row), secret } };
+    });
   });
