@@ -16,7 +16,21 @@ describe("worker settings", () => {
       DB_DEADLINE_MS: 4000,
       DB_MAX_CONCURRENCY: 32,
       TOKEN_CACHE_TTL_MS: 30_000,
+      WEBHOOK_TIMEOUT_MS: 10_000,
+      WEBHOOK_RETRY_SCHEDULE: [5, 300, 1800, 7200, 18_000, 36_000, 36_000],
+      WEBHOOK_DISABLE_AFTER_HOURS: 72,
+      WEBHOOK_DISABLE_MIN_FAILURES: 10,
+      WEBHOOK_ALLOW_LOCAL_HTTP: false,
     });
+  });
+
+  it("reads WEBHOOK_RETRY_SCHEDULE as comma-separated seconds and WEBHOOK_ALLOW_LOCAL_HTTP as true or false", () => {
+    expect(parse({ WEBHOOK_RETRY_SCHEDULE: " 0, 1,30 ", WEBHOOK_ALLOW_LOCAL_HTTP: "true" })).toMatchObject({
+      WEBHOOK_RETRY_SCHEDULE: [0, 1, 30],
+      WEBHOOK_ALLOW_LOCAL_HTTP: true,
+    });
+    expect(() => parse({ WEBHOOK_RETRY_SCHEDULE: "5,soon" })).toThrow(/WEBHOOK_RETRY_SCHEDULE must be a comma-separated list/);
+    expect(() => parse({ WEBHOOK_ALLOW_LOCAL_HTTP: "yes" })).toThrow(/WEBHOOK_ALLOW_LOCAL_HTTP must be true or false/);
   });
 
   it("reads CORS_ALLOWED_ORIGINS as a comma-separated list of origins", () => {

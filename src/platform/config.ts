@@ -64,6 +64,9 @@ export const DEFAULT_DB_DEADLINE_MS = 4000;
  */
 export const MAX_TOKEN_CACHE_TTL_MS = 30_000;
 
+/** Waits before webhook retries, in seconds: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts over about 27 hours). */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18_000, 36_000, 36_000];
+
 /** Every setting the Worker reads. */
 export const workerSettings = z.object({
   ...sharedSettings,
@@ -91,6 +94,36 @@ export const workerSettings = z.object({
   ACCOUNTING_MAX_ATTEMPTS: wholeNumber("ACCOUNTING_MAX_ATTEMPTS", "attempts", 1, 100, 8),
   /** First accounting retry delay, doubled per attempt up to an hour. */
   ACCOUNTING_RETRY_BASE_SECONDS: wholeNumber("ACCOUNTING_RETRY_BASE_SECONDS", "seconds", 0, 3600, 30),
+  /** Webhook delivery: time one attempt may take (connecting, the answer, reading its first bytes). */
+  WEBHOOK_TIMEOUT_MS: wholeNumber("WEBHOOK_TIMEOUT_MS", "milliseconds", 100, 30_000, 10_000),
+  /**
+   * Webhook delivery: the wait before each retry, in seconds (comma-separated); a delivery gets one
+   * attempt more than the list has entries, then it is failed. The default spans about 27 hours.
+   */
+  WEBHOOK_RETRY_SCHEDULE: z.preprocess(
+    (v) => (typeof v === "string" && v.trim() ? v.split(",").map((s) => s.trim()) : unset(v)),
+    z
+      .array(
+        z.string().regex(/^\d{1,6}$/, {
+          error: (issue) =>
+            `WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of 1 to 20 whole numbers of seconds (got ${JSON.stringify(issue.input)})`,
+        }),
+      )
+      .max(20, { error: "WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of 1 to 20 whole numbers of seconds" })
+      .transform((list) => list.map(Number))
+      .default(DEFAULT_WEBHOOK_RETRY_SCHEDULE),
+  ),
+  /** Webhook delivery: an endpoint failing without a success for this long (and at least WEBHOOK_DISABLE_MIN_FAILURES times) is disabled. */
+  WEBHOOK_DISABLE_AFTER_HOURS: wholeNumber("WEBHOOK_DISABLE_AFTER_HOURS", "hours", 0, 24 * 90, 72),
+  WEBHOOK_DISABLE_MIN_FAILURES: wholeNumber("WEBHOOK_DISABLE_MIN_FAILURES", "failed attempts", 1, 10_000, 10),
+  /** Local stack and tests only: endpoints may be http:// on loopback addresses (127.0.0.1, localhost). */
+  WEBHOOK_ALLOW_LOCAL_HTTP: z.preprocess(
+    unset,
+    z
+      .enum(["true", "false"], { error: "WEBHOOK_ALLOW_LOCAL_HTTP must be true or false" })
+      .default("false")
+      .transform((v) => v === "true"),
+  ),
   /** Browser origins allowed to call the API (CORS); none by default. */
   CORS_ALLOWED_ORIGINS: z.preprocess(
     (v) =>

@@ -5,6 +5,7 @@ import { accountingOutbox, invoices, projects } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { etagMatchesSql, ifMatchHeader, ifMatchTags, preconditionFailed } from "../../http/etag";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { publishWebhookEvent, webhookEventCte } from "../../webhooks/events";
 import { companySyncSql, defaultInvoiceOf, liveProjects, loadOrderDetail, orderEtag } from "./queries";
 
 const DeletedSchema = z
@@ -71,9 +72,10 @@ export const registerDeleteOrder = (api: Router) =>
       { companyId, projectId: id, invoiceId: sql`${invoice.id}`, operation: "delete", payload: {} },
       sql`from ${invoice} where ${invoice.isDefault} and (${sync} or exists (select 1 from ${accountingOutbox} where ${accountingOutbox.invoiceId} = ${invoice.id}))`,
     );
+    const event = webhookEventCte(db, { companyId, type: "order.deleted", resourceType: "order", resourceId: id }, sql`from ${project}`);
     const [row] = await db
-      .with(project, invoice, outbox)
-      .select({ outboxId: sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number) })
+      .with(project, invoice, outbox, ...event.ctes)
+      .select({ outboxId: sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number), webhook: event.written })
       .from(project);
     if (!row) {
       // Nothing was written: a live order whose ETag did not match is 412 with its current ETag.
@@ -81,5 +83,7 @@ export const registerDeleteOrder = (api: Router) =>
       throw current ? preconditionFailed(current.etag) : notFound("Order");
     }
     if (row.outboxId !== null) notifyOutbox(c.env, [row.outboxId], c.var.defer);
-    return c.json({ deleted: true as const, id }, 200);
+    const deleted = { deleted: true as const, id };
+    publishWebhookEvent(c, row.webhook, () => JSON.stringify(deleted));
+    return c.json(deleted, 200);
   });
