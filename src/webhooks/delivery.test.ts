@@ -61,7 +61,11 @@ const waitDeliveries = (endpointId: number, done: (rows: Awaited<ReturnType<type
 const allSettled = (n: number) => (rows: Awaited<ReturnType<typeof webhookDeliveries>>) =>
   rows.length === n && rows.every((r) => r.status !== "pending");
 
-async function companyWithEndpoint(target: TestWorker, events = ["*"], extra: { previousSecret?: string; previousSecretExpiresInSeconds?: number } = {}) {
+async function companyWithEndpoint(
+  target: TestWorker,
+  events = ["*"],
+  extra: { previousSecret?: string; previousSecretExpiresInSeconds?: number } = {},
+) {
   const company = await newCompany();
   const p = hookPath("hook");
   const endpoint = await createWebhookEndpoint(company.companyId, { url: receiver.url(p), events, ...extra });
@@ -80,7 +84,11 @@ describe("webhook events: written with the change", () => {
     const updated = await company.patch(`/clients/${clientId}`, { phone: "555-0100" }, on(fast));
     expect(updated.status).toBe(200);
     // Failed writes: a stale If-Match (412), an unknown client on an order (400).
-    expectError(await company.patch(`/clients/${clientId}`, { phone: "1" }, { ...on(fast), headers: { "if-match": '"stale"' } }), 412, "invalid_request");
+    expectError(
+      await company.patch(`/clients/${clientId}`, { phone: "1" }, { ...on(fast), headers: { "if-match": '"stale"' } }),
+      412,
+      "invalid_request",
+    );
     expectError(await company.post("/orders", { client_id: 999_999_999, title: "Nope" }, on(fast)), 400, "invalid_request");
     const order = await company.post("/orders", { client_id: clientId, title: "Team tees" }, on(fast));
     expect(order.status).toBe(200);
@@ -174,7 +182,11 @@ describe("webhook delivery: signatures", () => {
 
   it("signs with the previous secret too while it is unexpired (rotation), then with the new one only", async () => {
     const old = newWebhookSecret();
-    const { company, path: p, endpoint } = await companyWithEndpoint(fast, ["*"], { previousSecret: old, previousSecretExpiresInSeconds: 3600 });
+    const {
+      company,
+      path: p,
+      endpoint,
+    } = await companyWithEndpoint(fast, ["*"], { previousSecret: old, previousSecretExpiresInSeconds: 3600 });
     await newClient(company, fast);
     const [req] = await waitReceived(p, 1);
     expect(req.headers["webhook-signature"].split(" ")).toHaveLength(2);
@@ -196,7 +208,11 @@ describe("webhook delivery: retries and order", () => {
     receiver.script(p, { status: 500, body: "boom" }, "hang");
     await newClient(company, fast);
     const reqs = await waitReceived(p, 3);
-    expect(reqs.map((r) => r.answered)).toEqual([JSON.stringify({ status: 500, body: "boom" }), "hang", JSON.stringify({ status: 200, body: "ok" })]);
+    expect(reqs.map((r) => r.answered)).toEqual([
+      JSON.stringify({ status: 500, body: "boom" }),
+      "hang",
+      JSON.stringify({ status: 200, body: "ok" }),
+    ]);
     // An idempotent receiver sees one id (and one body) on every attempt; the timestamp is the attempt's.
     expect(new Set(reqs.map((r) => r.headers["webhook-id"])).size).toBe(1);
     expect(new Set(reqs.map((r) => r.body)).size).toBe(1);
@@ -211,7 +227,9 @@ describe("webhook delivery: retries and order", () => {
 
   it("records the last error and a capped body excerpt, and fails the delivery after the last attempt", async () => {
     const { company, path: p, endpoint } = await companyWithEndpoint(fast);
-    receiver.script(p, { status: 503, body: "x".repeat(5000) }, { redirect: "https://example.com/elsewhere" }, "hang", { huge: 4 * 1024 * 1024 });
+    receiver.script(p, { status: 503, body: "x".repeat(5000) }, { redirect: "https://example.com/elsewhere" }, "hang", {
+      huge: 4 * 1024 * 1024,
+    });
     await newClient(company, fast);
     await waitReceived(p, 4);
     const [row] = await waitDeliveries(endpoint.id, allSettled(1));
@@ -221,10 +239,19 @@ describe("webhook delivery: retries and order", () => {
     expect(receiver.hugeBytesSent(p)).toBeLessThan(4 * 1024 * 1024);
 
     const other = await companyWithEndpoint(fast);
-    receiver.script(other.path, { status: 503, body: "y".repeat(5000) }, { redirect: "https://example.com/elsewhere" }, "hang", { status: 410, body: "gone" });
+    receiver.script(other.path, { status: 503, body: "y".repeat(5000) }, { redirect: "https://example.com/elsewhere" }, "hang", {
+      status: 410,
+      body: "gone",
+    });
     await newClient(other.company, fast);
     const [failed] = await waitDeliveries(other.endpoint.id, allSettled(1));
-    expect(failed).toMatchObject({ status: "failed", attempts: 4, last_response_status: 410, last_response_body: "gone", last_error: "HTTP 410" });
+    expect(failed).toMatchObject({
+      status: "failed",
+      attempts: 4,
+      last_response_status: 410,
+      last_response_body: "gone",
+      last_error: "HTTP 410",
+    });
     // The redirect was not followed: the receiver got exactly the four attempts, and its endpoint counts the streak.
     expect(receiver.received(other.path)).toHaveLength(4);
     expect((await sql("select failure_streak, enabled from webhook_endpoints where id = $1", [other.endpoint.id]))[0]).toEqual({
@@ -244,6 +271,131 @@ describe("webhook delivery: retries and order", () => {
     const reqs = await waitReceived(p, 5);
     await waitDeliveries(endpoint.id, allSettled(3));
     const answered = reqs.map((r) => `${r.json.type} ${r.json.data.object.project.title} ${r.answered.includes("500") ? 500 : 200}`);
-    expect(answered).toEqual(["order.created Tees 500", "order.created Tees 500", "order.created Tees 200", "order.updated Tees 2 200", "order.updated Tees 3 200"]);
+    expect(answered).toEqual([
+      "order.created Tees 500",
+      "order.created Tees 500",
+      "order.created Tees 200",
+      "order.updated Tees 2 200",
+      "order.updated Tees 3 200",
+    ]);
+  });
+});
+
+const scheduled = async (target: TestWorker) => (await target.worker.mf.getWorker()).scheduled({ cron: "*/5 * * * *" });
+
+describe("webhook delivery: tenants, endpoints and failures", () => {
+  it("never sends company A's events to company B's endpoint", async () => {
+    const a = await companyWithEndpoint(fast);
+    const b = await companyWithEndpoint(fast);
+    const created = await newClient(a.company, fast);
+    await a.company.patch(`/clients/${created.body.client.id}`, { phone: "2" }, on(fast));
+    await waitDeliveries(a.endpoint.id, allSettled(2));
+    // B's own write reaches B only.
+    await newClient(b.company, fast);
+    await waitDeliveries(b.endpoint.id, allSettled(1));
+    expect(receiver.received(a.path).map((r) => r.json.type)).toEqual(["client.created", "client.updated"]);
+    expect(receiver.received(b.path).map((r) => r.json.type)).toEqual(["client.created"]);
+    const [bEvent] = await webhookEvents(b.company.companyId);
+    expect(receiver.received(b.path)[0].json.id).toBe(bEvent.event_id);
+    expect((await webhookDeliveries(b.endpoint.id)).every((d) => d.event_id === bEvent.event_id)).toBe(true);
+  });
+
+  it("disables an endpoint after its failure streak, with the reason; its pending deliveries wait and go out when it is enabled again", async () => {
+    const { company, path: p, endpoint } = await companyWithEndpoint(strict);
+    receiver.script(p, { status: 500 }, { status: 500 }, { status: 502, body: "bad gateway" });
+    await newClient(company, strict);
+    const [ep] = await waitFor(
+      "the endpoint to be disabled",
+      () => sql<any>("select * from webhook_endpoints where id = $1", [endpoint.id]),
+      ([row]) => row.enabled === false,
+    );
+    expect(ep.disabled_reason).toMatch(/^failing since \S+ \(3 failed attempts\); last error: HTTP 502$/);
+    expect(ep.disabled_at).not.toBeNull();
+    expect(ep).toMatchObject({ failure_streak: 3 });
+    // The retrying delivery stops (no 4th attempt, also not from the cron pass), and events written while the
+    // endpoint is disabled are not fanned out to it.
+    await newClient(company, strict);
+    await sql("update webhook_deliveries set enqueued_at = now() - interval '6 minutes' where endpoint_id = $1", [endpoint.id]);
+    await scheduled(strict);
+    await new Promise((r) => setTimeout(r, 500));
+    const waiting = await webhookDeliveries(endpoint.id);
+    expect(waiting.map((d) => [d.status, d.attempts])).toEqual([["pending", 3]]);
+    expect(receiver.received(p)).toHaveLength(3);
+    // Enabled again: the next cron pass sends what waited (due, and not handed off for a few minutes).
+    await sql("update webhook_endpoints set enabled = true, disabled_reason = null, disabled_at = null where id = $1", [endpoint.id]);
+    await scheduled(strict);
+    const [done] = await waitDeliveries(endpoint.id, allSettled(1));
+    expect(done).toMatchObject({ status: "succeeded", attempts: 4 });
+    expect(receiver.received(p).map((r) => r.json.id)).toEqual(Array(4).fill(done.event_id));
+    expect((await sql<any>("select failure_streak, failing_since from webhook_endpoints where id = $1", [endpoint.id]))[0]).toEqual({
+      failure_streak: 0,
+      failing_since: null,
+    });
+  });
+
+  it("recovers a crash between commit and send with the cron pass, rendering the lost payload from the current state", async () => {
+    const company = await newCompany();
+    const created = await newClient(company, fast); // no endpoint yet: no delivery
+    const clientId = created.body.client.id;
+    const p = hookPath("lost");
+    const endpoint = await createWebhookEndpoint(company.companyId, { url: receiver.url(p) });
+    // What a write leaves when the Worker dies right after its commit: the event without payload and its delivery, never sent.
+    const [lost] = await sql<{ id: string; event_id: string }>(
+      `insert into webhook_events (company_id, type, resource_type, resource_id, created_at)
+       values ($1, 'client.updated', 'client', $2, now() - interval '6 minutes') returning id, event_id`,
+      [company.companyId, String(clientId)],
+    );
+    await sql(
+      `insert into webhook_deliveries (company_id, endpoint_id, event_id, resource_type, resource_id, created_at)
+       values ($1, $2, $3, 'client', $4, now() - interval '6 minutes')`,
+      [company.companyId, endpoint.id, lost.id, String(clientId)],
+    );
+    // A fresh write is the after-commit step's; the pass leaves it alone.
+    await company.patch(`/clients/${clientId}`, { phone: "555-0199" }, on(fast));
+    const current = await company.get(`/clients/${clientId}`, on(fast));
+    await scheduled(fast);
+    const rows = await waitDeliveries(endpoint.id, allSettled(2));
+    expect(rows.map((r) => r.status)).toEqual(["succeeded", "succeeded"]);
+    const [recovered] = receiver.received(p).filter((r) => r.json.id === lost.event_id);
+    expect(recovered.json).toMatchObject({ type: "client.updated", data: { object: current.body.client } });
+    expect(new Webhook(endpoint.secret).verify(recovered.body, recovered.headers)).toEqual(recovered.json);
+    // The payload is stored once: what was sent is what the event row holds.
+    const [event] = await sql<{ payload: unknown }>("select payload from webhook_events where id = $1", [lost.id]);
+    expect(event.payload).toEqual(recovered.json);
+  });
+
+  it("refuses a URL at delivery time that the rules refuse (a failed attempt with the reason, nothing sent)", async () => {
+    const company = await newCompany();
+    const endpoint = await createWebhookEndpoint(company.companyId, { url: "https://192.168.1.20/hooks" });
+    await newClient(company, fast);
+    const [row] = await waitDeliveries(endpoint.id, allSettled(1));
+    expect(row).toMatchObject({ status: "failed", attempts: 4, last_response_status: null });
+    expect(row.last_error).toBe("URL refused: private, loopback and link-local addresses are not allowed");
+  });
+
+  it("fails a delivery through the dead-letter queue when the consumer keeps crashing on it, and sends the next one of its resource", async () => {
+    const company = await newCompany();
+    const p = hookPath("dlq");
+    // A secret that is not base64 makes signing throw: a bug's stand-in, every time.
+    const endpoint = await createWebhookEndpoint(company.companyId, { url: receiver.url(p), secret: "whsec_not base64!" });
+    const created = await newClient(company, fast);
+    const [first] = await waitDeliveries(endpoint.id, allSettled(1));
+    expect(first.status).toBe("failed");
+    expect(first.last_error).toMatch(/^delivery crashed: .* — gave up: the queue moved the message to the dead-letter queue$/);
+    await sql("update webhook_endpoints set secret = $2 where id = $1", [endpoint.id, newWebhookSecret()]);
+    await company.patch(`/clients/${created.body.client.id}`, { phone: "3" }, on(fast));
+    const rows = await waitDeliveries(endpoint.id, allSettled(2));
+    expect(rows.map((r) => r.status)).toEqual(["failed", "succeeded"]);
+  }, 90_000);
+});
+
+describe("webhook delivery: logs", () => {
+  it("never logs secrets or payloads", async () => {
+    for (const target of [fast, strict]) {
+      expect(scanLog(target.logFile)).toEqual([]);
+      const text = (await import("node:fs")).readFileSync(target.logFile, "utf8");
+      expect(text).not.toMatch(/whsec_|maya@example\.com|"data":\{"object"/);
+      expect(text).toMatch(/webhook delivered|webhook attempt failed/);
+    }
   });
 });

@@ -4,7 +4,7 @@ import { workerConfig } from "../platform/config";
 import { createDb, type Db } from "../platform/db";
 import type { Bindings, WebhookMessage } from "../platform/env";
 import { createLogger, type Logger } from "../platform/logger";
-import { databaseTag } from "../platform/queue";
+import { crashText, databaseTag } from "../platform/queue";
 import { type DeliveryContext, deliver, renderPayload } from "./deliver";
 import { enqueueWebhookDeliveries } from "./enqueue";
 import type { WebhookRenderers, WebhookResourceType } from "./events";
@@ -19,8 +19,6 @@ const CONCURRENT_DELIVERIES = 5;
 /** Pending deliveries not handed to the queue for this long (and due) are sent again by the cron pass. */
 export const STALE_MINUTES = 5;
 const REENQUEUE_LIMIT = 1000;
-/** Retry delay of a message whose handling crashed (the database was down, a bug), per queue attempt. */
-const CRASH_RETRY_SECONDS = 30;
 
 const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
@@ -65,10 +63,17 @@ export async function handleWebhookQueue(batch: MessageBatch<WebhookMessage>, en
           if (result.retryInSeconds !== undefined) await enqueueWebhookDeliveries(env, [id], result.retryInSeconds);
           if (result.next !== undefined) await enqueueWebhookDeliveries(env, [result.next]);
           message.ack();
-        } catch (error) {
-          // Unexpected (database down, a bug): the queue retries and, past max_retries, dead-letters it.
+        } catch (e) {
+          // Unexpected (database down, a bug): the claim is released and the queue retries the message,
+          // with the attempts' backoff; past max_retries it goes to the dead-letter queue.
+          const error = crashText(e);
           logger.error("webhook delivery crashed", { delivery_id: id, attempt: message.attempts, error });
-          message.retry({ delaySeconds: CRASH_RETRY_SECONDS * message.attempts });
+          await db
+            .execute(sql`update webhook_deliveries set claimed_until = null, updated_at = now(),
+              last_error = ${`delivery crashed: ${error.slice(0, 500)}`} where id = ${id}`)
+            .catch(() => {}); // the database may be what failed; the log line has it
+          const schedule = config.WEBHOOK_RETRY_SCHEDULE;
+          message.retry({ delaySeconds: schedule.length ? schedule[Math.min(message.attempts, schedule.length) - 1] : 0 });
         }
       }),
     ),
