@@ -51,7 +51,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         const ok = res.write(chunk);
         sent += chunk.length;
         hugeSent.set(scenario, sent);
-        if (!ok) await new Promise<void>((r) => (res.once("drain", r), res.once("close", r)));
+        if (!ok) {
+          await new Promise<void>((r) => {
+            res.once("drain", r);
+            res.once("close", r);
+          });
+        }
       }
       return void res.end();
     }
