@@ -35,9 +35,8 @@ export default async function setup(project: TestProject) {
     const script = buildWorker(path.join(tmp, "worker"));
     const logFile = path.join(tmp, "worker.log");
     // Tokens are checked on every request here (no per-isolate cache), so a revocation takes effect at
-    // once in every test; test/token-cache.test.ts runs a Worker with the cache on. Webhook endpoints
-    // may be the local receiver (http://127.0.0.1).
-    const bindings = { ...stack.vars, TOKEN_CACHE_TTL_MS: "0", WEBHOOK_ALLOW_LOCAL_HTTP: "true" };
+    // once in every test; test/token-cache.test.ts runs a Worker with the cache on.
+    const bindings = { ...stack.vars, TOKEN_CACHE_TTL_MS: "0" };
     const worker = await startWorker({ script, bindings, logFile });
 
     project.provide("apiUrl", `${worker.url}/api/v1`);

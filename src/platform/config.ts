@@ -58,14 +58,23 @@ export const sharedSettings = {
 export const DEFAULT_SOURCE_TIMEOUT_MS = 4000;
 /** Time a database call may take, connecting and waiting for a free slot included: under the 5 s a caller waits for a 503. */
 export const DEFAULT_DB_DEADLINE_MS = 4000;
+/** Waits before webhook retries, in seconds: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts over about 27 hours). */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18_000, 36_000, 36_000];
 /**
  * How long an isolate trusts a token it has checked without asking the database again: the most a
  * revocation takes to reach every isolate. A setting may shorten it (0: check every request), never lengthen it.
  */
 export const MAX_TOKEN_CACHE_TTL_MS = 30_000;
 
-/** Waits before webhook retries, in seconds: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts over about 27 hours). */
-export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18_000, 36_000, 36_000];
+/** "true" or "false" (default false). */
+const flag = (name: string) =>
+  z.preprocess(
+    unset,
+    z
+      .enum(["true", "false"], { error: (issue) => `${name} must be true or false (got ${JSON.stringify(issue.input)})` })
+      .default("false")
+      .transform((v) => v === "true"),
+  );
 
 /** Every setting the Worker reads. */
 export const workerSettings = z.object({
@@ -94,6 +103,29 @@ export const workerSettings = z.object({
   ACCOUNTING_MAX_ATTEMPTS: wholeNumber("ACCOUNTING_MAX_ATTEMPTS", "attempts", 1, 100, 8),
   /** First accounting retry delay, doubled per attempt up to an hour. */
   ACCOUNTING_RETRY_BASE_SECONDS: wholeNumber("ACCOUNTING_RETRY_BASE_SECONDS", "seconds", 0, 3600, 30),
+  /**
+   * Webhook endpoints may be http://127.0.0.1[:port] or http://localhost[:port] (the local stack and tests
+   * set it); off by default, so a deployed Worker only delivers to public https:// hosts.
+   */
+  WEBHOOK_ALLOW_LOCAL_HTTP: flag("WEBHOOK_ALLOW_LOCAL_HTTP"),
+  /** Browser origins allowed to call the API (CORS); none by default. */
+  CORS_ALLOWED_ORIGINS: z.preprocess(
+    (v) =>
+      typeof v === "string"
+        ? v
+            .split(",")
+            .map((o) => o.trim())
+            .filter(Boolean)
+        : unset(v),
+    z
+      .array(
+        z.string().regex(ORIGIN, {
+          error: (issue) =>
+            `CORS_ALLOWED_ORIGINS must be a comma-separated list of origins such as https://app.example.com (got ${JSON.stringify(issue.input)})`,
+        }),
+      )
+      .default([]),
+  ),
   /** Webhook delivery: time one attempt may take (connecting, the answer, reading its first bytes). */
   WEBHOOK_TIMEOUT_MS: wholeNumber("WEBHOOK_TIMEOUT_MS", "milliseconds", 100, 30_000, 10_000),
   /**
@@ -113,35 +145,9 @@ export const workerSettings = z.object({
       .transform((list) => list.map(Number))
       .default(DEFAULT_WEBHOOK_RETRY_SCHEDULE),
   ),
-  /** Webhook delivery: an endpoint failing without a success for this long (and at least WEBHOOK_DISABLE_MIN_FAILURES times) is disabled. */
+  /** Webhook delivery: an endpoint failing without a success this long (and at least WEBHOOK_DISABLE_MIN_FAILURES times) is disabled. */
   WEBHOOK_DISABLE_AFTER_HOURS: wholeNumber("WEBHOOK_DISABLE_AFTER_HOURS", "hours", 0, 24 * 90, 72),
   WEBHOOK_DISABLE_MIN_FAILURES: wholeNumber("WEBHOOK_DISABLE_MIN_FAILURES", "failed attempts", 1, 10_000, 10),
-  /** Local stack and tests only: endpoints may be http:// on loopback addresses (127.0.0.1, localhost). */
-  WEBHOOK_ALLOW_LOCAL_HTTP: z.preprocess(
-    unset,
-    z
-      .enum(["true", "false"], { error: "WEBHOOK_ALLOW_LOCAL_HTTP must be true or false" })
-      .default("false")
-      .transform((v) => v === "true"),
-  ),
-  /** Browser origins allowed to call the API (CORS); none by default. */
-  CORS_ALLOWED_ORIGINS: z.preprocess(
-    (v) =>
-      typeof v === "string"
-        ? v
-            .split(",")
-            .map((o) => o.trim())
-            .filter(Boolean)
-        : unset(v),
-    z
-      .array(
-        z.string().regex(ORIGIN, {
-          error: (issue) =>
-            `CORS_ALLOWED_ORIGINS must be a comma-separated list of origins such as https://app.example.com (got ${JSON.stringify(issue.input)})`,
-        }),
-      )
-      .default([]),
-  ),
 });
 
 export type Config = z.output<typeof workerSettings>;

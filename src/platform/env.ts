@@ -35,13 +35,13 @@ export interface Bindings {
   ACCOUNTING_MAX_ATTEMPTS?: string;
   /** First retry delay in seconds, doubled per attempt up to an hour (default 30). */
   ACCOUNTING_RETRY_BASE_SECONDS?: string;
+  /** "true": webhook endpoints may be http://127.0.0.1 or http://localhost (local stack and tests only; default false). */
+  WEBHOOK_ALLOW_LOCAL_HTTP?: string;
+  /** Comma-separated browser origins allowed by CORS; empty (the default) turns CORS off. */
+  CORS_ALLOWED_ORIGINS?: string;
   /** Webhook delivery settings (platform/config.ts). */
   WEBHOOK_TIMEOUT_MS?: string;
   WEBHOOK_RETRY_SCHEDULE?: string;
   WEBHOOK_DISABLE_AFTER_HOURS?: string;
   WEBHOOK_DISABLE_MIN_FAILURES?: string;
-  /** "true" on the local stack and in tests: endpoints may be http:// on loopback addresses. */
-  WEBHOOK_ALLOW_LOCAL_HTTP?: string;
-  /** Comma-separated browser origins allowed by CORS; empty (the default) turns CORS off. */
-  CORS_ALLOWED_ORIGINS?: string;
 }

@@ -244,7 +244,7 @@ export async function deliver(ctx: DeliveryContext, deliveryId: number): Promise
       resourceType: claimed.resource_type,
       resourceId: claimed.resource_id,
     }));
-  const refused = webhookUrlProblem(claimed.url, config.WEBHOOK_ALLOW_LOCAL_HTTP);
+  const refused = webhookUrlProblem(claimed.url, { allowLocalHttp: config.WEBHOOK_ALLOW_LOCAL_HTTP });
   let outcome: AttemptOutcome;
   if (refused) outcome = { ok: false, status: null, excerpt: null, error: `URL refused: ${refused}` };
   else {

@@ -365,7 +365,7 @@ describe("webhook delivery: tenants, endpoints and failures", () => {
     await newClient(company, fast);
     const [row] = await waitDeliveries(endpoint.id, allSettled(1));
     expect(row).toMatchObject({ status: "failed", attempts: 4, last_response_status: null });
-    expect(row.last_error).toBe("URL refused: private, loopback and link-local addresses are not allowed");
+    expect(row.last_error).toMatch(/^URL refused: .*private/i);
   });
 
   it("fails a delivery through the dead-letter queue when the consumer keeps crashing on it, and sends the next one of its resource", async () => {

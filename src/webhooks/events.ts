@@ -5,6 +5,7 @@ import type { Bindings } from "../platform/env";
 import type { Logger } from "../platform/logger";
 import { insertFrom } from "../platform/sql-kit";
 import { enqueueWebhookDeliveries } from "./enqueue";
+import type { WebhookEventType, WebhookResource } from "./events-catalog";
 
 /**
  * The writers' side of webhooks: a change writes its event, and the event's deliveries to the company's
@@ -12,15 +13,7 @@ import { enqueueWebhookDeliveries } from "./enqueue";
  * the response and the deliveries go to the queue.
  */
 
-export type WebhookEventType =
-  | "client.created"
-  | "client.updated"
-  | "client.deleted"
-  | "order.created"
-  | "order.updated"
-  | "order.deleted"
-  | "email_thread.upserted";
-export type WebhookResourceType = "client" | "order" | "email_thread";
+export type WebhookResourceType = WebhookResource;
 
 export interface WebhookEventRow {
   companyId: number;

@@ -46,7 +46,7 @@ describe("docs/webhooks.md receiver example", () => {
     const created = await company.post("/clients", { company_name: "Example Receiver Co" });
     expect(created.status).toBe(200);
     const line = await waitFor("the receiver's line", () => out.split("\n").find((l) => l.startsWith("client.created ")));
-    expect(JSON.parse(line.slice("client.created ".length))).toEqual(created.body.client);
+    expect(JSON.parse(line!.slice("client.created ".length))).toEqual(created.body.client);
 
     // A forged request (no valid signature) is refused and not printed.
     const body = JSON.stringify({ id: "evt_forged", type: "client.created", data: { object: {} } });

@@ -1,5 +1,6 @@
 /**
- * Where webhook deliveries may go. Checked when an endpoint is saved and again before every attempt.
+ * Where webhook deliveries may go (a minimal stand-in: the endpoints resource's URL rules replace this
+ * file, with the same signature). Checked when an endpoint is saved and again before every attempt.
  * https only, to a public host: loopback, private, link-local and other special-purpose addresses are
  * refused (no request forgery against the Worker's network). `allowLocalHttp` (the local stack and
  * tests) also allows http:// to 127.0.0.1, [::1] and localhost.
@@ -34,8 +35,9 @@ function specialIpv6(host: string): boolean {
   return h === "::" || h === "::1" || /^f[cd]/.test(h) || /^fe[89ab]/.test(h) || h.startsWith("::ffff:") || h.startsWith("ff");
 }
 
-/** Why `url` may not receive deliveries, or undefined when it may. */
-export function webhookUrlProblem(url: string, allowLocalHttp: boolean): string | undefined {
+/** Why `url` may not receive deliveries, or null when it may. */
+export function webhookUrlProblem(url: string, opts: { allowLocalHttp: boolean }): string | null {
+  const { allowLocalHttp } = opts;
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -44,11 +46,11 @@ export function webhookUrlProblem(url: string, allowLocalHttp: boolean): string 
   }
   const host = parsed.hostname.toLowerCase();
   if (parsed.username || parsed.password) return "URLs with credentials are not allowed";
-  if (allowLocalHttp && LOCAL_NAMES.has(host) && (parsed.protocol === "http:" || parsed.protocol === "https:")) return undefined;
+  if (allowLocalHttp && LOCAL_NAMES.has(host) && (parsed.protocol === "http:" || parsed.protocol === "https:")) return null;
   if (parsed.protocol !== "https:") return "must be an https:// URL";
   const v4 = ipv4(host);
   if ((v4 && specialIpv4(v4)) || specialIpv6(host) || host === "localhost" || host.endsWith(".localhost") || !host.includes(".")) {
     return "private, loopback and link-local addresses are not allowed";
   }
-  return undefined;
+  return null;
 }

@@ -123,9 +123,7 @@ function firstLine(e: unknown): string {
 }
 
 // Every Worker setting that is set (environment over .dev.vars), then what the local stack provides.
-// Webhooks may go to a local receiver (http://127.0.0.1:<port>) unless the settings say otherwise.
 const vars: Record<string, string> = {
-  WEBHOOK_ALLOW_LOCAL_HTTP: "true",
   ...Object.fromEntries(WORKER_VARS.filter((k) => config[k]).map((k) => [k, config[k]!])),
   ...stack?.vars,
 };

@@ -34,7 +34,8 @@ export async function startStack(opts: {
     for (const s of stoppers.reverse()) await s().catch(() => {});
   };
   try {
-    const vars: Record<string, string> = {};
+    // Webhook receivers of the local stack and tests listen on 127.0.0.1 over plain http.
+    const vars: Record<string, string> = { WEBHOOK_ALLOW_LOCAL_HTTP: "true" };
     let postgres: LocalPostgres | undefined;
     let proxy: WsProxy | undefined;
     if (opts.postgres !== false) {
