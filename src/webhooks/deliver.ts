@@ -65,7 +65,7 @@ async function claim(db: Db, id: number, claimSeconds: number): Promise<Claimed 
             where p.endpoint_id = d.endpoint_id and p.resource_type = d.resource_type and p.resource_id = d.resource_id
               and p.status = 'pending' and p.id < d.id)
         returning d.id, d.attempts, d.endpoint_id, d.event_id)
-      select c.id::int as id, c.attempts, c.endpoint_id, e.id::bigint as event_pk, e.event_id, e.type, e.company_id,
+      select c.id, c.attempts, c.endpoint_id, e.id as event_pk, e.event_id, e.type, e.company_id,
              e.resource_type, e.resource_id, e.payload::text as payload, ep.url,
              array_remove(array[ep.secret,
                case when ep.previous_secret_expires_at > now() then ep.previous_secret end], null) as secrets
@@ -74,7 +74,8 @@ async function claim(db: Db, id: number, claimSeconds: number): Promise<Claimed 
       join webhook_endpoints ep on ep.id = c.endpoint_id`),
   );
   const row = rows[0];
-  return row && { ...row, event_pk: Number(row.event_pk) };
+  // bigint columns arrive as text.
+  return row && { ...row, id: Number(row.id), event_pk: Number(row.event_pk) };
 }
 
 /** Seconds until a pending, unclaimed delivery of an enabled endpoint is due (its message came early), else undefined. */
