@@ -126,7 +126,11 @@ describe("webhook events: written with the change", () => {
     expect(byType("order.updated")[0]).toEqual(patched.body);
     // An order-contents write: the order as it is after it (its invoice as the item's response shows it).
     expect(byType("order.updated")[1].invoice).toEqual(item.body.invoice);
-    expect(byType("order.deleted")).toEqual([deleted.body]);
+    // A deleted order: the order as the delete left it.
+    expect(deleted.body).toEqual({ deleted: true, id: orderId });
+    const [gone] = byType("order.deleted");
+    expect(gone.project).toMatchObject({ id: orderId, title: "Team tees v2" });
+    expect(gone.invoice).toMatchObject({ id: order.body.invoice.id, totals: item.body.invoice.totals });
     expect(byType("email_thread.upserted")).toEqual([thread.body.email_thread]);
     for (const e of events) {
       expect(e.payload).toMatchObject({ id: e.event_id, type: e.type });

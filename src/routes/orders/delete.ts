@@ -7,6 +7,7 @@ import { etagMatchesSql, ifMatchHeader, ifMatchTags, preconditionFailed } from "
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import { publishWebhookEvent, webhookEventCte } from "../../webhooks/events";
 import { companySyncSql, defaultInvoiceOf, liveProjects, loadOrderDetail, orderEtag } from "./queries";
+import { renderOrderObject } from "./webhook-object";
 
 const DeletedSchema = z
   .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted order (project) id", example: 7 }) })
@@ -83,7 +84,7 @@ export const registerDeleteOrder = (api: Router) =>
       throw current ? preconditionFailed(current.etag) : notFound("Order");
     }
     if (row.outboxId !== null) notifyOutbox(c.env, [row.outboxId], c.var.defer);
-    const deleted = { deleted: true as const, id };
-    publishWebhookEvent(c, row.webhook, () => JSON.stringify(deleted));
-    return c.json(deleted, 200);
+    // The event's object is the order as the delete left it (the envelope every order event carries).
+    publishWebhookEvent(c, row.webhook, () => renderOrderObject(db, { companyId, type: "order.deleted", resourceId: String(id) }));
+    return c.json({ deleted: true as const, id }, 200);
   });

@@ -7,12 +7,11 @@ import { invoiceTerms, serializeInvoice, serializeProject } from "./serialize";
 
 /**
  * An order event's object as the API returns it now: `{ project, invoice }` (invoice with totals), the
- * body POST and PATCH /orders answer, or `{ deleted: true, id }` for `order.deleted` (DELETE's answer).
- * A soft-deleted order still renders from its last rows.
+ * body POST and PATCH /orders answer. A soft-deleted order renders from its rows as the delete left them
+ * (`order.deleted`).
  */
-export const renderOrderObject: WebhookRenderer = async (db, { companyId, type, resourceId }) => {
+export const renderOrderObject: WebhookRenderer = async (db, { companyId, resourceId }) => {
   const id = Number(resourceId);
-  if (type === "order.deleted") return JSON.stringify({ deleted: true, id });
   const [row] = await db
     .select({ project: projects, invoice: invoices, taxRate: taxes.rate, ...invoiceAmountsColumns(invoices.id) })
     .from(projects)
