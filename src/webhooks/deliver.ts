@@ -2,7 +2,8 @@ import { sql } from "drizzle-orm";
 import type { Config } from "../platform/config";
 import type { Db } from "../platform/db";
 import type { Logger } from "../platform/logger";
-import { fillPayload, type WebhookRenderers, type WebhookResourceType } from "./events";
+import { fillPayload, type WebhookRenderers } from "./events";
+import type { WebhookResource } from "./events-catalog";
 import { signatureHeader } from "./sign";
 import { webhookUrlProblem } from "./url";
 
@@ -35,7 +36,7 @@ interface Claimed {
   event_id: string;
   type: string;
   company_id: number;
-  resource_type: WebhookResourceType;
+  resource_type: WebhookResource;
   resource_id: string;
   payload: string | null;
   url: string;
@@ -216,7 +217,7 @@ export interface DeliveryContext {
 /** Renders and stores a missing payload (the after-commit step was lost); answers the stored text. */
 export async function renderPayload(
   ctx: Pick<DeliveryContext, "db" | "renderers">,
-  event: { id: number; companyId: number; type: string; resourceType: WebhookResourceType; resourceId: string },
+  event: { id: number; companyId: number; type: string; resourceType: WebhookResource; resourceId: string },
 ): Promise<string> {
   const render = ctx.renderers[event.resourceType];
   const object = render ? await render(ctx.db, event) : undefined;

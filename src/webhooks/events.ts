@@ -13,12 +13,10 @@ import type { WebhookEventType, WebhookResource } from "./events-catalog";
  * the response and the deliveries go to the queue.
  */
 
-export type WebhookResourceType = WebhookResource;
-
 export interface WebhookEventRow {
   companyId: number;
   type: WebhookEventType;
-  resourceType: WebhookResourceType;
+  resourceType: WebhookResource;
   /** The resource's id (text): a value, or SQL reading another CTE of the statement. */
   resourceId: string | number | SQL;
 }
@@ -86,7 +84,7 @@ export async function fillPayload(db: Db, eventId: number, objectJson: string | 
 /** The JSON text of the object as the API returns it now; undefined when the resource is gone. */
 export type WebhookRenderer = (db: Db, event: { companyId: number; type: string; resourceId: string }) => Promise<string | undefined>;
 /** One renderer per resource type (the resources' own serializers, wired in by the entry point). */
-export type WebhookRenderers = Record<WebhookResourceType, WebhookRenderer>;
+export type WebhookRenderers = Record<WebhookResource, WebhookRenderer>;
 
 /** The parts of a request's context the after-commit step uses. */
 export interface PublishContext {
