@@ -2,14 +2,30 @@ import { handleQueue, handleScheduled } from "./accounting/queue";
 import { app } from "./app";
 import { purgeExpiredIdempotencyKeys } from "./http/idempotency";
 import { createDb } from "./platform/db";
-import type { Bindings, OutboxMessage } from "./platform/env";
+import type { Bindings, OutboxMessage, WebhookMessage } from "./platform/env";
+import { renderClientObject } from "./routes/clients/webhook-object";
+import { renderEmailThreadObject } from "./routes/mail/webhook-object";
+import { renderOrderObject } from "./routes/orders/webhook-object";
+import type { WebhookRenderers } from "./webhooks/events";
+import { handleWebhookCron, handleWebhookQueue, isWebhookQueue } from "./webhooks/queue";
+
+/** Webhook delivery renders a payload the after-commit step did not fill with the resources' own serializers. */
+const webhookRenderers: WebhookRenderers = {
+  client: renderClientObject,
+  order: renderOrderObject,
+  email_thread: renderEmailThreadObject,
+};
 
 export default {
   fetch: app.fetch,
-  // Accounting delivery: the outbox queue (and its dead-letter queue), and the cron re-enqueue pass;
-  // the cron also drops expired idempotency keys.
-  queue: (batch, env) => handleQueue(batch, env),
+  // Queues, told apart by name: webhook delivery (and its dead-letter queue), else accounting delivery
+  // (the outbox queue and its dead-letter queue).
+  queue: (batch, env) =>
+    isWebhookQueue(batch.queue)
+      ? handleWebhookQueue(batch as MessageBatch<WebhookMessage>, env, webhookRenderers)
+      : handleQueue(batch as MessageBatch<OutboxMessage>, env),
+  // The cron: both re-enqueue passes, and expired idempotency keys are dropped.
   scheduled: async (_controller, env) => {
-    await Promise.all([handleScheduled(env), purgeExpiredIdempotencyKeys(createDb(env))]);
+    await Promise.all([handleScheduled(env), handleWebhookCron(env, webhookRenderers), purgeExpiredIdempotencyKeys(createDb(env))]);
   },
-} satisfies ExportedHandler<Bindings, OutboxMessage>;
+} satisfies ExportedHandler<Bindings, OutboxMessage | WebhookMessage>;

@@ -5,7 +5,7 @@ import { type Config, workerConfig } from "../platform/config";
 import { type Db, openSession } from "../platform/db";
 import type { Bindings, OutboxMessage } from "../platform/env";
 import { createLogger, type Logger } from "../platform/logger";
-import { databaseTag } from "../platform/queue";
+import { crashText, databaseTag } from "../platform/queue";
 import { backoffSeconds, Delivery, type DeliveryTarget } from "./deliver";
 import { enqueueOutbox } from "./outbox";
 
@@ -122,16 +122,6 @@ async function handleMessage(ctx: BatchContext, message: Message<OutboxMessage>,
       .catch(() => {}); // the database may be what failed; the log line has it
     message.retry({ delaySeconds: backoffSeconds(message.attempts, ctx.retryBaseSeconds) });
   }
-}
-
-/**
- * The text of an unexpected error, without query parameters: drizzle's query errors quote them, and
- * they may hold tokens (the connection row) or customer data.
- */
-function crashText(e: unknown): string {
-  if (!(e instanceof Error)) return String(e);
-  if ("params" in e && e.cause instanceof Error) return `database error: ${e.cause.message}`;
-  return e.message;
 }
 
 /** Messages the queue gave up on: their rows are dead, keeping the last error seen. */

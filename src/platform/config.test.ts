@@ -12,6 +12,10 @@ describe("worker settings", () => {
       PRODUCT_SOURCE_TIMEOUT_MS: 4000,
       ACCOUNTING_MAX_ATTEMPTS: 8,
       ACCOUNTING_RETRY_BASE_SECONDS: 30,
+      WEBHOOK_TIMEOUT_MS: 10_000,
+      WEBHOOK_RETRY_SCHEDULE: [5, 300, 1800, 7200, 18_000, 36_000, 36_000],
+      WEBHOOK_DISABLE_AFTER_HOURS: 72,
+      WEBHOOK_DISABLE_MIN_FAILURES: 10,
       CORS_ALLOWED_ORIGINS: [],
       DB_DEADLINE_MS: 4000,
       DB_MAX_CONCURRENCY: 32,
@@ -76,5 +80,10 @@ describe("worker settings", () => {
 
   it("never echoes a secret's value", () => {
     expect(() => parse({ DATABASE_URL: "mysql://user:hunter2@db" })).toThrow(/^(?!.*hunter2)/s);
+  });
+
+  it("reads WEBHOOK_RETRY_SCHEDULE as comma-separated seconds", () => {
+    expect(parse({ WEBHOOK_RETRY_SCHEDULE: " 0, 1,30 " }).WEBHOOK_RETRY_SCHEDULE).toEqual([0, 1, 30]);
+    expect(() => parse({ WEBHOOK_RETRY_SCHEDULE: "5,soon" })).toThrow(/WEBHOOK_RETRY_SCHEDULE must be a comma-separated list/);
   });
 });

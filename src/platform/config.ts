@@ -58,6 +58,8 @@ export const sharedSettings = {
 export const DEFAULT_SOURCE_TIMEOUT_MS = 4000;
 /** Time a database call may take, connecting and waiting for a free slot included: under the 5 s a caller waits for a 503. */
 export const DEFAULT_DB_DEADLINE_MS = 4000;
+/** Waits before webhook retries, in seconds: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts over about 27 hours). */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18_000, 36_000, 36_000];
 /**
  * How long an isolate trusts a token it has checked without asking the database again: the most a
  * revocation takes to reach every isolate. A setting may shorten it (0: check every request), never lengthen it.
@@ -124,6 +126,28 @@ export const workerSettings = z.object({
       )
       .default([]),
   ),
+  /** Webhook delivery: time one attempt may take (connecting, the answer, reading its first bytes). */
+  WEBHOOK_TIMEOUT_MS: wholeNumber("WEBHOOK_TIMEOUT_MS", "milliseconds", 100, 30_000, 10_000),
+  /**
+   * Webhook delivery: the wait before each retry, in seconds (comma-separated); a delivery gets one
+   * attempt more than the list has entries, then it is failed. The default spans about 27 hours.
+   */
+  WEBHOOK_RETRY_SCHEDULE: z.preprocess(
+    (v) => (typeof v === "string" && v.trim() ? v.split(",").map((s) => s.trim()) : unset(v)),
+    z
+      .array(
+        z.string().regex(/^\d{1,6}$/, {
+          error: (issue) =>
+            `WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of 1 to 20 whole numbers of seconds (got ${JSON.stringify(issue.input)})`,
+        }),
+      )
+      .max(20, { error: "WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of 1 to 20 whole numbers of seconds" })
+      .transform((list) => list.map(Number))
+      .default(DEFAULT_WEBHOOK_RETRY_SCHEDULE),
+  ),
+  /** Webhook delivery: an endpoint failing without a success this long (and at least WEBHOOK_DISABLE_MIN_FAILURES times) is disabled. */
+  WEBHOOK_DISABLE_AFTER_HOURS: wholeNumber("WEBHOOK_DISABLE_AFTER_HOURS", "hours", 0, 24 * 90, 72),
+  WEBHOOK_DISABLE_MIN_FAILURES: wholeNumber("WEBHOOK_DISABLE_MIN_FAILURES", "failed attempts", 1, 10_000, 10),
 });
 
 export type Config = z.output<typeof workerSettings>;

@@ -39,4 +39,9 @@ export interface Bindings {
   WEBHOOK_ALLOW_LOCAL_HTTP?: string;
   /** Comma-separated browser origins allowed by CORS; empty (the default) turns CORS off. */
   CORS_ALLOWED_ORIGINS?: string;
+  /** Webhook delivery settings (platform/config.ts). */
+  WEBHOOK_TIMEOUT_MS?: string;
+  WEBHOOK_RETRY_SCHEDULE?: string;
+  WEBHOOK_DISABLE_AFTER_HOURS?: string;
+  WEBHOOK_DISABLE_MIN_FAILURES?: string;
 }

@@ -27,3 +27,13 @@ export async function sendBatches<Body>(queue: Queue<Body>, bodies: Body[], dela
     );
   }
 }
+
+/**
+ * The text of an error a queue consumer did not expect, without query parameters: drizzle's query
+ * errors quote them, and they may hold tokens, secrets or customer data.
+ */
+export function crashText(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  if ("params" in e && e.cause instanceof Error) return `database error: ${e.cause.message}`;
+  return e.message;
+}

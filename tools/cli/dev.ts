@@ -191,7 +191,7 @@ for (const cron of schedules) {
       say(`scheduled handler (cron "${cron}") did not answer; next at ${job.nextRun()?.toISOString()}`);
   });
   crons.push(job);
-  say(`Cron:      "${cron}" runs the scheduled handler (accounting re-send pass); next at ${job.nextRun()?.toISOString()}`);
+  say(`Cron:      "${cron}" runs the scheduled handler (accounting and webhook re-send passes); next at ${job.nextRun()?.toISOString()}`);
 }
 
 let stopping = false;

@@ -4,6 +4,7 @@ import { serializeClient } from "../../domain/client";
 import { notFound } from "../../http/errors";
 import { etagMatchesSql, ifMatchHeader, ifMatchTags, preconditionFailed, withEtag } from "../../http/etag";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { publishWebhookEvent, webhookEventCte } from "../../webhooks/events";
 import { clientEtag, findLiveClient } from "./queries";
 import { ClientEnvelopeSchema, ClientPatchSchema, clientColumns } from "./schema";
 
@@ -38,18 +39,32 @@ export const registerPatchClient = (api: Router) =>
     const tags = ifMatchTags(c);
     const { db, auth } = c.var;
     // One statement: the tenant, liveness and If-Match checks are part of the UPDATE's WHERE (a concurrent
-    // writer's commit is re-checked against the row it left, so no change slips between check and write).
+    // writer's commit is re-checked against the row it left, so no change slips between check and write);
+    // the change's webhook event is written with it.
+    const client = db.$with("client").as(
+      db
+        .update(clients)
+        .set({ ...changes, updatedAt: sql`now()` })
+        .where(and(eq(clients.id, id), eq(clients.companyId, auth.companyId), isNull(clients.deletedAt), etagMatchesSql(clientEtag, tags)))
+        .returning({ ...getTableColumns(clients), etag: sql<string>`${clientEtag}`.as("etag") }),
+    );
+    const event = webhookEventCte(
+      db,
+      { companyId: auth.companyId, type: deleted ? "client.deleted" : "client.updated", resourceType: "client", resourceId: id },
+      sql`from ${client}`,
+    );
     const [row] = await db
-      .update(clients)
-      .set({ ...changes, updatedAt: sql`now()` })
-      .where(and(eq(clients.id, id), eq(clients.companyId, auth.companyId), isNull(clients.deletedAt), etagMatchesSql(clientEtag, tags)))
-      .returning({ ...getTableColumns(clients), etag: clientEtag });
+      .with(client, ...event.ctes)
+      .select({ client: client._.selectedFields, webhook: event.written })
+      .from(client);
     if (!row) {
       // Nothing was written: say why (a changed client is 412 with its current ETag).
       const current = tags === undefined ? undefined : await findLiveClient(db, auth.companyId, id);
       throw current ? preconditionFailed(current.etag) : notFound("Client");
     }
-    const { etag, ...client } = row;
+    const { etag, ...updated } = row.client;
+    const serialized = serializeClient(updated);
+    publishWebhookEvent(c, row.webhook, () => JSON.stringify(serialized));
     c.header("ETag", etag);
-    return c.json({ client: serializeClient(client) }, 200);
+    return c.json({ client: serialized }, 200);
   });

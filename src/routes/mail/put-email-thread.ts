@@ -1,16 +1,18 @@
 import { type SQL, sql } from "drizzle-orm";
+import type { TypedResponse } from "hono";
 import { emailThreads } from "../../db/schema";
 import { withEtag } from "../../http/etag";
 import {
-  jsonWithRaw,
   NUMBER_MAX_EXPANDED_LENGTH,
   NUMERIC_MAX_INTEGER_DIGITS,
   NUMERIC_MAX_SCALE,
+  stringifyWithRaw,
   unstorableNumbers,
 } from "../../http/exact-json";
 import { MAX_JSON_DEPTH, unstorableError } from "../../http/json-body";
 import { createAuthRoute, type Router } from "../../http/openapi";
-import { EXACT_JSON_MEMBERS, type ExactJsonMember, emailThreadEtag, emailThreadFields, excluded } from "./queries";
+import { publishWebhookEvent, webhookEventCte } from "../../webhooks/events";
+import { type EmailThreadRow, EXACT_JSON_MEMBERS, type ExactJsonMember, emailThreadEtagOf, exactJsonText, excluded } from "./queries";
 import {
   EMAIL_THREAD_BODY_LIMIT,
   type EmailThreadEnvelope,
@@ -94,20 +96,41 @@ export const registerPutEmailThread = (api: Router) =>
       lastSyncedAt: body.last_synced_at ? new Date(body.last_synced_at) : sql`now()`,
       deleted: false,
     };
-    // One statement: the row lock of ON CONFLICT serialises concurrent PUTs, each applied whole.
-    // The update reads `excluded`, so the (possibly multi-MiB) values are not repeated.
-    const [row] = await c.var.db
-      .with(sent)
-      .insert(emailThreads)
-      .values({ ...written, companyId: c.var.auth.companyId, accountEmail: body.account_email, legacyThreadId })
-      .onConflictDoUpdate({
-        target: [emailThreads.companyId, emailThreads.accountEmail, emailThreads.legacyThreadId],
-        set: {
-          ...Object.fromEntries(Object.keys(written).map((k) => [k, excluded(emailThreads[k as keyof typeof written])])),
-          updatedAt: sql`now()`,
-        },
+    // One statement: the row lock of ON CONFLICT serialises concurrent PUTs, each applied whole; the
+    // thread's webhook event is written with it. The update reads `excluded`, so the (possibly multi-MiB)
+    // values are not repeated.
+    const { companyId } = c.var.auth;
+    const db = c.var.db;
+    const thread = db.$with("thread").as(
+      db
+        .insert(emailThreads)
+        .values({ ...written, companyId, accountEmail: body.account_email, legacyThreadId })
+        .onConflictDoUpdate({
+          target: [emailThreads.companyId, emailThreads.accountEmail, emailThreads.legacyThreadId],
+          set: {
+            ...Object.fromEntries(Object.keys(written).map((k) => [k, excluded(emailThreads[k as keyof typeof written])])),
+            updatedAt: sql`now()`,
+          },
+        })
+        .returning(),
+    );
+    const event = webhookEventCte(
+      db,
+      { companyId, type: "email_thread.upserted", resourceType: "email_thread", resourceId: sql`${thread.id}` },
+      sql`from ${thread}`,
+    );
+    // The stored JSON members come back as text (exact numbers), as every read of a thread returns them.
+    const [row] = await db
+      .with(sent, thread, ...event.ctes)
+      .select({
+        thread: { ...thread._.selectedFields, ...exactJsonText(thread) },
+        etag: emailThreadEtagOf(thread.id, thread.updatedAt),
+        webhook: event.written,
       })
-      .returning({ ...emailThreadFields, etag: emailThreadEtag });
-    c.header("ETag", row!.etag);
-    return jsonWithRaw<EmailThreadEnvelope, 200>(c, { email_thread: serializeEmailThread(row) }, 200);
+      .from(thread);
+    const object = stringifyWithRaw(serializeEmailThread(row.thread as EmailThreadRow));
+    publishWebhookEvent(c, row.webhook, () => object);
+    c.header("ETag", row.etag);
+    return c.body(`{"email_thread":${object}}`, 200, { "content-type": "application/json" }) as unknown as Response &
+      TypedResponse<EmailThreadEnvelope, 200, "json">;
   });

@@ -95,16 +95,14 @@ export type ExactJsonMember = (typeof EXACT_JSON_MEMBERS)[number];
  * A thread row as read for responses: the JSON members as PostgreSQL's jsonb text, because the
  * driver's JSON.parse would round numbers beyond a double (responses embed the text as is).
  */
-export const emailThreadFields = {
-  ...getTableColumns(emailThreads),
-  ...(Object.fromEntries(EXACT_JSON_MEMBERS.map((k) => [k, sql<string>`${emailThreads[k]}::text`])) as Record<
-    ExactJsonMember,
-    SQL<string>
-  >),
-};
+/** A thread's exact JSON members of `source` (the table, or a CTE returning its rows) as text: their numbers stay exact. */
+export const exactJsonText = (source: Record<ExactJsonMember, unknown>) =>
+  Object.fromEntries(EXACT_JSON_MEMBERS.map((k) => [k, sql<string>`${source[k]}::text`])) as Record<ExactJsonMember, SQL<string>>;
+export const emailThreadFields = { ...getTableColumns(emailThreads), ...exactJsonText(emailThreads) };
 export type EmailThreadRow = Omit<typeof emailThreads.$inferSelect, ExactJsonMember> & Record<ExactJsonMember, string>;
 /** A thread's strong ETag: every PUT bumps `updated_at`. */
-export const emailThreadEtag = etagSql(emailThreads.id, [emailThreads.updatedAt]);
+export const emailThreadEtagOf = (id: unknown, updatedAt: unknown) => etagSql(id, [updatedAt]);
+export const emailThreadEtag = emailThreadEtagOf(emailThreads.id, emailThreads.updatedAt);
 
 /** The live (not soft-deleted) thread for company, mailbox (already lowercase) and legacy id. */
 export async function findLiveEmailThread(

@@ -5,7 +5,9 @@ import { accountingOutbox, invoices, projects } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { etagMatchesSql, ifMatchHeader, ifMatchTags, preconditionFailed } from "../../http/etag";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { publishWebhookEvent, webhookEventCte } from "../../webhooks/events";
 import { companySyncSql, defaultInvoiceOf, liveProjects, loadOrderDetail, orderEtag } from "./queries";
+import { renderOrderObject } from "./webhook-object";
 
 const DeletedSchema = z
   .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted order (project) id", example: 7 }) })
@@ -71,9 +73,10 @@ export const registerDeleteOrder = (api: Router) =>
       { companyId, projectId: id, invoiceId: sql`${invoice.id}`, operation: "delete", payload: {} },
       sql`from ${invoice} where ${invoice.isDefault} and (${sync} or exists (select 1 from ${accountingOutbox} where ${accountingOutbox.invoiceId} = ${invoice.id}))`,
     );
+    const event = webhookEventCte(db, { companyId, type: "order.deleted", resourceType: "order", resourceId: id }, sql`from ${project}`);
     const [row] = await db
-      .with(project, invoice, outbox)
-      .select({ outboxId: sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number) })
+      .with(project, invoice, outbox, ...event.ctes)
+      .select({ outboxId: sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number), webhook: event.written })
       .from(project);
     if (!row) {
       // Nothing was written: a live order whose ETag did not match is 412 with its current ETag.
@@ -81,5 +84,7 @@ export const registerDeleteOrder = (api: Router) =>
       throw current ? preconditionFailed(current.etag) : notFound("Order");
     }
     if (row.outboxId !== null) notifyOutbox(c.env, [row.outboxId], c.var.defer);
+    // The event's object is the order as the delete left it (the envelope every order event carries).
+    publishWebhookEvent(c, row.webhook, () => renderOrderObject(db, { companyId, type: "order.deleted", resourceId: String(id) }));
     return c.json({ deleted: true as const, id }, 200);
   });

@@ -8,6 +8,7 @@ import { invalid, notFound } from "../../http/errors";
 import { etagMatches, etagMatchesSql, ifMatchHeader, ifMatchTags, preconditionFailed, withEtag } from "../../http/etag";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import type { Db } from "../../platform/db";
+import { publishWebhookEvent, webhookEventCte } from "../../webhooks/events";
 import { accountingUpdate } from "./accounting";
 import { defaultInvoiceOf, invoiceAmountsColumns, liveProjects, orderEtag, unknownReference } from "./queries";
 import {
@@ -102,7 +103,7 @@ type ReadOrder = NonNullable<Awaited<ReturnType<typeof readOrder>>>;
 
 /**
  * The write as ONE statement (atomic): lock both rows only if they are still the versions that were read
- * and validated, update what the body changes, write the outbox row; returns the rows after the change
+ * and validated, update what the body changes, write the outbox row and the webhook event; returns the rows after the change
  * with the invoice's line and payment amounts. Undefined when a row changed since the read (or the order
  * went away): then nothing was written.
  */
@@ -163,9 +164,15 @@ async function writeOrder(
         sql`from ${locked}`,
       )
     : undefined;
+  const event = webhookEventCte(
+    db,
+    { companyId, type: "order.updated", resourceType: "order", resourceId: order.project.id },
+    sql`from ${project}`,
+  );
   const [row] = await db
-    .with(locked, project, invoice, ...(outbox ? [outbox] : []))
+    .with(locked, project, invoice, ...(outbox ? [outbox] : []), ...event.ctes)
     .select({
+      webhook: event.written,
       project: project._.selectedFields,
       invoice: invoice._.selectedFields,
       ...invoiceAmountsColumns(order.invoice.id),
@@ -217,7 +224,14 @@ async function patchOrder(db: Db, companyId: number, id: number, body: OrderPatc
     written.lines,
     written.payments.map((p) => p.amount),
   );
-  return { project: written.project, invoice: written.invoice, totals, etag: written.etag, outboxId: written.outboxId };
+  return {
+    project: written.project,
+    invoice: written.invoice,
+    totals,
+    etag: written.etag,
+    outboxId: written.outboxId,
+    webhook: written.webhook,
+  };
 }
 
 export const registerPatchOrder = (api: Router) =>
@@ -240,6 +254,8 @@ export const registerPatchOrder = (api: Router) =>
       });
     }
     if (result.outboxId !== null) notifyOutbox(c.env, [result.outboxId], c.var.defer);
+    const order = { project: serializeProject(result.project), invoice: serializeInvoice(result.invoice, result.totals) };
+    publishWebhookEvent(c, result.webhook, () => JSON.stringify(order));
     c.header("ETag", result.etag);
-    return c.json({ project: serializeProject(result.project), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
+    return c.json(order, 200);
   });

@@ -7,6 +7,7 @@ import { invalid } from "../../http/errors";
 import { withIdempotency } from "../../http/idempotency";
 import { createAuthRoute, type Router } from "../../http/openapi";
 import { insertFrom } from "../../platform/sql-kit";
+import { publishWebhookEvent, webhookEventCte } from "../../webhooks/events";
 import { companySyncSql, unknownReference } from "./queries";
 import { OrderCreateSchema, OrderEnvelopeSchema } from "./schema";
 import { invoiceTerms, serializeInvoice, serializeProject } from "./serialize";
@@ -33,7 +34,7 @@ export const registerCreateOrder = (api: Router) =>
   api.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const { companyId } = c.var.auth;
-    // One statement (atomic, one round trip): client check, project, invoice and the optional outbox row.
+    // One statement (atomic, one round trip): client check, project, invoice, the optional outbox row and the webhook event.
     return withIdempotency(c, async (db) => {
       const client = db.$with("client").as(
         db
@@ -70,10 +71,16 @@ export const registerCreateOrder = (api: Router) =>
               { companyId, projectId: sql`${project.id}`, invoiceId: sql`${invoice.id}`, operation: "create", payload: {} },
               sql`from ${project}, ${invoice} where ${sync}`,
             );
+      const event = webhookEventCte(
+        db,
+        { companyId, type: "order.created", resourceType: "order", resourceId: sql`${project.id}` },
+        sql`from ${project}`,
+      );
       const [row] = await db
-        .with(client, project, invoice, ...(outbox ? [outbox] : []))
+        .with(client, project, invoice, ...(outbox ? [outbox] : []), ...event.ctes)
         .select({
           project: project._.selectedFields,
+          webhook: event.written,
           invoice: invoice._.selectedFields,
           outboxId: outbox ? sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number) : sql<null>`null`,
         })
@@ -84,10 +91,14 @@ export const registerCreateOrder = (api: Router) =>
       const outboxId = row.outboxId;
       // A new invoice has no items or payments yet.
       const totals = invoiceTotals(invoiceTerms(row.invoice, null), [], []);
+      const order = { project: serializeProject(row.project), invoice: serializeInvoice(row.invoice, totals) };
       return {
         status: 200,
-        body: { project: serializeProject(row.project), invoice: serializeInvoice(row.invoice, totals) },
-        afterCommit: () => outboxId !== null && notifyOutbox(c.env, [outboxId], c.var.defer),
+        body: order,
+        afterCommit: () => {
+          if (outboxId !== null) notifyOutbox(c.env, [outboxId], c.var.defer);
+          publishWebhookEvent(c, row.webhook, () => JSON.stringify(order));
+        },
       };
     });
   });

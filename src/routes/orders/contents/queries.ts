@@ -8,8 +8,10 @@ import { notFound } from "../../../http/errors";
 import { withIdempotency } from "../../../http/idempotency";
 import type { Db } from "../../../platform/db";
 import { insertFrom, jsonRows, tableRows } from "../../../platform/sql-kit";
+import { publishWebhookEvent, type WrittenEvent, webhookEventCte } from "../../../webhooks/events";
 import { defaultInvoiceOf, liveProjects } from "../queries";
 import { invoiceTerms } from "../serialize";
+import { renderOrderObject } from "../webhook-object";
 
 /*
  * The order's contents (items, payments, artworks) are written in two statements: a read of the order
@@ -102,8 +104,8 @@ export type OrderContents<K extends ContentsKind = ContentsKind> = NonNullable<A
 /**
  * The CTEs every contents write starts with: `invoice` updates the invoice's `updated_at` only if the
  * row is still the version `read` saw (no row otherwise, and then nothing else is written), `project`
- * bumps the order's `updated_at`, and `outbox` queues an accounting update that resends the invoice's
- * lines when `lines` is set and sync applies. `ready` is the condition the change itself is written under.
+ * bumps the order's `updated_at`, `outbox` queues an accounting update that resends the invoice's
+ * lines when `lines` is set and sync applies, and the webhook event says the order was updated. `ready` is the condition the change itself is written under.
  */
 export function contentsWrite(db: Db, companyId: number, read: OrderContents, opts: { lines: boolean }) {
   const now = sql`now()`;
@@ -137,10 +139,16 @@ export function contentsWrite(db: Db, companyId: number, read: OrderContents, op
           sql`from ${invoice}`,
         )
       : undefined;
+  const event = webhookEventCte(
+    db,
+    { companyId, type: "order.updated", resourceType: "order", resourceId: read.projectId },
+    sql`from ${project}`,
+  );
   return {
     invoice,
     ready,
-    ctes: [projectLock, invoice, project, ...(outbox ? [outbox] : [])] as const,
+    ctes: [projectLock, invoice, project, ...(outbox ? [outbox] : []), ...event.ctes] as const,
+    webhook: event.written,
     outboxId: outbox ? sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number) : sql<null>`null`,
   };
 }
@@ -156,7 +164,18 @@ export function totalsAfter(invoice: typeof invoices.$inferSelect, taxRate: stri
  * transaction that locks the invoice row before it reads, where the write cannot miss. 404 for a
  * missing order or row. A written outbox row is handed to delivery after the response.
  */
-export async function changeContents<K extends ContentsKind, R extends { outboxId: number | null }>(
+type Written = { outboxId: number | null; webhook: WrittenEvent | null };
+
+/** After the commit: the outbox row to accounting delivery, the event (with the order as it is now) to webhook delivery. */
+function afterContentsCommit(c: Context<AppEnv>, orderId: number, result: Written) {
+  if (result.outboxId !== null) notifyOutbox(c.env, [result.outboxId], c.var.defer);
+  const { companyId } = c.var.auth;
+  publishWebhookEvent(c, result.webhook, () =>
+    renderOrderObject(c.var.db, { companyId, type: "order.updated", resourceId: String(orderId) }),
+  );
+}
+
+export async function changeContents<K extends ContentsKind, R extends Written>(
   c: Context<AppEnv>,
   orderId: number,
   target: { kind: K; id: number } | undefined,
@@ -186,7 +205,7 @@ export async function changeContents<K extends ContentsKind, R extends { outboxI
       return locked;
     });
   }
-  if (result.outboxId !== null) notifyOutbox(c.env, [result.outboxId], c.var.defer);
+  afterContentsCommit(c, orderId, result);
   return result;
 }
 
@@ -195,7 +214,7 @@ export async function changeContents<K extends ContentsKind, R extends { outboxI
  * change runs under the invoice's row lock inside the key's transaction and its outbox row is handed
  * to delivery after that commit; without a key it is `changeContents` as is.
  */
-export function createContents<R extends { outboxId: number | null }, T>(
+export function createContents<R extends Written, T>(
   c: Context<AppEnv>,
   orderId: number,
   write: (db: Db, companyId: number, read: OrderContents) => Promise<R | undefined>,
@@ -203,11 +222,10 @@ export function createContents<R extends { outboxId: number | null }, T>(
 ) {
   return withIdempotency(c, async (db, keyed) => {
     const result = await changeContents(c, orderId, undefined, write, keyed ? { tx: db } : {});
-    const { outboxId } = result;
     return {
       status: 200 as const,
       body: respond(result),
-      afterCommit: keyed && outboxId !== null ? () => notifyOutbox(c.env, [outboxId], c.var.defer) : undefined,
+      afterCommit: keyed ? () => afterContentsCommit(c, orderId, result) : undefined,
     };
   });
 }
@@ -234,10 +252,12 @@ export async function writeContents<T extends ContentsTable>(
   const cte = record as ReturnType<typeof insertFrom<"record", typeof payments>>;
   const [row] = await db
     .with(...base.ctes, ...extra, cte)
-    .select({ invoice: base.invoice._.selectedFields, record: cte._.selectedFields, outboxId: base.outboxId })
+    .select({ invoice: base.invoice._.selectedFields, record: cte._.selectedFields, outboxId: base.outboxId, webhook: base.webhook })
     .from(base.invoice)
     .innerJoin(cte, sql`true`);
-  return row as { invoice: typeof invoices.$inferSelect; record: T["$inferSelect"]; outboxId: number | null } | undefined;
+  return row as
+    | { invoice: typeof invoices.$inferSelect; record: T["$inferSelect"]; outboxId: number | null; webhook: WrittenEvent | null }
+    | undefined;
 }
 
 type ContentsTable = typeof invoiceItems | typeof payments | typeof artworks;

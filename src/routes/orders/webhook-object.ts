@@ -1,0 +1,30 @@
+import { and, desc, eq } from "drizzle-orm";
+import { invoices, projects, taxes } from "../../db/schema";
+import { invoiceTotals } from "../../domain/totals";
+import type { WebhookRenderer } from "../../webhooks/events";
+import { invoiceAmountsColumns } from "./queries";
+import { invoiceTerms, serializeInvoice, serializeProject } from "./serialize";
+
+/**
+ * An order event's object as the API returns it now: `{ project, invoice }` (invoice with totals), the
+ * body POST and PATCH /orders answer. A soft-deleted order renders from its rows as the delete left them
+ * (`order.deleted`).
+ */
+export const renderOrderObject: WebhookRenderer = async (db, { companyId, resourceId }) => {
+  const id = Number(resourceId);
+  const [row] = await db
+    .select({ project: projects, invoice: invoices, taxRate: taxes.rate, ...invoiceAmountsColumns(invoices.id) })
+    .from(projects)
+    .innerJoin(invoices, and(eq(invoices.projectId, projects.id), eq(invoices.isDefault, true)))
+    .leftJoin(taxes, eq(taxes.id, invoices.taxId))
+    .where(and(eq(projects.companyId, companyId), eq(projects.id, id)))
+    .orderBy(desc(invoices.id))
+    .limit(1);
+  if (!row) return undefined;
+  const totals = invoiceTotals(
+    invoiceTerms(row.invoice, row.taxRate),
+    row.lines,
+    row.payments.map((p) => p.amount),
+  );
+  return JSON.stringify({ project: serializeProject(row.project), invoice: serializeInvoice(row.invoice, totals) });
+};

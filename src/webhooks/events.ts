@@ -1,0 +1,117 @@
+import { type SQL, sql } from "drizzle-orm";
+import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../db/schema";
+import type { Db } from "../platform/db";
+import type { Bindings } from "../platform/env";
+import type { Logger } from "../platform/logger";
+import { insertFrom } from "../platform/sql-kit";
+import { enqueueWebhookDeliveries } from "./enqueue";
+import type { WebhookEventType, WebhookResource } from "./events-catalog";
+
+/**
+ * The writers' side of webhooks: a change writes its event, and the event's deliveries to the company's
+ * subscribed endpoints, in the change's own statement; after commit the event's payload is filled from
+ * the response and the deliveries go to the queue.
+ */
+
+export interface WebhookEventRow {
+  companyId: number;
+  type: WebhookEventType;
+  resourceType: WebhookResource;
+  /** The resource's id (text): a value, or SQL reading another CTE of the statement. */
+  resourceId: string | number | SQL;
+}
+
+/** What the write's statement answers about its event: the event row's id and its deliveries' ids. */
+export interface WrittenEvent {
+  event: number;
+  deliveries: number[];
+}
+
+/**
+ * The event as CTEs of a single-statement write: `webhook_event` inserts it once per row of `from`
+ * (none when `from` is empty, so it lands only with the change), `webhook_fanout` one delivery per
+ * enabled endpoint of the company whose `events` hold the type or `*`. Put `from` on the write's own
+ * CTE (its RETURNING): the change then runs, taking its row locks, before the event's id is drawn, so
+ * event ids follow the order in which writes to one resource commit. `written` is the column to select.
+ */
+export function webhookEventCte(db: Db, row: WebhookEventRow, from: SQL) {
+  const resourceId = typeof row.resourceId === "object" ? sql`(${row.resourceId})::text` : String(row.resourceId);
+  const event = insertFrom(
+    db,
+    "webhook_event",
+    webhookEvents,
+    { companyId: row.companyId, type: row.type, resourceType: row.resourceType, resourceId },
+    from,
+  );
+  const fanout = db.$with("webhook_fanout", { id: webhookDeliveries.id }).as(
+    sql`insert into ${webhookDeliveries} (company_id, endpoint_id, event_id, resource_type, resource_id)
+        select e.company_id, ep.id, e.id, e.resource_type, e.resource_id
+        from ${event} e
+        join ${webhookEndpoints} ep on ep.company_id = e.company_id and ep.enabled and (e.type = any(ep.events) or '*' = any(ep.events))
+        order by ep.id
+        returning id`,
+  );
+  const written = sql<WrittenEvent | null>`(select json_build_object('event', e.id,
+      'deliveries', coalesce((select json_agg(d.id order by d.id) from ${fanout} d), '[]'::json)) from ${event} e)`;
+  return { ctes: [event, fanout] as const, written };
+}
+
+/**
+ * The delivered body `{ id, type, created_at, data: { object } }` for an event row, from the object's
+ * JSON text (jsonb keeps its numbers exact). For `update webhook_events … where id = …`.
+ */
+const payloadSql = (objectJson: string | null) =>
+  sql`jsonb_build_object('id', event_id, 'type', type,
+      'created_at', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      'data', jsonb_build_object('object', ${objectJson}::jsonb))`;
+
+/**
+ * Sets an event's payload unless it has one (a payload never changes once written); answers the
+ * stored payload as text, the exact bytes every attempt sends.
+ */
+export async function fillPayload(db: Db, eventId: number, objectJson: string | null): Promise<string> {
+  const { rows } = (await db.execute(sql`
+    with filled as (
+      update ${webhookEvents} set payload = ${payloadSql(objectJson)}
+      where id = ${eventId} and payload is null
+      returning payload::text as payload)
+    select coalesce((select payload from filled), (select payload::text from ${webhookEvents} where id = ${eventId})) as payload`)) as unknown as {
+    rows: { payload: string }[];
+  };
+  return rows[0].payload;
+}
+
+/** The JSON text of the object as the API returns it now; undefined when the resource is gone. */
+export type WebhookRenderer = (db: Db, event: { companyId: number; type: string; resourceId: string }) => Promise<string | undefined>;
+/** One renderer per resource type (the resources' own serializers, wired in by the entry point). */
+export type WebhookRenderers = Record<WebhookResource, WebhookRenderer>;
+
+/** The parts of a request's context the after-commit step uses. */
+export interface PublishContext {
+  env: Bindings;
+  var: { db: Db; defer: (task: Promise<unknown>) => void; logger: Logger };
+}
+
+/** The object's JSON text, made after the response: from the response's own body, or rendered from the current rows. */
+export type WebhookObject = () => string | undefined | Promise<string | undefined>;
+
+/**
+ * After the commit that wrote the event: fills its payload with the object and hands its deliveries to the queue, after the response
+ * (waitUntil). Nothing to do when no endpoint subscribed. If this step is lost, delivery renders the
+ * payload from the current state and the cron pass sends the deliveries.
+ */
+export function publishWebhookEvent(c: PublishContext, written: WrittenEvent | null | undefined, object: WebhookObject): void {
+  if (!written?.deliveries.length) return;
+  const { db, defer, logger } = c.var;
+  defer(
+    (async () => {
+      try {
+        await fillPayload(db, written.event, (await object()) ?? null);
+      } catch (error) {
+        // Delivery renders it from the current state instead.
+        logger.warn("webhook payload not filled after commit", { event: written.event, error });
+      }
+      await enqueueWebhookDeliveries(c.env, written.deliveries);
+    })(),
+  );
+}
