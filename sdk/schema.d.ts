@@ -432,7 +432,7 @@ export interface paths {
         head?: never;
         /**
          * Update, disable or re-enable a webhook endpoint
-         * @description Partial update of `url`, `events`, `description` and `enabled`; an empty body is a 400. `enabled: false` stops deliveries and records the reason; `enabled: true` on a disabled endpoint (disabled by you or after a long failure streak) clears `disabled_reason`, `disabled_at`, `failure_streak` and `failing_since`.
+         * @description Partial update of `url`, `events`, `description` and `enabled`; an empty body is a 400. `enabled: false` stops deliveries and records the reason; `enabled: true` on a disabled endpoint (disabled by you or after a long failure streak) clears `disabled_reason`, `disabled_at`, `failure_streak` and `failing_since`, and the deliveries that waited meanwhile are sent at once (in order per resource; events that happened while it was disabled were not recorded for it).
          *
          *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */

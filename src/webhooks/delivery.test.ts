@@ -299,7 +299,7 @@ describe("webhook delivery: tenants, endpoints and failures", () => {
     expect((await webhookDeliveries(b.endpoint.id)).every((d) => d.event_id === bEvent.event_id)).toBe(true);
   });
 
-  it("disables an endpoint after its failure streak, with the reason; its pending deliveries wait and go out when it is enabled again", async () => {
+  it("disables an endpoint after its failure streak, with the reason; its pending deliveries wait and go out as soon as it is enabled again", async () => {
     const { company, path: p, endpoint } = await companyWithEndpoint();
     receiver.script(p, { status: 500 }, { status: 500 }, { status: 502, body: "bad gateway" });
     await newClient(company, strict);
@@ -320,9 +320,10 @@ describe("webhook delivery: tenants, endpoints and failures", () => {
     const waiting = await webhookDeliveries(endpoint.id);
     expect(waiting.map((d) => [d.status, d.attempts])).toEqual([["pending", 3]]);
     expect(receiver.received(p)).toHaveLength(3);
-    // Enabled again: the next cron pass sends what waited (due, and not handed off for a few minutes).
-    await sql("update webhook_endpoints set enabled = true, disabled_reason = null, disabled_at = null where id = $1", [endpoint.id]);
-    await scheduled(strict);
+    // Enabled again through the API: what waited is sent at once, without a cron pass.
+    const enabled = await company.patch(`/webhook-endpoints/${endpoint.id}`, { enabled: true }, on(strict));
+    expect(enabled.status).toBe(200);
+    expect(enabled.body.webhook_endpoint).toMatchObject({ enabled: true, disabled_reason: null, failure_streak: 0 });
     const [done] = await waitDeliveries(endpoint.id, allSettled(1));
     expect(done).toMatchObject({ status: "succeeded", attempts: 4 });
     expect(receiver.received(p).map((r) => r.json.id)).toEqual(Array(4).fill(done.event_id));

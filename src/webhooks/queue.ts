@@ -108,6 +108,46 @@ async function markDeadLettered(env: Bindings, db: Db, ids: Map<Message<WebhookM
 }
 
 /**
+ * Marks handed off (in the same statement, so overlapping callers never send one twice) and returns the
+ * due pending deliveries of enabled endpoints that are not claimed, each resource's first only (the rest
+ * follow it): those not handed to the queue for `staleMinutes`, optionally of one endpoint.
+ */
+async function handOffWaiting(db: Db, { staleMinutes, endpointId }: { staleMinutes: number; endpointId?: number }) {
+  return rowsOf<{ id: string; event_id: string }>(
+    await db.execute(sql`
+      update webhook_deliveries d set enqueued_at = now(), updated_at = now()
+      where d.id in (
+        select s.id from webhook_deliveries s
+        join webhook_endpoints ep on ep.id = s.endpoint_id and ep.enabled
+        where s.status = 'pending' and s.next_attempt_at <= now()
+          and (s.claimed_until is null or s.claimed_until < now())
+          and coalesce(s.enqueued_at, s.created_at) <= now() - make_interval(mins => ${staleMinutes})
+          ${endpointId === undefined ? sql`` : sql`and s.endpoint_id = ${endpointId}`}
+          and not exists (
+            select 1 from webhook_deliveries p
+            where p.endpoint_id = s.endpoint_id and p.resource_type = s.resource_type and p.resource_id = s.resource_id
+              and p.status = 'pending' and p.id < s.id)
+        order by s.id
+        limit ${REENQUEUE_LIMIT}
+        for update of s skip locked)
+      returning d.id, d.event_id`),
+  );
+}
+
+/**
+ * After an endpoint is enabled again: its waiting deliveries go to the queue at once instead of at the
+ * next cron pass (the consumer renders any missing payload). Runs after the response (waitUntil).
+ */
+export async function resumeEndpointDeliveries(db: Db, env: Bindings, endpointId: number): Promise<void> {
+  if (!env.WEBHOOK_QUEUE) return;
+  const rows = await handOffWaiting(db, { staleMinutes: 0, endpointId });
+  await enqueueWebhookDeliveries(
+    env,
+    rows.map((r) => Number(r.id)),
+  );
+}
+
+/**
  * The cron pass: due pending deliveries of enabled endpoints that are not claimed and were not handed to
  * the queue for a few minutes (a crash between commit and send, a lost message, a due time beyond the
  * queue's longest delay, an endpoint enabled again) go to the queue again, each resource's first only
@@ -118,24 +158,7 @@ export async function handleWebhookCron(env: Bindings, renderers: WebhookRendere
   const logger = createLogger({ request_id: crypto.randomUUID(), job: "webhook-cron" });
   if (!env.WEBHOOK_QUEUE) return logger.warn("webhook cron pass skipped: no WEBHOOK_QUEUE binding");
   const db = createDb(env);
-  const rows = rowsOf<{ id: string; event_id: string }>(
-    await db.execute(sql`
-      update webhook_deliveries d set enqueued_at = now(), updated_at = now()
-      where d.id in (
-        select s.id from webhook_deliveries s
-        join webhook_endpoints ep on ep.id = s.endpoint_id and ep.enabled
-        where s.status = 'pending' and s.next_attempt_at <= now()
-          and (s.claimed_until is null or s.claimed_until < now())
-          and coalesce(s.enqueued_at, s.created_at) < now() - make_interval(mins => ${STALE_MINUTES})
-          and not exists (
-            select 1 from webhook_deliveries p
-            where p.endpoint_id = s.endpoint_id and p.resource_type = s.resource_type and p.resource_id = s.resource_id
-              and p.status = 'pending' and p.id < s.id)
-        order by s.id
-        limit ${REENQUEUE_LIMIT}
-        for update of s skip locked)
-      returning d.id, d.event_id`),
-  );
+  const rows = await handOffWaiting(db, { staleMinutes: STALE_MINUTES });
   const eventIds = [...new Set(rows.map((r) => Number(r.event_id)))];
   let rendered = 0;
   if (eventIds.length) {

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { webhookEndpoints } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { resumeEndpointDeliveries } from "../../webhooks/queue";
 import { checkEndpointUrl, ownEndpoint } from "./queries";
 import { endpointColumns, serializeEndpoint, WebhookEndpointEnvelopeSchema, WebhookEndpointPatchSchema } from "./schema";
 
@@ -17,7 +18,8 @@ const route = createAuthRoute({
   description:
     "Partial update of `url`, `events`, `description` and `enabled`; an empty body is a 400. `enabled: false` stops deliveries " +
     "and records the reason; `enabled: true` on a disabled endpoint (disabled by you or after a long failure streak) clears " +
-    "`disabled_reason`, `disabled_at`, `failure_streak` and `failing_since`.",
+    "`disabled_reason`, `disabled_at`, `failure_streak` and `failing_since`, and the deliveries that waited meanwhile are sent at once " +
+    "(in order per resource; events that happened while it was disabled were not recorded for it).",
   request: {
     params: idParam("Webhook endpoint id"),
     body: { required: true, content: { "application/json": { schema: WebhookEndpointPatchSchema } } },
@@ -59,5 +61,7 @@ export const registerPatchWebhookEndpoint = (api: Router) =>
       .where(ownEndpoint(c.var.auth.companyId, id))
       .returning();
     if (!row) throw notFound("Webhook endpoint");
+    // Deliveries that waited while it was disabled go out now, not at the next cron pass.
+    if (enabled === true) c.var.defer(resumeEndpointDeliveries(c.var.db, c.env, id));
     return c.json({ webhook_endpoint: serializeEndpoint(row) }, 200);
   });
