@@ -364,6 +364,35 @@ describe("webhook delivery: tenants, endpoints and failures", () => {
     expect(event.payload).toEqual(recovered.json);
   });
 
+  it("drops finished deliveries and their events past the retention in the cron pass, keeping pending and recent ones", async () => {
+    const company = await newCompany();
+    const endpoint = await createWebhookEndpoint(company.companyId, { url: receiver.url(hookPath("retention")) });
+    // Disabled, so the cron pass does not send the old pending delivery and the rows stay as arranged.
+    await sql("update webhook_endpoints set enabled = false where id = $1", [endpoint.id]);
+    const insert = async (status: string, age: string) => {
+      const [event] = await sql<{ id: string }>(
+        `insert into webhook_events (company_id, type, resource_type, resource_id, created_at)
+         values ($1, 'client.updated', 'client', '1', now() - $2::interval) returning id`,
+        [company.companyId, age],
+      );
+      const [delivery] = await sql<{ id: string }>(
+        `insert into webhook_deliveries (company_id, endpoint_id, event_id, resource_type, resource_id, status, created_at, updated_at)
+         values ($1, $2, $3, 'client', '1', $4, now() - $5::interval, now() - $5::interval) returning id`,
+        [company.companyId, endpoint.id, event.id, status, age],
+      );
+      return { event: event.id, delivery: delivery.id };
+    };
+    const oldSucceeded = await insert("succeeded", "31 days");
+    const oldFailed = await insert("failed", "40 days");
+    const oldPending = await insert("pending", "31 days");
+    const recent = await insert("succeeded", "29 days");
+    await scheduled(fast);
+    const left = await sql<{ id: string }>("select id from webhook_deliveries where endpoint_id = $1 order by id", [endpoint.id]);
+    expect(left.map((r) => r.id)).toEqual([oldPending.delivery, recent.delivery]);
+    const events = await sql<{ id: string }>("select id from webhook_events where company_id = $1 order by id", [company.companyId]);
+    expect(events.map((r) => r.id)).toEqual([oldPending.event, recent.event]);
+  });
+
   it("refuses a URL at delivery time that the rules refuse (a failed attempt with the reason, nothing sent)", async () => {
     const company = await newCompany();
     const endpoint = await createWebhookEndpoint(company.companyId, { url: "https://192.168.1.20/hooks" });

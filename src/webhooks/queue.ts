@@ -147,12 +147,39 @@ export async function resumeEndpointDeliveries(db: Db, env: Bindings, endpointId
   );
 }
 
+/** Finished deliveries and their events are kept this long (the delivery log's reach), then dropped by the cron pass. */
+export const WEBHOOK_RETENTION_DAYS = 30;
+/** Rows dropped per table per cron pass, so one pass stays short; a backlog goes in later passes. */
+const PURGE_LIMIT = 5000;
+
+/**
+ * Drops deliveries finished more than the retention ago, then events that old with no delivery left
+ * (pending deliveries and their events stay however old). Oldest first, in the primary key's order.
+ */
+export async function purgeOldWebhookRows(db: Db): Promise<{ deliveries: number; events: number }> {
+  const age = sql`now() - make_interval(days => ${WEBHOOK_RETENTION_DAYS})`;
+  const deliveries = rowsOf<{ id: string }>(
+    await db.execute(sql`
+      delete from webhook_deliveries where id in (
+        select id from webhook_deliveries where status <> 'pending' and updated_at < ${age} order by id limit ${PURGE_LIMIT})
+      returning id`),
+  );
+  const events = rowsOf<{ id: string }>(
+    await db.execute(sql`
+      delete from webhook_events e where e.id in (
+        select id from webhook_events where created_at < ${age} order by id limit ${PURGE_LIMIT})
+        and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)
+      returning id`),
+  );
+  return { deliveries: deliveries.length, events: events.length };
+}
+
 /**
  * The cron pass: due pending deliveries of enabled endpoints that are not claimed and were not handed to
  * the queue for a few minutes (a crash between commit and send, a lost message, a due time beyond the
  * queue's longest delay, an endpoint enabled again) go to the queue again, each resource's first only
  * (the rest follow it). Marking them handed off in the same statement keeps overlapping passes from
- * sending one twice. Missing payloads of their events are rendered first.
+ * sending one twice. Missing payloads of their events are rendered first. Then rows past the retention go.
  */
 export async function handleWebhookCron(env: Bindings, renderers: WebhookRenderers): Promise<void> {
   const logger = createLogger({ request_id: crypto.randomUUID(), job: "webhook-cron" });
@@ -177,5 +204,6 @@ export async function handleWebhookCron(env: Bindings, renderers: WebhookRendere
   }
   const ids = rows.map((r) => Number(r.id)).sort((a, b) => a - b);
   await enqueueWebhookDeliveries(env, ids);
-  logger.info("webhook cron pass", { reenqueued: ids.length, payloads_rendered: rendered });
+  const purged = await purgeOldWebhookRows(db);
+  logger.info("webhook cron pass", { reenqueued: ids.length, payloads_rendered: rendered, purged });
 }
