@@ -4,8 +4,10 @@ import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeQbo, startFakeQbo } from "../../test/fakes/qbo";
+import { startWebhookReceiver, type WebhookReceiver } from "../../test/fakes/webhook-receiver";
 import { freePort } from "../local/ports";
 import { projectRoot } from "../ops/config";
 
@@ -26,6 +28,7 @@ let dataDir: string;
 let otherDataDir: string;
 const runs: DevRun[] = [];
 let fake: FakeQbo | undefined;
+let receiver: WebhookReceiver | undefined;
 
 beforeAll(() => {
   tmp = mkdtempSync(path.join(tmpdir(), "crm-dev-test-"));
@@ -50,6 +53,7 @@ afterAll(async () => {
     }
   }
   await fake?.stop();
+  await receiver?.stop();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 }, STOP_TIMEOUT_MS);
 
@@ -310,7 +314,7 @@ describe("npm run dev (the real script, redis-server missing)", () => {
 
   it(
     "two stacks run side by side (own PORT, CRM_DATA_DIR, inspector port); secrets stay off argv; every Worker setting arrives; " +
-      "the cron fires; accounting connect delivers waiting rows at once; Ctrl-C stops every child and removes the secrets file",
+      "the cron fires; accounting connect delivers waiting rows at once; webhooks reach a local receiver; Ctrl-C stops every child and removes the secrets file",
     async () => {
       // Started together: both would take wrangler's default inspector port 9229 if the script did not pick free ones.
       const [run, other] = await Promise.all([
@@ -407,6 +411,23 @@ describe("npm run dev (the real script, redis-server missing)", () => {
         (await admin(run, "accounting", "status", "--company", String(company_id))).done === 1 ? true : undefined,
       );
       expect(fake.invoices(creds.realm)).toHaveLength(1);
+
+      // Webhooks reach a receiver on 127.0.0.1 (the local http allowance is on under dev), signed.
+      receiver = await startWebhookReceiver();
+      const json = (method: string, p: string, payload: unknown) =>
+        fetch(`${base}${p}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify(payload),
+        });
+      const endpoint = await json("POST", "/webhook-endpoints", { url: receiver.url("dev"), events: ["client.created"] });
+      expect(endpoint.status).toBe(200);
+      const { secret } = (await endpoint.json()) as { secret: string };
+      const created = (await (await json("POST", "/clients", { company_name: "Webhook Dev Co" })).json()) as { client: { id: number } };
+      const [hook] = await poll("the client.created webhook", 30_000, () =>
+        receiver!.received("dev").length ? receiver!.received("dev") : undefined,
+      );
+      expect(new Webhook(secret).verify(hook.body, hook.headers)).toMatchObject({ type: "client.created", data: { object: created.client } });
 
       await Promise.all([stopAndCheck(run, true), stopAndCheck(other, false)]);
     },
