@@ -1,7 +1,7 @@
 import { Ratelimit } from "@upstash/ratelimit";
-import { Redis } from "@upstash/redis/cloudflare";
 import type { Bindings } from "../platform/env";
 import type { Logger } from "../platform/logger";
+import { upstashRedis } from "../platform/redis";
 
 export const RATE_LIMIT = 300;
 export const RATE_WINDOW_SECONDS = 60;
@@ -237,7 +237,10 @@ function createUpstashLimiter(url: string | undefined, token: string | undefined
   const ratelimit = new Ratelimit({
     // No client retries: a slow or dead Redis must not hold the request (fail-open instead).
     // Each call is abandoned after LIMITER_ABANDON_MS, so a stall does not pile up open fetches.
-    redis: new Redis({ url, token, retry: false, enableTelemetry: false, signal: () => AbortSignal.timeout(LIMITER_ABANDON_MS) }),
+    // `Ratelimit` calls only evalsha and eval on it (single region, no deny list): see platform/redis.ts.
+    redis: upstashRedis({ url, token, signal: () => AbortSignal.timeout(LIMITER_ABANDON_MS) }) as unknown as ConstructorParameters<
+      typeof Ratelimit
+    >[0]["redis"],
     limiter: Ratelimit.slidingWindow(RATE_LIMIT, `${RATE_WINDOW_SECONDS} s`),
     prefix: PREFIX,
     // Refusals are cached in this map until their window ends; `refused` reads it.
