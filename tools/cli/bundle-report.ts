@@ -73,7 +73,7 @@ function runtimeOptions() {
  * CPU time (ns) used so far by every thread of the workerd processes this process started: what the
  * kernel counted on a CPU, so time spent waiting for one on a busy machine is not in it.
  */
-function workerdCpuNs(): number {
+export function workerdCpuNs(): number {
   let ns = 0;
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     let stat: string;
