@@ -67,8 +67,9 @@ const documentInfo = (origin: string) => ({
 
 /** The v1 API: paths in its OpenAPI document are relative to the server base `<origin>/api/v1`. */
 function createApi() {
+  // No onError of its own: the app's (the same function) answers an error where it is thrown, and a
+  // mounted router with an onError of its own gets each handler wrapped in one more compose per request.
   const api = createRouter();
-  api.onError(onError);
   // The header's shape only; the token lookup is route middleware (createAuthRoute), after the body.
   api.use("*", async (c, next) => (PUBLIC_PATHS.has(c.req.path.slice(API_PREFIX.length)) ? next() : requireBearer(c, next)));
   api.use("*", paramsGuard);
