@@ -7,22 +7,29 @@ import { corsPolicy } from "./http/cors";
 import { docsPage } from "./http/docs-page";
 import { errorBody, onError } from "./http/errors";
 import { MAX_JSON_DEPTH } from "./http/json-body";
-import { createRouter } from "./http/openapi";
+import { type LazyResource, mountLazy } from "./http/lazy-resource";
+import { createRouter, type Router } from "./http/openapi";
 import { withResponseHeaders } from "./http/openapi-headers";
 import { paramsGuard } from "./http/params-guard";
 import { requestContext } from "./http/request-context";
-import { clientsApi } from "./routes/clients";
 import { healthApi, healthPaths } from "./routes/health";
-import { mailApi } from "./routes/mail";
-import { ordersApi } from "./routes/orders";
-import { productsApi } from "./routes/products";
-import { webhookEndpointsApi } from "./routes/webhook-endpoints";
-import { registerWebhookEvents } from "./webhook-events-doc";
 
 const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", ...healthPaths]);
 
-/** Resource routers. Add a resource here and nowhere else. */
-const resources = [clientsApi, ordersApi, productsApi, mailApi, webhookEndpointsApi, healthApi];
+/**
+ * Resource routers, in the OpenAPI document's order. Add a resource here and nowhere else: as a lazy
+ * resource (its folder imported on the first request under its prefix, so start-up does not build its
+ * routes), or as a router built at start-up (health: two small routes that a load balancer's first
+ * probe should not wait for).
+ */
+const resources: (LazyResource | Router)[] = [
+  { prefix: "/clients", load: async () => (await import("./routes/clients")).clientsApi },
+  { prefix: "/orders", load: async () => (await import("./routes/orders")).ordersApi },
+  { prefix: "/products", load: async () => (await import("./routes/products")).productsApi },
+  { prefix: "/mail", load: async () => (await import("./routes/mail")).mailApi },
+  { prefix: "/webhook-endpoints", load: async () => (await import("./routes/webhook-endpoints")).webhookEndpointsApi },
+  healthApi,
+];
 
 /** Title, description and server of the OpenAPI document; paths come from the routes' contracts. */
 const documentInfo = (origin: string) => ({
@@ -65,27 +72,37 @@ const documentInfo = (origin: string) => ({
 
 /** The v1 API: paths in its OpenAPI document are relative to the server base `<origin>/api/v1`. */
 function createApi() {
+  // No onError of its own: the app's (the same function) answers an error where it is thrown, and a
+  // mounted router with an onError of its own gets each handler wrapped in one more compose per request.
   const api = createRouter();
-  api.onError(onError);
   // The header's shape only; the token lookup is route middleware (createAuthRoute), after the body.
   api.use("*", async (c, next) => (PUBLIC_PATHS.has(c.req.path.slice(API_PREFIX.length)) ? next() : requireBearer(c, next)));
   api.use("*", paramsGuard);
-  for (const resource of resources) api.route("/", resource);
-
-  api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
-    type: "http",
-    scheme: "bearer",
-    description:
-      "64 hexadecimal characters, bound to one company. Every request is scoped to that company. " +
-      "A token's scope is `write` (every operation) or `read` (GET operations only; others answer 403 `forbidden`); " +
-      "each operation names the scope it needs in `x-required-scope`.",
+  const routes = resources.map((resource) => {
+    if ("load" in resource) return mountLazy(api, resource, noRoute);
+    api.route("/", resource);
+    return async () => resource;
   });
-  registerWebhookEvents(api.openAPIRegistry);
-  // Built once per origin and isolate: the routes do not change at run time.
+
+  // Built once per origin and isolate, with every resource's routes: they do not change at run time.
   const documents = new Map<string, object>();
-  api.get("/openapi.json", (c) => {
+  api.get("/openapi.json", async (c) => {
     const origin = new URL(c.req.url).origin;
-    if (!documents.has(origin)) documents.set(origin, withResponseHeaders(api.getOpenAPI31Document(documentInfo(origin))));
+    if (!documents.has(origin)) {
+      const all = createRouter();
+      for (const resource of await Promise.all(routes.map((load) => load()))) all.route("/", resource);
+      // The event payloads (OpenAPI `webhooks`) use every resource's schemas: loaded with them, not at start-up.
+      (await import("./webhook-events-doc")).registerWebhookEvents(all.openAPIRegistry);
+      all.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+        type: "http",
+        scheme: "bearer",
+        description:
+          "64 hexadecimal characters, bound to one company. Every request is scoped to that company. " +
+          "A token's scope is `write` (every operation) or `read` (GET operations only; others answer 403 `forbidden`); " +
+          "each operation names the scope it needs in `x-required-scope`.",
+      });
+      documents.set(origin, withResponseHeaders(all.getOpenAPI31Document(documentInfo(origin))));
+    }
     return c.json(documents.get(origin)!);
   });
   api.get("/docs", docsPage);
@@ -100,8 +117,13 @@ export function createApp() {
   app.use("*", requestContext);
   app.use("*", corsPolicy);
   app.route(API_PREFIX, api);
-  app.notFound((c) => methodNotAllowed(c, app.routes) ?? c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404));
+  app.notFound((c) => noRoute(c, app.routes));
   return app;
+}
+
+/** No route matched: 405 when the path is known under another method, 404 otherwise. */
+function noRoute(c: Context<AppEnv>, routes: { method: string; path: string }[]) {
+  return methodNotAllowed(c, routes) ?? c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404);
 }
 
 /** Hono answers 404 for a known path with another method; we say 405 with an Allow header. */

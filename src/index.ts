@@ -3,17 +3,17 @@ import { app } from "./app";
 import { purgeExpiredIdempotencyKeys } from "./http/idempotency";
 import { createDb } from "./platform/db";
 import type { Bindings, OutboxMessage, WebhookMessage } from "./platform/env";
-import { renderClientObject } from "./routes/clients/webhook-object";
-import { renderEmailThreadObject } from "./routes/mail/webhook-object";
-import { renderOrderObject } from "./routes/orders/webhook-object";
 import type { WebhookRenderers } from "./webhooks/events";
 import { handleWebhookCron, handleWebhookQueue, isWebhookQueue } from "./webhooks/queue";
 
-/** Webhook delivery renders a payload the after-commit step did not fill with the resources' own serializers. */
+/**
+ * Webhook delivery renders a payload the after-commit step did not fill with the resources' own
+ * serializers, imported when first needed (like the routes, they are not built at start-up).
+ */
 const webhookRenderers: WebhookRenderers = {
-  client: renderClientObject,
-  order: renderOrderObject,
-  email_thread: renderEmailThreadObject,
+  client: async (db, event) => (await import("./routes/clients/webhook-object")).renderClientObject(db, event),
+  order: async (db, event) => (await import("./routes/orders/webhook-object")).renderOrderObject(db, event),
+  email_thread: async (db, event) => (await import("./routes/mail/webhook-object")).renderEmailThreadObject(db, event),
 };
 
 export default {

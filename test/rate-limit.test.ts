@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { describe, expect, inject, it } from "vitest";
-import { CIRCUIT_OPEN_AFTER, LIMITER_TIMEOUT_MS, RATE_LIMIT } from "../src/http/ratelimit";
+import { CIRCUIT_OPEN_AFTER, LIMITER_TIMEOUT_MS, RATE_LIMIT, RATE_WINDOW_SECONDS, RESERVE_MAX } from "../src/http/ratelimit";
 import { startRedis } from "../tools/local/redis";
 import { startUpstashServer } from "../tools/local/upstash-server";
 import { revokeToken } from "../tools/ops/commands";
@@ -83,6 +83,63 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
       await worker.dispose();
     }
   }, 60_000);
+
+  it("a busy key reserves requests ahead in Redis: counted before served, at most RESERVE_MAX - 1 ahead, one less remaining per request", async () => {
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
+    const a = await newCompany();
+    const remaining: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const res = await a.get("/clients?per_page=1");
+      expect(res.status).toBe(200);
+      remaining.push(Number(res.headers.get("x-ratelimit-remaining")));
+    }
+    expect(remaining).toEqual(Array.from({ length: 40 }, (_, i) => RATE_LIMIT - 1 - i));
+    // What Redis counted for this key in this window: every served request, plus what this isolate reserved and holds.
+    const { createHash } = await import("node:crypto");
+    const digest = createHash("sha256").update(a.token).digest("hex");
+    const redis = new Redis({ port: inject("redisPort"), lazyConnect: true });
+    await redis.connect();
+    try {
+      const window = Math.floor(Date.now() / (RATE_WINDOW_SECONDS * 1000));
+      const counted = Number(await redis.get(`crm:ratelimit:${digest}:${window}`));
+      expect(counted).toBeGreaterThanOrEqual(40);
+      expect(counted).toBeLessThanOrEqual(40 + RESERVE_MAX - 1);
+    } finally {
+      redis.disconnect();
+    }
+  }, 30_000);
+
+  it("two isolates on one key together serve at most the limit, and lose at most what each reserved and did not use", async () => {
+    // A second Worker (another workerd, so another isolate) on the same Redis as the shared one.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 30_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
+    const tmp = mkdtempSync(path.join(tmpdir(), "crm-two-isolates-"));
+    const second = await startWorker({
+      script: inject("workerScript"),
+      bindings: inject("workerBindings"),
+      logFile: path.join(tmp, "worker.log"),
+    });
+    try {
+      const a = await newCompany();
+      const bases = [undefined, `${second.url}/api/v1`];
+      const statuses: number[] = [];
+      // Alternating rounds of 10 concurrent requests, until both isolates refuse.
+      for (let round = 0; round < 40; round++) {
+        const baseUrl = bases[round % 2];
+        const results = await Promise.all(
+          Array.from({ length: 10 }, () => call("GET", "/clients?per_page=1", { token: a.token, baseUrl })),
+        );
+        statuses.push(...results.map((r) => r.status));
+      }
+      const served = statuses.filter((s) => s === 200).length;
+      expect(served).toBeLessThanOrEqual(RATE_LIMIT);
+      expect(served).toBeGreaterThanOrEqual(RATE_LIMIT - 2 * (RESERVE_MAX - 1));
+      expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    } finally {
+      await second.dispose();
+    }
+  }, 90_000);
 
   it("keys the limiter by the token digest, never the raw token", async () => {
     const a = await newCompany();

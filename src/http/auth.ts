@@ -12,9 +12,14 @@ const BEARER = /^Bearer +([0-9a-f]{64})$/i;
 /** last_used_at is written at most this often per token. */
 const TOUCH_INTERVAL_MS = 60_000;
 
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
 export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  // Runs on every request: a table lookup per byte instead of a string conversion and padding.
+  let hex = "";
+  for (const b of digest) hex += HEX[b];
+  return hex;
 }
 
 /** Tokens one isolate remembers; the least recently checked goes first. */

@@ -8,6 +8,9 @@ import { invalid } from "./errors";
  * Request bodies get the same check in the JSON body guard.
  */
 export const paramsGuard = createMiddleware<AppEnv>(async (c, next) => {
+  // A NUL or a malformed escape can only arrive percent-encoded (the URL parser encodes control
+  // characters): a URL without "%" needs no parsing, which is most requests.
+  if (!c.req.url.includes("%")) return next();
   const url = new URL(c.req.url);
   const offending: { field: string; message: string }[] = [];
   let path = url.pathname;

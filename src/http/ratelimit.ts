@@ -1,7 +1,7 @@
 import { Ratelimit } from "@upstash/ratelimit";
-import { Redis } from "@upstash/redis/cloudflare";
 import type { Bindings } from "../platform/env";
 import type { Logger } from "../platform/logger";
+import { upstashRedis } from "../platform/redis";
 
 export const RATE_LIMIT = 300;
 export const RATE_WINDOW_SECONDS = 60;
@@ -17,6 +17,10 @@ const PREFIX = "crm:ratelimit";
 const WINDOW_MS = RATE_WINDOW_SECONDS * 1000;
 /** Keys one isolate counts at most (each a few dozen bytes). */
 const LOCAL_KEYS_MAX = 10_000;
+/** Most requests one Redis call reserves for this isolate (see Reservations). */
+export const RESERVE_MAX = 8;
+/** A reservation is sized to the requests this isolate expects for the key within this time. */
+const RESERVE_HORIZON_MS = 1000;
 
 export interface LimitResult {
   /** False only when the limiter (or this isolate's own count) said "over the limit". */
@@ -79,6 +83,104 @@ class LocalWindow {
       if (drop-- <= 0) break;
       this.counts.delete(key);
     }
+  }
+}
+
+/**
+ * Requests this isolate has reserved in Redis ahead of time, per key. A key this isolate sees busy asks
+ * Redis to count several requests at once (`rate`), and serves the next ones from that reservation
+ * without a call, so a busy key costs one Redis call per few requests instead of one each.
+ *
+ * Redis counts a reservation before any of it is served, and a reservation is only used within the
+ * fixed window it was counted in; later in that window the previous window weighs less, so what was
+ * admitted stays admitted. Across isolates a key is therefore never served more than Redis allowed
+ * (300 per window): reserving can only make others refuse early, by what an isolate reserved and did
+ * not use (at most RESERVE_MAX - 1 per isolate and key; dropped when the window ends). docs/reliability.md#reserved-requests.
+ *
+ * The size follows the key's rate here: the requests expected within RESERVE_HORIZON_MS (from how
+ * fast the previous reservation went), at most RESERVE_MAX, below what Redis said was left minus what
+ * calls in flight are reserving (so one isolate alone never reserves past the limit), and 1 for a key
+ * seen for the first time in the window.
+ */
+class Reservations {
+  private readonly keys = new Map<
+    string,
+    {
+      window: number;
+      /** Reserved in this window and not yet served. */
+      left: number;
+      /** What Redis said was left after the last reservation (this isolate's unused part not included). */
+      remaining: number;
+      /** Size and answer time of the last reservation: the key's rate here. */
+      size: number;
+      at: number;
+      /** Sizes of the calls for this key still in flight, and those calls (a refusal waits for them). */
+      reserving: number;
+      calls: Set<Promise<unknown>>;
+    }
+  >();
+
+  private entry(key: string, now: number) {
+    const window = Math.floor(now / WINDOW_MS);
+    let e = this.keys.get(key);
+    if (!e) {
+      if (this.keys.size >= LOCAL_KEYS_MAX) this.keys.delete(this.keys.keys().next().value!);
+      e = { window, left: 0, remaining: 0, size: 0, at: 0, reserving: 0, calls: new Set() };
+      this.keys.set(key, e);
+    } else if (e.window !== window) {
+      Object.assign(e, { window, left: 0, remaining: 0, size: 0, at: 0 });
+    }
+    return e;
+  }
+
+  /** A reserved request for this key, if this isolate holds one for the current window. */
+  take(key: string, now: number): { remaining: number } | undefined {
+    const e = this.keys.get(key);
+    if (!e || e.window !== Math.floor(now / WINDOW_MS) || e.left <= 0) return undefined;
+    e.left--;
+    return { remaining: Math.max(0, e.remaining) + e.left };
+  }
+
+  /** How many requests the next call for this key should count. */
+  size(key: string, now: number): number {
+    const e = this.entry(key, now);
+    if (e.size === 0) return 1;
+    const expected = Math.round((e.size * RESERVE_HORIZON_MS) / Math.max(1, now - e.at));
+    // One below what is left, so that only a single-request call can take the last one: the library
+    // reports "none left" and "past the limit" alike (remaining 0), which for a reservation would be ambiguous.
+    return Math.max(1, Math.min(RESERVE_MAX, expected, e.remaining - e.reserving - 1));
+  }
+
+  /** Tracks a call counting `size` requests until it settles. */
+  track(key: string, now: number, size: number, call: Promise<unknown>) {
+    const e = this.entry(key, now);
+    e.reserving += size;
+    e.calls.add(call);
+    call.finally(() => {
+      e.reserving -= size;
+      e.calls.delete(call);
+    });
+  }
+
+  /** Redis counted `size` requests and left `remaining`: one is this request, the rest are reserved. */
+  granted(key: string, now: number, size: number, remaining: number): { remaining: number } {
+    const e = this.entry(key, now);
+    // The library reports a reservation past the limit as remaining 0, without how much of it fitted:
+    // count only this request (the rest may make others refuse early, never serve more).
+    const reserved = remaining > 0 || size === 1 ? size - 1 : 0;
+    Object.assign(e, { left: e.left + reserved, remaining, size, at: now });
+    return { remaining: Math.max(0, remaining) + e.left };
+  }
+
+  /** Until the calls in flight for this key have settled (each settles within the limiter's deadline). */
+  settled(key: string): Promise<unknown> {
+    return Promise.all([...(this.keys.get(key)?.calls ?? [])]);
+  }
+
+  /** Whether this isolate holds reserved requests for this key in the current window. */
+  holds(key: string, now: number): boolean {
+    const e = this.keys.get(key);
+    return e !== undefined && e.window === Math.floor(now / WINDOW_MS) && e.left > 0;
   }
 }
 
@@ -148,9 +250,12 @@ type Outcome =
 function createIsolateLimiter(ratelimit: Ratelimit | undefined, blocked: Map<string, number>, onMissing?: string): Limiter {
   const local = new LocalWindow();
   const circuit = new Circuit();
+  const reservations = new Reservations();
   let missingLogged = false;
 
   const refused = (key: string, now = Date.now()): LimitResult | undefined => {
+    // Requests Redis already counted for this isolate are served even after it started refusing others.
+    if (reservations.holds(key, now)) return undefined;
     // The ephemeral cache of @upstash/ratelimit: a key Redis refused, until its window ends.
     const until = blocked.get(`${PREFIX}:${key}`);
     if (until !== undefined && until > now) return { allowed: false, limit: RATE_LIMIT, remaining: 0, reset: until, failedOpen: false };
@@ -161,9 +266,9 @@ function createIsolateLimiter(ratelimit: Ratelimit | undefined, blocked: Map<str
   };
 
   /** Asks Redis, waiting at most LIMITER_TIMEOUT_MS, or less if the circuit opens meanwhile. */
-  const ask = (rl: Ratelimit, key: string, defer: (p: Promise<unknown>) => void) =>
+  const ask = (rl: Ratelimit, key: string, rate: number, defer: (p: Promise<unknown>) => void) =>
     new Promise<Outcome>((resolve) => {
-      const call = rl.limit(key);
+      const call = rl.limit(key, { rate });
       // Kept alive after the response (waitUntil): a late answer still counts this request.
       defer(call.then((r) => r.pending).catch(() => {}));
       const finish = (outcome: Outcome) => {
@@ -201,16 +306,33 @@ function createIsolateLimiter(ratelimit: Ratelimit | undefined, blocked: Map<str
         }
         return served(onMissing !== undefined);
       }
+      const allowed = (r: { remaining: number }): LimitResult => ({
+        allowed: true,
+        limit: RATE_LIMIT,
+        remaining: r.remaining,
+        reset: windowEnd(now),
+        failedOpen: false,
+      });
+      const reserved = reservations.take(key, now);
+      if (reserved) return allowed(reserved);
       if (!circuit.allows(now)) return served(true);
-      const outcome = await ask(ratelimit, key, defer);
+      const size = reservations.size(key, now);
+      const asking = ask(ratelimit, key, size, defer);
+      reservations.track(key, now, size, asking);
+      const outcome = await asking;
       if (outcome.kind !== "answer") {
         if (outcome.kind === "failed") circuit.failed(logger, outcome.reason);
         return served(true);
       }
       circuit.succeeded(logger);
+      if (outcome.allowed) return allowed(reservations.granted(key, Date.now(), size, outcome.remaining));
+      // Refused: a reservation answered meanwhile for this key may still hold a request Redis counted.
+      await reservations.settled(key);
+      const late = reservations.take(key, Date.now());
+      if (late) return allowed(late);
       // Redis did not count a refused request: neither does this isolate.
-      if (!outcome.allowed) local.add(key, now, -1);
-      return { allowed: outcome.allowed, limit: RATE_LIMIT, remaining: outcome.remaining, reset: outcome.reset, failedOpen: false };
+      local.add(key, now, -1);
+      return { allowed: false, limit: RATE_LIMIT, remaining: 0, reset: outcome.reset, failedOpen: false };
     },
   };
 }
@@ -237,7 +359,10 @@ function createUpstashLimiter(url: string | undefined, token: string | undefined
   const ratelimit = new Ratelimit({
     // No client retries: a slow or dead Redis must not hold the request (fail-open instead).
     // Each call is abandoned after LIMITER_ABANDON_MS, so a stall does not pile up open fetches.
-    redis: new Redis({ url, token, retry: false, enableTelemetry: false, signal: () => AbortSignal.timeout(LIMITER_ABANDON_MS) }),
+    // `Ratelimit` calls only evalsha and eval on it (single region, no deny list): see platform/redis.ts.
+    redis: upstashRedis({ url, token, signal: () => AbortSignal.timeout(LIMITER_ABANDON_MS) }) as unknown as ConstructorParameters<
+      typeof Ratelimit
+    >[0]["redis"],
     limiter: Ratelimit.slidingWindow(RATE_LIMIT, `${RATE_WINDOW_SECONDS} s`),
     prefix: PREFIX,
     // Refusals are cached in this map until their window ends; `refused` reads it.

@@ -34,11 +34,16 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 /** Per-isolate settings: neonConfig is global, and an isolate serves one Worker with one set of bindings. */
-let configured: { key: string; deadlineMs: number } | undefined;
+let configured: { env: Bindings; key: string; deadlineMs: number } | undefined;
 
 function configure(env: Bindings) {
+  // Every request calls this: the same bindings object (the usual case in an isolate) needs no comparison.
+  if (configured?.env === env) return configured;
   const key = [env.NEON_LOCAL_PROXY, env.DB_DEADLINE_MS, env.DB_MAX_CONCURRENCY].join("|");
-  if (configured?.key === key) return configured;
+  if (configured?.key === key) {
+    configured.env = env;
+    return configured;
+  }
   const { DB_DEADLINE_MS: deadlineMs, DB_MAX_CONCURRENCY } = workerConfig(env);
   const limit = pLimit(DB_MAX_CONCURRENCY);
   if (env.NEON_LOCAL_PROXY) {
@@ -69,7 +74,7 @@ function configure(env: Bindings) {
         }),
       () => new DatabaseUnavailable(`no answer from the database within ${deadlineMs} ms`),
     );
-  configured = { key, deadlineMs };
+  configured = { env, key, deadlineMs };
   return configured;
 }
 

@@ -5,7 +5,9 @@
  * The median added latency divided by the round-trip cost is the number of database round trips a
  * request makes: what every caller far from the database pays for.
  * On the undelayed stack it also measures the throughput of GET /clients/{id} against a minimal
- * Hono Worker doing the same SELECT over the same driver (test/bench/minimal), side by side.
+ * Hono Worker doing the same SELECT over the same driver (test/bench/minimal), side by side, with the
+ * CPU time workerd spends per request for each (which, unlike the rate, does not depend on the load
+ * other processes put on the machine).
  *   BENCH_DB_DELAY_MS (default 25), BENCH_REDIS_DELAY_MS (default 0: the limiter runs beside the token
  *   check, and its cost is Upstash's, not the database's), BENCH_RUNS (default 17),
  *   BENCH_ONLY (substring of scenario names to run, e.g. "orders"), BENCH_SECONDS (throughput time per
@@ -18,6 +20,7 @@ import { Worker } from "node:worker_threads";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../src/db/schema";
+import { workerdCpuNs } from "../../tools/cli/bundle-report";
 import { startStack } from "../../tools/local/stack";
 import { createCompany, createToken, importFile } from "../../tools/ops/commands";
 import { runMigrations } from "../../tools/ops/migrate";
@@ -48,19 +51,28 @@ interface Throughput {
   /** The same bundle with the in-memory limiter: what the Upstash call costs locally. */
   apiMemoryLimiter: number;
   minimal: number;
+  /** workerd CPU time per request (ms), for each of the three. */
+  cpu: { api: number; apiMemoryLimiter: number; minimal: number };
 }
 
-/** Requests per second with `concurrency` requests always in flight for `ms` (load from a thread of its own). */
-async function rps(urls: string[], headers: Record<string, string>[], concurrency: number, ms: number): Promise<number> {
+/**
+ * Requests per second with `concurrency` requests always in flight for `ms` (load from a thread of
+ * its own), and the CPU time workerd spent per request meanwhile (every workerd this process runs:
+ * the others are idle). The CPU time does not depend on how busy the machine is; the rate does.
+ */
+async function rps(urls: string[], headers: Record<string, string>[], concurrency: number, ms: number) {
+  const cpuBefore = workerdCpuNs();
   const thread = new Worker(path.join(import.meta.dirname, "load.mjs"), { workerData: { urls, headers, concurrency, ms } });
   const result = await new Promise<{ rps: number; statuses: Record<string, number> }>((resolve, reject) => {
     thread.once("message", resolve);
     thread.once("error", reject);
   });
   await thread.terminate();
+  const cpuNs = workerdCpuNs() - cpuBefore;
   const failed = Object.entries(result.statuses).filter(([status]) => status !== "200");
   if (failed.length) throw new Error(`throughput: answers other than 200: ${JSON.stringify(Object.fromEntries(failed))}`);
-  return result.rps;
+  const requests = Object.values(result.statuses).reduce((a, b) => a + b, 0);
+  return { rps: result.rps, cpuNs, requests };
 }
 
 async function measure(delays: { db: number; redis: number }, withThroughput: boolean) {
@@ -127,18 +139,26 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
       await rps([minimalUrl], [{}], 8, 1000);
       await rps([memoryUrl], auth, 8, 1000);
       for (const concurrency of CONCURRENCIES) {
-        const sums = { api: 0, apiMemoryLimiter: 0, minimal: 0 };
+        const zero = () => ({ rps: 0, cpuNs: 0, requests: 0 });
+        const sums = { api: zero(), apiMemoryLimiter: zero(), minimal: zero() };
+        const add = (into: ReturnType<typeof zero>, r: ReturnType<typeof zero>) => {
+          into.rps += r.rps;
+          into.cpuNs += r.cpuNs;
+          into.requests += r.requests;
+        };
         const slice = (throughputSeconds * 1000) / ROUNDS;
         for (let round = 0; round < ROUNDS; round++) {
-          sums.minimal += await rps([minimalUrl], [{}], concurrency, slice);
-          sums.api += await rps([apiUrl], auth, concurrency, slice);
-          sums.apiMemoryLimiter += await rps([memoryUrl], auth, concurrency, slice);
+          add(sums.minimal, await rps([minimalUrl], [{}], concurrency, slice));
+          add(sums.api, await rps([apiUrl], auth, concurrency, slice));
+          add(sums.apiMemoryLimiter, await rps([memoryUrl], auth, concurrency, slice));
         }
+        const perRequest = (r: ReturnType<typeof zero>) => r.cpuNs / r.requests / 1e6;
         throughput.push({
           concurrency,
-          api: sums.api / ROUNDS,
-          apiMemoryLimiter: sums.apiMemoryLimiter / ROUNDS,
-          minimal: sums.minimal / ROUNDS,
+          api: sums.api.rps / ROUNDS,
+          apiMemoryLimiter: sums.apiMemoryLimiter.rps / ROUNDS,
+          minimal: sums.minimal.rps / ROUNDS,
+          cpu: { api: perRequest(sums.api), apiMemoryLimiter: perRequest(sums.apiMemoryLimiter), minimal: perRequest(sums.minimal) },
         });
       }
     }
@@ -179,6 +199,10 @@ try {
       `GET /clients/{id} throughput, concurrency ${t.concurrency}: minimal Worker ${t.minimal.toFixed(0)} req/s; ` +
         `API ${t.api.toFixed(0)} req/s, ratio ${(t.api / t.minimal).toFixed(2)} (goal ≥ 0.80); ` +
         `API with the in-memory limiter ${t.apiMemoryLimiter.toFixed(0)} req/s, ratio ${(t.apiMemoryLimiter / t.minimal).toFixed(2)}`,
+    );
+    console.log(
+      `  workerd CPU per request: minimal Worker ${t.cpu.minimal.toFixed(2)} ms; API ${t.cpu.api.toFixed(2)} ms; ` +
+        `API with the in-memory limiter ${t.cpu.apiMemoryLimiter.toFixed(2)} ms`,
     );
   }
 } finally {

@@ -1,10 +1,10 @@
 import { createRoute, type z } from "@hono/zod-openapi";
-import { Redis } from "@upstash/redis/cloudflare";
 import { sql } from "drizzle-orm";
 import { ApiError, errorResponses } from "../../http/errors";
 import type { Router } from "../../http/openapi";
 import { DeadlineExceeded, withDeadline } from "../../platform/deadline";
 import type { Logger } from "../../platform/logger";
+import { upstashRedis } from "../../platform/redis";
 import { type CheckState, ReadySchema } from "./schema";
 
 /** Each dependency gets this long; a load balancer's probe should not hang on a dead one. */
@@ -52,7 +52,7 @@ export const registerReady = (api: Router) =>
       RATE_LIMIT_BACKEND === "memory"
         ? ("memory" as const)
         : url && token
-          ? probe("redis", logger, () => new Redis({ url, token, retry: false, enableTelemetry: false }).ping())
+          ? probe("redis", logger, () => upstashRedis({ url, token }).ping())
           : ("not_configured" as const),
     ]);
     const checks = { database, redis };

@@ -1,0 +1,85 @@
+import type { Context } from "hono";
+import { API_PREFIX } from "./api-prefix";
+import type { AppEnv } from "./context";
+import { onError } from "./errors";
+import { createRouter, type Router } from "./openapi";
+
+/**
+ * A resource whose routes (their `createRoute` contracts and zod schemas) are built on the first
+ * request under its path prefix, or when the OpenAPI document is asked for, instead of when the
+ * Worker starts. `load` is a dynamic `import()` of the resource's folder: esbuild keeps it in the
+ * one bundle file but runs those modules' top level only when it is called, so start-up does not
+ * grow with the number of routes (docs/bundle.md#start-up-cpu).
+ */
+export interface LazyResource {
+  /** Every path of the resource starts with this segment (`/clients`); checked when it loads. */
+  prefix: string;
+  load: () => Promise<Router>;
+}
+
+/** The answer when no route of the resource matches: a 405 for a known path, a 404 otherwise. */
+export type NoRoute = (c: Context<AppEnv>, routes: { method: string; path: string }[]) => Response | Promise<Response>;
+
+/** The request's context in the API router, for the resource's router that serves the request. */
+const outer = new WeakMap<Request, Context<AppEnv>>();
+
+/** Calls `load` once; a failed load is retried by the next call. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () => {
+    if (!loaded) {
+      loaded = load();
+      loaded.catch(() => (loaded = undefined));
+    }
+    return loaded;
+  };
+}
+
+/**
+ * Mounts `resource` on `api` (the router under API_PREFIX). The API's middleware (settings,
+ * per-request services, CORS, the bearer check) runs first, as for any route; then the resource's
+ * router gets the same request, with the same variables and the same onError (which turns an error
+ * into its answer where it is thrown, so the middleware around it still adds its headers).
+ * Returns the resource's routes, loading them if needed (for the OpenAPI document).
+ */
+export function mountLazy(api: Router, resource: LazyResource, noRoute: NoRoute): () => Promise<Router> {
+  const routes = once(async () => {
+    const loaded = await resource.load();
+    for (const r of loaded.routes) {
+      if (r.path !== resource.prefix && !r.path.startsWith(`${resource.prefix}/`))
+        throw new Error(`route ${r.method} ${r.path} is outside its resource's prefix ${resource.prefix}`);
+    }
+    return loaded;
+  });
+  const serving = once(async () => {
+    const router = createRouter();
+    router.use("*", async (c, next) => {
+      const parent = outer.get(c.req.raw)!;
+      for (const [k, v] of Object.entries(parent.var)) c.set(k as keyof AppEnv["Variables"], v as never);
+      try {
+        await next();
+      } finally {
+        // What the resource's middleware set (the token's company) is the request's, for its log line.
+        for (const [k, v] of Object.entries(c.var)) parent.set(k as keyof AppEnv["Variables"], v as never);
+      }
+    });
+    router.route(API_PREFIX, await routes());
+    router.notFound((c) => noRoute(c, router.routes));
+    router.onError(onError);
+    return router;
+  });
+  const handler = async (c: Context<AppEnv>) => {
+    const router = await serving();
+    outer.set(c.req.raw, c);
+    let ctx: Context<AppEnv>["executionCtx"] | undefined;
+    try {
+      ctx = c.executionCtx;
+    } catch {
+      // Not in a Worker (the OpenAPI tool calls the app in Node): there is none.
+    }
+    return router.fetch(c.req.raw, c.env, ctx);
+  };
+  api.all(resource.prefix, handler);
+  api.all(`${resource.prefix}/*`, handler);
+  return routes;
+}
