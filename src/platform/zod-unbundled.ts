@@ -4,7 +4,7 @@
  * zod's ahead-of-time parser compiler (`z.compile`, `z.withParser`) and `z.fromJSONSchema`.
  * Calling one throws; the names stay, because zod re-exports them by name.
  */
-const unbundled = (name: string) => (): never => {
+export const unbundled = (name: string) => (): never => {
   throw new Error(`${name} is not in the Worker bundle (wrangler.toml [alias])`);
 };
 

@@ -221,13 +221,23 @@ export async function profileStartup(bundlePath: string, runs: number) {
   return profiles;
 }
 
-/** The wrangler.toml `[alias]` stand-ins, the only modules that may import each, and what each replaces. */
-const STAND_INS = [
+/**
+ * The wrangler.toml `[alias]` stand-ins, the only modules that may import each, and what each replaces
+ * (or, for one that passes on part of the real module, the module only it may import).
+ */
+const STAND_INS: { module: string; importers: RegExp; replaces?: RegExp; onlyImporterOf?: string }[] = [
   { module: "src/platform/zod-locales.ts", importers: /^node_modules\/zod\//, replaces: /node_modules\/zod\/.*\/locales\/(?!en\.js$)/ },
   {
     module: "src/platform/zod-unbundled.ts",
-    importers: /^node_modules\/zod\//,
+    importers: /^(node_modules\/zod\/|src\/platform\/zod-json-schema-processors\.ts$)/,
     replaces: /node_modules\/zod\/v4\/(core\/compile|classic\/from-json-schema|core\/to-json-schema|core\/json-schema-generator)\.js$/,
+  },
+  {
+    // Keeps zod's own module for the one function in use (aggregateChecks): nothing it replaces is absent,
+    // but only the stand-in may import the real module.
+    module: "src/platform/zod-json-schema-processors.ts",
+    importers: /^node_modules\/zod\//,
+    onlyImporterOf: "node_modules/zod/v4/core/json-schema-processors.js",
   },
   {
     module: "src/platform/drizzle-column-builders.ts",
@@ -273,11 +283,14 @@ export function checkInputs(metafile: Pick<Metafile, "inputs">): string[] {
   const problems: string[] = [];
   const inputs = Object.keys(metafile.inputs);
   for (const p of inputs) if (/^(tools|test)\//.test(p)) problems.push(`the bundle contains ${p}`);
-  for (const { module, importers, replaces } of STAND_INS) {
+  for (const { module, importers, replaces, onlyImporterOf } of STAND_INS) {
     if (!inputs.includes(module)) problems.push(`${module} is not in the bundle: its [alias] in wrangler.toml did not apply`);
-    for (const p of inputs) if (replaces.test(p)) problems.push(`the bundle contains ${p}, which ${module} stands in for`);
+    for (const p of inputs) if (replaces?.test(p)) problems.push(`the bundle contains ${p}, which ${module} stands in for`);
     for (const [p, input] of Object.entries(metafile.inputs)) {
       if (input.imports.some((i) => i.path === module) && !importers.test(p)) problems.push(`${p} imports ${module}`);
+      if (onlyImporterOf && p !== module && input.imports.some((i) => i.path === onlyImporterOf)) {
+        problems.push(`${p} imports ${onlyImporterOf}, which only ${module} may reach`);
+      }
     }
   }
   return problems;

@@ -412,12 +412,13 @@ describe("npm run dev (the real script, redis-server missing)", () => {
       );
       expect(fake.invoices(creds.realm)).toHaveLength(1);
 
-      // Webhooks reach a receiver on 127.0.0.1 (the local http allowance is on under dev), signed.
+      // Webhooks reach a receiver on 127.0.0.1 (the local http allowance is on under dev), signed. On the
+      // other stack: the next test counts the demo clients of this one's data dir.
       receiver = await startWebhookReceiver();
       const json = (method: string, p: string, payload: unknown) =>
-        fetch(`${base}${p}`, {
+        fetch(`${otherBase}${p}`, {
           method,
-          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          headers: { authorization: `Bearer ${otherToken}`, "content-type": "application/json" },
           body: JSON.stringify(payload),
         });
       const endpoint = await json("POST", "/webhook-endpoints", { url: receiver.url("dev"), events: ["client.created"] });
@@ -427,7 +428,10 @@ describe("npm run dev (the real script, redis-server missing)", () => {
       const [hook] = await poll("the client.created webhook", 30_000, () =>
         receiver!.received("dev").length ? receiver!.received("dev") : undefined,
       );
-      expect(new Webhook(secret).verify(hook.body, hook.headers)).toMatchObject({ type: "client.created", data: { object: created.client } });
+      expect(new Webhook(secret).verify(hook.body, hook.headers)).toMatchObject({
+        type: "client.created",
+        data: { object: created.client },
+      });
 
       await Promise.all([stopAndCheck(run, true), stopAndCheck(other, false)]);
     },
