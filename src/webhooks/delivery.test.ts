@@ -382,8 +382,8 @@ describe("webhook delivery: tenants, endpoints and failures", () => {
       );
       return { event: event.id, delivery: delivery.id };
     };
-    const oldSucceeded = await insert("succeeded", "31 days");
-    const oldFailed = await insert("failed", "40 days");
+    await insert("succeeded", "31 days"); // dropped
+    await insert("failed", "40 days"); // dropped
     const oldPending = await insert("pending", "31 days");
     const recent = await insert("succeeded", "29 days");
     await scheduled(fast);
