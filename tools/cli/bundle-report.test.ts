@@ -10,6 +10,12 @@ const good = () => ({
     "src/app.ts": input("node_modules/zod/v4/classic/external.js"),
     "node_modules/zod/v4/classic/external.js": input("src/platform/zod-locales.ts", "src/platform/zod-unbundled.ts"),
     "node_modules/zod/v4/core/index.js": input("src/platform/zod-locales.ts", "src/platform/zod-unbundled.ts"),
+    "node_modules/zod/v4/classic/schemas.js": input("src/platform/zod-json-schema-processors.ts"),
+    "src/platform/zod-json-schema-processors.ts": input(
+      "src/platform/zod-unbundled.ts",
+      "node_modules/zod/v4/core/json-schema-processors.js",
+    ),
+    "node_modules/zod/v4/core/json-schema-processors.js": input(),
     "src/platform/zod-unbundled.ts": input(),
     "src/platform/zod-locales.ts": input("node_modules/zod/v4/locales/en.js"),
     "node_modules/zod/v4/locales/en.js": input(),
@@ -45,6 +51,14 @@ describe("bundle input checks", () => {
       "src/platform/zod-locales.ts is not in the bundle: its [alias] in wrangler.toml did not apply",
       "the bundle contains node_modules/zod/v4/locales/index.js, which src/platform/zod-locales.ts stands in for",
       "the bundle contains node_modules/zod/v4/locales/de.js, which src/platform/zod-locales.ts stands in for",
+    ]);
+  });
+
+  it("reports a module other than its stand-in reaching zod's JSON Schema processors", () => {
+    const meta = good();
+    meta.inputs["node_modules/zod/v4/core/index.js"] = input("node_modules/zod/v4/core/json-schema-processors.js");
+    expect(checkInputs(meta)).toEqual([
+      "node_modules/zod/v4/core/index.js imports node_modules/zod/v4/core/json-schema-processors.js, which only src/platform/zod-json-schema-processors.ts may reach",
     ]);
   });
 

@@ -170,6 +170,10 @@ const wranglerArgs = [
   envFile,
   // Serves /__scheduled, which the cron jobs below call.
   "--test-scheduled",
+  // The local queues' storage (SQLite) in this stack's data dir: two stacks side by side sharing
+  // .wrangler/state lock each other out (SQLITE_BUSY at start-up).
+  "--persist-to",
+  path.join(root, "wrangler-state"),
 ];
 if (stackOnly) {
   // `npm run dev -- --stack-only`: the stack and the settings file stay up until Ctrl-C; run wrangler yourself.
