@@ -5,7 +5,7 @@ import { type Config, workerConfig } from "../platform/config";
 import { type Db, openSession } from "../platform/db";
 import type { Bindings, OutboxMessage } from "../platform/env";
 import { createLogger, type Logger } from "../platform/logger";
-import { crashText, databaseTag } from "../platform/queue";
+import { crashText, isDeadLetterQueue, messageRowIds } from "../platform/queue";
 import { backoffSeconds, Delivery, type DeliveryTarget } from "./deliver";
 import { enqueueOutbox } from "./outbox";
 
@@ -14,9 +14,6 @@ const CONCURRENT_INVOICES = 2;
 /** Rows still pending this long after their last hand-off are sent again by the cron pass. */
 export const STALE_MINUTES = 5;
 const REENQUEUE_LIMIT = 1000;
-
-/** The dead-letter queue is named after the main queue with a `-dlq` suffix (wrangler.toml). */
-export const isDeadLetterQueue = (queue: string) => queue.endsWith("-dlq");
 
 /**
  * Delivery holds transactions open across QuickBooks calls (advisory locks, the token refresh's row
@@ -43,20 +40,7 @@ export function handleQueue(batch: MessageBatch<OutboxMessage>, env: Bindings): 
   return withDb(
     env,
     async (db, logger, config) => {
-      const ids = new Map<Message<OutboxMessage>, number>();
-      const ownDatabase = databaseTag(env.DATABASE_URL);
-      for (const message of batch.messages) {
-        const id = message.body?.outbox_id;
-        if (message.body?.database !== undefined && message.body.database !== ownDatabase) {
-          // Sent by a preview version on another database: its id means nothing here.
-          logger.warn("accounting message for another database ignored", { message_id: message.id });
-          message.ack();
-        } else if (Number.isSafeInteger(id) && id > 0) ids.set(message, id);
-        else {
-          logger.warn("accounting message without an outbox id dropped", { message_id: message.id });
-          message.ack();
-        }
-      }
+      const ids = messageRowIds(batch, env.DATABASE_URL, (body) => body?.outbox_id, logger, "accounting");
       if (isDeadLetterQueue(batch.queue)) return markDeadLettered(db, [...ids.values()], batch.messages, logger);
 
       const ctx: BatchContext = {

@@ -1,3 +1,5 @@
+import type { Logger } from "./logger";
+
 /**
  * What the two queues (accounting delivery, webhook delivery) share: messages name a row by id, tagged
  * with the database that wrote it. Pull-request preview versions share their Worker's queues, whose
@@ -36,4 +38,35 @@ export function crashText(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
   if ("params" in e && e.cause instanceof Error) return `database error: ${e.cause.message}`;
   return e.message;
+}
+
+/** A dead-letter queue's name ends in `-dlq` (wrangler.toml). */
+export const isDeadLetterQueue = (queue: string) => queue.endsWith("-dlq");
+
+/**
+ * The row ids a batch's messages name (`idOf` reads the id from a body). A message tagged with another
+ * database (sent by a pull-request preview version: its id means nothing here) or without a valid id is
+ * acknowledged and dropped, with a warning naming `what` ("accounting", "webhook").
+ */
+export function messageRowIds<Body extends { database?: string }>(
+  batch: MessageBatch<Body>,
+  databaseUrl: string,
+  idOf: (body: Body | undefined) => unknown,
+  logger: Logger,
+  what: string,
+): Map<Message<Body>, number> {
+  const ids = new Map<Message<Body>, number>();
+  const ownDatabase = databaseTag(databaseUrl);
+  for (const message of batch.messages) {
+    const id = idOf(message.body);
+    if (message.body?.database !== undefined && message.body.database !== ownDatabase) {
+      logger.warn(`${what} message for another database ignored`, { message_id: message.id });
+      message.ack();
+    } else if (typeof id === "number" && Number.isSafeInteger(id) && id > 0) ids.set(message, id);
+    else {
+      logger.warn(`${what} message without a row id dropped`, { message_id: message.id });
+      message.ack();
+    }
+  }
+  return ids;
 }

@@ -4,7 +4,7 @@ import { workerConfig } from "../platform/config";
 import { createDb, type Db } from "../platform/db";
 import type { Bindings, WebhookMessage } from "../platform/env";
 import { createLogger, type Logger } from "../platform/logger";
-import { crashText, databaseTag } from "../platform/queue";
+import { crashText, isDeadLetterQueue, messageRowIds } from "../platform/queue";
 import { type DeliveryContext, deliver, renderPayload } from "./deliver";
 import { enqueueWebhookDeliveries } from "./enqueue";
 import type { WebhookRenderers } from "./events";
@@ -13,7 +13,6 @@ import type { WebhookResource } from "./events-catalog";
 /** The webhook queues' names start with this (wrangler.toml); the dead-letter queue's end in `-dlq`. */
 export const WEBHOOK_QUEUE_PREFIX = "crm-webhooks";
 export const isWebhookQueue = (queue: string) => queue.startsWith(WEBHOOK_QUEUE_PREFIX);
-const isDeadLetterQueue = (queue: string) => queue.endsWith("-dlq");
 
 /** Deliveries attempted at once per batch (each waits on a receiver for up to the attempt timeout). */
 const CONCURRENT_DELIVERIES = 5;
@@ -22,25 +21,6 @@ export const STALE_MINUTES = 5;
 const REENQUEUE_LIMIT = 1000;
 
 const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
-
-/** The delivery ids of a batch's messages; messages from another database or without an id are dropped (ack'ed). */
-function deliveryIds(batch: MessageBatch<WebhookMessage>, env: Bindings, logger: Logger) {
-  const ids = new Map<Message<WebhookMessage>, number>();
-  const ownDatabase = databaseTag(env.DATABASE_URL);
-  for (const message of batch.messages) {
-    const id = message.body?.delivery_id;
-    if (message.body?.database !== undefined && message.body.database !== ownDatabase) {
-      // Sent by a preview version on another database: its id means nothing here.
-      logger.warn("webhook message for another database ignored", { message_id: message.id });
-      message.ack();
-    } else if (Number.isSafeInteger(id) && id > 0) ids.set(message, id);
-    else {
-      logger.warn("webhook message without a delivery id dropped", { message_id: message.id });
-      message.ack();
-    }
-  }
-  return ids;
-}
 
 /**
  * The Worker's `queue` handler for the webhook queue and its dead-letter queue. Every statement is a
@@ -51,7 +31,7 @@ export async function handleWebhookQueue(batch: MessageBatch<WebhookMessage>, en
   const config = workerConfig(env);
   const logger = createLogger({ request_id: crypto.randomUUID(), queue: batch.queue, messages: batch.messages.length });
   const db = createDb(env);
-  const ids = deliveryIds(batch, env, logger);
+  const ids = messageRowIds(batch, env.DATABASE_URL, (body) => body?.delivery_id, logger, "webhook");
   if (isDeadLetterQueue(batch.queue)) return markDeadLettered(env, db, ids, logger);
 
   const ctx: DeliveryContext = { db, config, logger, renderers };
