@@ -6,6 +6,7 @@ import { type Db, openSession } from "../platform/db";
 import type { Bindings, OutboxMessage } from "../platform/env";
 import { createLogger, type Logger } from "../platform/logger";
 import { crashText, isDeadLetterQueue, messageRowIds } from "../platform/queue";
+import { rowsOf } from "../platform/sql-kit";
 import { backoffSeconds, Delivery, type DeliveryTarget } from "./deliver";
 import { enqueueOutbox } from "./outbox";
 
@@ -138,7 +139,8 @@ export function handleScheduled(env: Bindings): Promise<void> {
     env,
     async (db, logger) => {
       if (!env.ACCOUNTING_QUEUE) return logger.warn("accounting cron pass skipped: no ACCOUNTING_QUEUE binding");
-      const { rows } = (await db.execute(sql`
+      const rows = rowsOf<{ id: string | number }>(
+        await db.execute(sql`
         update accounting_outbox o set enqueued_at = now(), updated_at = now()
         where o.id in (
           select s.id from accounting_outbox s
@@ -149,7 +151,8 @@ export function handleScheduled(env: Bindings): Promise<void> {
           order by s.id
           limit ${REENQUEUE_LIMIT}
           for update of s skip locked)
-        returning o.id`)) as unknown as { rows: { id: string | number }[] };
+        returning o.id`),
+      );
       const ids = rows.map((r) => Number(r.id)).sort((a, b) => a - b);
       await enqueueOutbox(env, ids);
       logger.info("accounting cron pass", { reenqueued: ids.length });

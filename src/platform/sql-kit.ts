@@ -63,3 +63,6 @@ export function tableRows<T extends PgTable>(table: T, where: SQL | undefined, o
   const query = sql`(select ${sql.join(Object.values(fields), sql`, `)} from ${table} where ${where ?? sql`true`} order by ${orderBy})`;
   return jsonRows(fields, query) as unknown as SQL<T["$inferSelect"][]>;
 }
+
+/** The rows of a raw statement's result (`db.execute`): both Neon drivers answer `{ rows }`, bigint columns as text. */
+export const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Config } from "../platform/config";
 import type { Db } from "../platform/db";
 import type { Logger } from "../platform/logger";
+import { rowsOf } from "../platform/sql-kit";
 import { fillPayload, type WebhookRenderers } from "./events";
 import type { WebhookResource } from "./events-catalog";
 import { signatureHeader } from "./sign";
@@ -42,8 +43,6 @@ interface Claimed {
   url: string;
   secrets: string[];
 }
-
-const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
 /**
  * Takes a delivery for one attempt, in one statement: it must be pending, due, not claimed by another

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startWebhookReceiver, type WebhookReceiver } from "../../test/fakes/webhook-receiver";
 import { expectError, newCompany, sql, type TestCompany, waitFor } from "../../test/support/api";
 import { scanLog } from "../../test/support/log-scan";
-import { createWebhookEndpoint, newWebhookSecret, webhookDeliveries, webhookEvents } from "../../test/support/webhooks";
+import { createWebhookEndpoint, newWebhookSecret, recordDelivery, webhookDeliveries, webhookEvents } from "../../test/support/webhooks";
 import { type RunningWorker, startWorker } from "../../test/support/worker";
 
 /**
@@ -369,28 +369,15 @@ describe("webhook delivery: tenants, endpoints and failures", () => {
     const endpoint = await createWebhookEndpoint(company.companyId, { url: receiver.url(hookPath("retention")) });
     // Disabled, so the cron pass does not send the old pending delivery and the rows stay as arranged.
     await sql("update webhook_endpoints set enabled = false where id = $1", [endpoint.id]);
-    const insert = async (status: string, age: string) => {
-      const [event] = await sql<{ id: string }>(
-        `insert into webhook_events (company_id, type, resource_type, resource_id, created_at)
-         values ($1, 'client.updated', 'client', '1', now() - $2::interval) returning id`,
-        [company.companyId, age],
-      );
-      const [delivery] = await sql<{ id: string }>(
-        `insert into webhook_deliveries (company_id, endpoint_id, event_id, resource_type, resource_id, status, created_at, updated_at)
-         values ($1, $2, $3, 'client', '1', $4, now() - $5::interval, now() - $5::interval) returning id`,
-        [company.companyId, endpoint.id, event.id, status, age],
-      );
-      return { event: event.id, delivery: delivery.id };
-    };
-    await insert("succeeded", "31 days"); // dropped
-    await insert("failed", "40 days"); // dropped
-    const oldPending = await insert("pending", "31 days");
-    const recent = await insert("succeeded", "29 days");
+    await recordDelivery(company, endpoint.id, { status: "succeeded", age: "31 days" }); // dropped
+    await recordDelivery(company, endpoint.id, { status: "failed", age: "40 days" }); // dropped
+    const oldPending = await recordDelivery(company, endpoint.id, { status: "pending", age: "31 days" });
+    const recent = await recordDelivery(company, endpoint.id, { status: "succeeded", age: "29 days" });
     await scheduled(fast);
     const left = await sql<{ id: string }>("select id from webhook_deliveries where endpoint_id = $1 order by id", [endpoint.id]);
-    expect(left.map((r) => r.id)).toEqual([oldPending.delivery, recent.delivery]);
+    expect(left.map((r) => Number(r.id))).toEqual([oldPending.deliveryId, recent.deliveryId]);
     const events = await sql<{ id: string }>("select id from webhook_events where company_id = $1 order by id", [company.companyId]);
-    expect(events.map((r) => r.id)).toEqual([oldPending.event, recent.event]);
+    expect(events.map((r) => Number(r.id))).toEqual([oldPending.eventPk, recent.eventPk]);
   });
 
   it("refuses a URL at delivery time that the rules refuse (a failed attempt with the reason, nothing sent)", async () => {

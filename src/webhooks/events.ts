@@ -3,7 +3,7 @@ import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../db/schema
 import type { Db } from "../platform/db";
 import type { Bindings } from "../platform/env";
 import type { Logger } from "../platform/logger";
-import { insertFrom } from "../platform/sql-kit";
+import { insertFrom, rowsOf } from "../platform/sql-kit";
 import { enqueueWebhookDeliveries } from "./enqueue";
 import type { WebhookEventType, WebhookResource } from "./events-catalog";
 
@@ -70,15 +70,15 @@ const payloadSql = (objectJson: string | null) =>
  * stored payload as text, the exact bytes every attempt sends.
  */
 export async function fillPayload(db: Db, eventId: number, objectJson: string | null): Promise<string> {
-  const { rows } = (await db.execute(sql`
-    with filled as (
-      update ${webhookEvents} set payload = ${payloadSql(objectJson)}
-      where id = ${eventId} and payload is null
-      returning payload::text as payload)
-    select coalesce((select payload from filled), (select payload::text from ${webhookEvents} where id = ${eventId})) as payload`)) as unknown as {
-    rows: { payload: string }[];
-  };
-  return rows[0].payload;
+  const [row] = rowsOf<{ payload: string }>(
+    await db.execute(sql`
+      with filled as (
+        update ${webhookEvents} set payload = ${payloadSql(objectJson)}
+        where id = ${eventId} and payload is null
+        returning payload::text as payload)
+      select coalesce((select payload from filled), (select payload::text from ${webhookEvents} where id = ${eventId})) as payload`),
+  );
+  return row.payload;
 }
 
 /** The JSON text of the object as the API returns it now; undefined when the resource is gone. */

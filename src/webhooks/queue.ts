@@ -5,6 +5,7 @@ import { createDb, type Db } from "../platform/db";
 import type { Bindings, WebhookMessage } from "../platform/env";
 import { createLogger, type Logger } from "../platform/logger";
 import { crashText, isDeadLetterQueue, messageRowIds } from "../platform/queue";
+import { rowsOf } from "../platform/sql-kit";
 import { type DeliveryContext, deliver, renderPayload } from "./deliver";
 import { enqueueWebhookDeliveries } from "./enqueue";
 import type { WebhookRenderers } from "./events";
@@ -19,8 +20,6 @@ const CONCURRENT_DELIVERIES = 5;
 /** Pending deliveries not handed to the queue for this long (and due) are sent again by the cron pass. */
 export const STALE_MINUTES = 5;
 const REENQUEUE_LIMIT = 1000;
-
-const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
 /**
  * The Worker's `queue` handler for the webhook queue and its dead-letter queue. Every statement is a

@@ -5,7 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, inject, it } from "vitest";
 import { call, expectError, newCompany, sql } from "../../test/support/api";
-import { newEndpoint, recordDelivery } from "../../test/support/webhook-endpoints";
+import { newEndpoint, recordDelivery } from "../../test/support/webhooks";
 
 const root = path.resolve(import.meta.dirname, "../..");
 

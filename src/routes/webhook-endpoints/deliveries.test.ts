@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectError, newCompany, sql } from "../../../test/support/api";
-import { newEndpoint, recordDelivery } from "../../../test/support/webhook-endpoints";
+import { newEndpoint, recordDelivery } from "../../../test/support/webhooks";
 
 describe("GET /webhook-endpoints/{id}/deliveries", () => {
   it("lists the endpoint's deliveries newest first, with cursors and the status filter", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type ApiResponse, call, db, expectError, newCompany, sql } from "../../../test/support/api";
-import { LOCAL_RECEIVER, newEndpoint, recordDelivery } from "../../../test/support/webhook-endpoints";
+import { LOCAL_RECEIVER, newEndpoint, recordDelivery } from "../../../test/support/webhooks";
 import { createToken } from "../../../tools/ops/commands";
 
 describe("GET /webhook-endpoints", () => {

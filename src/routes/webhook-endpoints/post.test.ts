@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { expectError, newCompany, sql } from "../../../test/support/api";
-import { LOCAL_RECEIVER, newEndpoint } from "../../../test/support/webhook-endpoints";
+import { LOCAL_RECEIVER, newEndpoint } from "../../../test/support/webhooks";
 import { startWorker } from "../../../test/support/worker";
 import { WEBHOOK_EVENT_TYPES } from "../../webhooks/events-catalog";
 
