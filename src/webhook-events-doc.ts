@@ -3,7 +3,7 @@ import { ClientSchema } from "./domain/client";
 import { type Router, timestamp } from "./http/openapi";
 import { EmailThreadSchema } from "./routes/mail/schema";
 import { OrderEnvelopeSchema } from "./routes/orders/schema";
-import { WEBHOOK_EVENTS, type WebhookEventType, type WebhookResource } from "./webhooks/events-catalog";
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS, type WebhookEventType, type WebhookResource } from "./webhooks/events-catalog";
 
 /*
  * The OpenAPI 3.1 `webhooks` section: one operation per event type, the request a receiver gets.
@@ -60,7 +60,7 @@ function eventSchema(type: WebhookEventType) {
 
 /** Adds every event type of the catalog to the document's `webhooks`. */
 export function registerWebhookEvents(registry: Router["openAPIRegistry"]): void {
-  for (const type of Object.keys(WEBHOOK_EVENTS) as WebhookEventType[]) {
+  for (const type of WEBHOOK_EVENT_TYPES) {
     registry.registerWebhook({
       method: "post",
       path: type,
