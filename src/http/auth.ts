@@ -147,14 +147,16 @@ export const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
  */
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const tokenHash = await sha256Hex(bearerToken(c.req.header("authorization")));
-  const { db, defer, logger } = c.var;
+  const db = c.get("db");
+  const defer = c.get("defer");
+  const logger = c.get("logger");
 
   const limiter = createLimiter(c.env);
   // A key this isolate already knows to be over its limit is refused before any database work.
   const known = limiter.refused(tokenHash);
   if (known) throw rateLimited(known);
   const [token, limit] = await Promise.all([
-    checkToken(db, tokenHash, c.var.config.TOKEN_CACHE_TTL_MS, defer),
+    checkToken(db, tokenHash, c.get("config").TOKEN_CACHE_TTL_MS, defer),
     limiter.limit(tokenHash, defer, logger),
   ]);
   if (!token) throw unauthenticated("Unknown or revoked API token");
@@ -189,10 +191,11 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
  */
 export const requireScope = (needed: TokenScope) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    if (needed === "write" && c.var.auth.scope !== "write") {
+    const { scope } = c.get("auth");
+    if (needed === "write" && scope !== "write") {
       throw new ApiError(403, "forbidden", "This token is read-only; this operation needs a token with the write scope", {
         required_scope: needed,
-        token_scope: c.var.auth.scope,
+        token_scope: scope,
       });
     }
     await next();

@@ -22,7 +22,7 @@ const policies = new WeakMap<Config, MiddlewareHandler>();
  * `cors` answers preflight requests itself, before authentication; other answers get the headers.
  */
 export const corsPolicy = createMiddleware<AppEnv>(async (c, next) => {
-  const config = c.var.config;
+  const config = c.get("config");
   if (!config.CORS_ALLOWED_ORIGINS.length) return next();
   let policy = policies.get(config);
   if (!policy) {

@@ -34,14 +34,16 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
       path: c.req.path,
       status: c.res.status,
       duration_ms: Date.now() - started,
-      company_id: c.var.auth?.companyId,
+      company_id: c.get("auth")?.companyId,
     });
     // Includes the end of a WebSocket session, if the request opened one.
-    const done = Promise.allSettled(deferred);
-    try {
-      c.executionCtx.waitUntil(done);
-    } catch {
-      // No execution context (not in a Worker): let the promise run on its own.
+    if (deferred.length) {
+      const done = Promise.allSettled(deferred);
+      try {
+        c.executionCtx.waitUntil(done);
+      } catch {
+        // No execution context (not in a Worker): let the promise run on its own.
+      }
     }
   }
 });

@@ -36,8 +36,14 @@ export async function startWorker(opts: {
   logFile: string;
   /** The wrangler.toml the bundle was built from (default: the project's). */
   config?: string;
+  /**
+   * false: without the config's static assets. Miniflare then does not put Cloudflare's asset router
+   * (which runs in this same workerd locally, on Cloudflare's side in production) in front of the Worker.
+   */
+  assets?: false;
 }): Promise<RunningWorker> {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(opts.config ?? path.join(root, "wrangler.toml"));
+  if (opts.assets === false) delete (workerOptions as { assets?: unknown }).assets;
   const log = createWriteStream(opts.logFile, { flags: "a" });
   const mf = new Miniflare({
     ...(workerOptions as object),
