@@ -1,5 +1,8 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkInputs } from "./bundle-report";
+import { checkInputs, checkZodNames } from "./bundle-report";
 
 const input = (...imports: string[]) => ({ imports: imports.map((path) => ({ path })) });
 
@@ -7,7 +10,12 @@ const input = (...imports: string[]) => ({ imports: imports.map((path) => ({ pat
 const good = () => ({
   inputs: {
     "src/index.ts": input("src/app.ts"),
-    "src/app.ts": input("node_modules/zod/v4/classic/external.js"),
+    "src/app.ts": input("node_modules/@hono/zod-openapi/dist/index.mjs", "node_modules/zod/v4/classic/external.js"),
+    "node_modules/@hono/zod-openapi/dist/index.mjs": input("src/platform/zod-namespace.ts"),
+    "src/platform/config.ts": input("src/platform/zod-namespace.ts"),
+    "src/platform/zod-namespace.ts": input("src/platform/zod-names.ts"),
+    "src/platform/zod-names.ts": input("node_modules/zod/v4/index.js"),
+    "node_modules/zod/v4/index.js": input("node_modules/zod/v4/classic/external.js"),
     "node_modules/zod/v4/classic/external.js": input("src/platform/zod-locales.ts", "src/platform/zod-unbundled.ts"),
     "node_modules/zod/v4/core/index.js": input("src/platform/zod-locales.ts", "src/platform/zod-unbundled.ts"),
     "node_modules/zod/v4/classic/schemas.js": input("src/platform/zod-json-schema-processors.ts"),
@@ -66,5 +74,34 @@ describe("bundle input checks", () => {
     const meta = good();
     meta.inputs["node_modules/other/lib/index.js"] = input("src/platform/zod-locales.ts");
     expect(checkInputs(meta)).toEqual(["node_modules/other/lib/index.js imports src/platform/zod-locales.ts"]);
+  });
+});
+
+describe("zod namespace stand-in check", () => {
+  const root = path.resolve(import.meta.dirname, "../..");
+
+  it("finds every run-time z.<name> of the Worker's code in the stand-in", () => {
+    const files = execFileSync("git", ["ls-files", "src/**.ts"], { cwd: root, encoding: "utf8" })
+      .split("\n")
+      .filter((f) => f && !f.endsWith(".test.ts"));
+    const sources = new Map(files.map((f) => [f, readFileSync(path.join(root, f), "utf8")]));
+    expect(checkZodNames(sources)).toEqual([]);
+  });
+
+  it("reports a name the stand-in lacks, read through either import, and ignores type-only uses", () => {
+    const sources = new Map([
+      [
+        "src/a.ts",
+        'import { z } from "@hono/zod-openapi";\nexport const s = z.string();\nexport const d = z\n  .iso.datetime();\nexport type T = z.infer<typeof s>;\nexport const f = (i: z.core.$ZodIssue) => i;\n',
+      ],
+      ["src/b.ts", 'import { z } from "zod";\n// z.email() in a comment\nexport const e = z.email();\n'],
+      ["src/c.ts", 'import type { z } from "@hono/zod-openapi";\nexport type N = z.ZodNumber;\n'],
+      ["src/d.ts", 'import { z } from "zod";\nconst name = "string";\nexport const s = z[name];\n'],
+    ]);
+    expect(checkZodNames(sources, ["string"])).toEqual([
+      "src/a.ts reads z.iso, which src/platform/zod-names.ts does not export",
+      "src/b.ts reads z.email, which src/platform/zod-names.ts does not export",
+      "src/d.ts reads z[...]: zod's namespace stand-in holds only the names it lists",
+    ]);
   });
 });

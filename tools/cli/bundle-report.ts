@@ -13,16 +13,18 @@
  * the bundle's minified bytes per package.
  *
  * With the metafile it also checks what went in, and exits 1 otherwise: nothing from tools/ or test/,
- * and each wrangler.toml `[alias]` stand-in in place of its module, imported only by the package it
- * was meant for.
+ * each wrangler.toml `[alias]` stand-in in place of its module, imported only by the package it was
+ * meant for, and every `z.<name>` our bundled code reads at run time present in zod's namespace stand-in.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
+import { transformSync } from "esbuild";
 import { Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import WebSocket from "ws";
+import * as zodNames from "../../src/platform/zod-names";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -226,6 +228,12 @@ export async function profileStartup(bundlePath: string, runs: number) {
  * (or, for one that passes on part of the real module, the module only it may import).
  */
 const STAND_INS: { module: string; importers: RegExp; replaces?: RegExp; onlyImporterOf?: string }[] = [
+  // Imported as "zod" by @hono/zod-openapi (which re-exports it as our `z`) and by our own modules.
+  {
+    module: "src/platform/zod-namespace.ts",
+    importers: /^(node_modules\/@hono\/zod-openapi\/|src\/)/,
+    replaces: /^node_modules\/zod\/index\.js$/,
+  },
   { module: "src/platform/zod-locales.ts", importers: /^node_modules\/zod\//, replaces: /node_modules\/zod\/.*\/locales\/(?!en\.js$)/ },
   {
     module: "src/platform/zod-unbundled.ts",
@@ -296,6 +304,32 @@ export function checkInputs(metafile: Pick<Metafile, "inputs">): string[] {
   return problems;
 }
 
+/**
+ * Every `z.<name>` that our modules read at run time, where `z` is zod's namespace imported from "zod" or
+ * "@hono/zod-openapi", must be a member of the bundle's stand-in (src/platform/zod-names.ts): a missing
+ * one is `undefined` in the Worker, not a build error. esbuild's TypeScript transform drops the
+ * type-only uses (`z.infer<...>`, `z.core.$ZodIssue`) and comments first, so what is left is run-time
+ * use. Takes module path → TypeScript source; returns the problems found.
+ */
+export function checkZodNames(sources: Map<string, string>, members: readonly string[] = Object.keys(zodNames)): string[] {
+  const problems: string[] = [];
+  for (const [file, source] of sources) {
+    const { code } = transformSync(source, { loader: "ts" });
+    if (!/import\s*\{[^}]*\bz\b[^}]*\}\s*from\s*"(zod|@hono\/zod-openapi)"/.test(code)) continue;
+    for (const [, name] of code.matchAll(/(?<![\w$.])z\s*(?:\.\s*([\w$]+)|\[)/g)) {
+      if (name === undefined) problems.push(`${file} reads z[...]: zod's namespace stand-in holds only the names it lists`);
+      else if (!members.includes(name)) problems.push(`${file} reads z.${name}, which src/platform/zod-names.ts does not export`);
+    }
+  }
+  return [...new Set(problems)];
+}
+
+/** Our modules in the bundle (from the metafile) and their sources. */
+function bundledSources(metafile: Pick<Metafile, "inputs">): Map<string, string> {
+  const files = Object.keys(metafile.inputs).filter((p) => /^src\/.*\.ts$/.test(p));
+  return new Map(files.map((p) => [p, readFileSync(path.join(root, p), "utf8")]));
+}
+
 async function main() {
   const args = process.argv.slice(2);
   const dir = args.find((a) => !a.startsWith("--"));
@@ -307,7 +341,7 @@ async function main() {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
   }
-  const problems = metafile ? checkInputs(metafile) : [];
+  const problems = metafile ? [...checkInputs(metafile), ...checkZodNames(bundledSources(metafile))] : [];
   for (const p of problems) console.error(`bundle: ${p}`);
 
   const result = await measureStartup(path.join(dir, "index.js"), runs);
