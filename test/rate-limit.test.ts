@@ -159,6 +159,62 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
 });
 
 describe("rate limiter failure: fail-open behind a circuit breaker", () => {
+  it("a reservation answered after the deadline is served by the isolate that asked for it, not lost", async () => {
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 30_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
+    // A Worker of its own with its own Redis, so stopping Redis disturbs no other test.
+    const tmp = mkdtempSync(path.join(tmpdir(), "crm-late-"));
+    const redis = await startRedis();
+    const upstash = await startUpstashServer({ redisPort: redis.port });
+    const worker = await startWorker({
+      script: inject("workerScript"),
+      bindings: { ...inject("workerBindings"), UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: upstash.token },
+      logFile: path.join(tmp, "worker.log"),
+    });
+    const client = new Redis({ port: redis.port, lazyConnect: true });
+    await client.connect();
+    const a = await newCompany();
+    const get = () => call("GET", "/clients?per_page=1", { token: a.token, baseUrl: `${worker.url}/api/v1` });
+    const { createHash } = await import("node:crypto");
+    const digest = createHash("sha256").update(a.token).digest("hex");
+    const windowKey = `crm:ratelimit:${digest}:${Math.floor(Date.now() / (RATE_WINDOW_SECONDS * 1000))}`;
+    const counted = async () => Number(await client.get(windowKey));
+    try {
+      // A busy key: the isolate reserves ahead.
+      for (let i = 0; i < 12; i++) expect((await get()).status).toBe(200);
+      const before = await counted();
+      redis.process.kill("SIGSTOP");
+      // What the isolate holds is served without Redis; the next request asks, waits out the deadline
+      // and is served failing open (no limiter headers).
+      let res = await get();
+      for (let i = 0; i < RESERVE_MAX && res.headers.get("x-ratelimit-limit") !== null; i++) res = await get();
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-ratelimit-limit")).toBeNull();
+      redis.process.kill("SIGCONT");
+      // Redis now counts that call's whole reservation, and its answer reaches the isolate.
+      const reserved = (await waitFor("the late call counted", counted, (n) => n > before)) - before;
+      expect(reserved).toBeGreaterThan(1);
+      await new Promise((r) => setTimeout(r, 1000));
+      // The rest of it is served by this isolate, with limiter headers, and Redis counts nothing more.
+      const remaining: number[] = [];
+      for (let i = 0; i < reserved - 1; i++) {
+        const served = await get();
+        expect(served.status).toBe(200);
+        remaining.push(Number(served.headers.get("x-ratelimit-remaining")));
+      }
+      expect(await counted()).toBe(before + reserved);
+      expect(remaining).toEqual(remaining.map((_, i) => remaining[0] - i));
+      // Then the isolate asks Redis again.
+      expect((await get()).status).toBe(200);
+      expect(await counted()).toBeGreaterThan(before + reserved);
+    } finally {
+      client.disconnect();
+      await worker.dispose();
+      await upstash.stop();
+      await redis.stop();
+    }
+  }, 60_000);
+
   it("a stalled Redis costs one deadline, then requests skip it until a probe finds it back; each state change is logged once", async () => {
     // A Worker of its own with its own Redis, so stopping Redis disturbs no other test.
     const tmp = mkdtempSync(path.join(tmpdir(), "crm-failopen-"));
@@ -194,15 +250,26 @@ describe("rate limiter failure: fail-open behind a circuit breaker", () => {
       expect(JSON.parse(logged(opened)[0]).reason).toMatch(/no answer within/);
 
       redis.process.kill("SIGCONT");
-      // After CIRCUIT_RETRY_MS one request probes Redis, which answers: limited by Redis again.
-      const probe = () => new Promise((r) => setTimeout(r, 500)).then(get);
-      const back = await waitFor("limiter headers again", probe, (r) => r.headers.get("x-ratelimit-limit") !== null);
+      // After CIRCUIT_RETRY_MS one request probes Redis, which answers: the circuit closes and requests
+      // are limited by Redis again. (The stalled calls' late answers may serve a few requests first,
+      // from what they reserved; they do not close the circuit.)
+      const closed = "rate limiter reachable again; circuit closed";
+      const probe = async () => {
+        await new Promise((r) => setTimeout(r, 500));
+        return { res: await get(), closed: logged(closed).length };
+      };
+      await waitFor("the circuit to close", probe, (p) => p.closed > 0);
+      const back = await get();
       expect(back.status).toBe(200);
-      expect(logged("rate limiter reachable again; circuit closed")).toHaveLength(1);
+      expect(back.headers.get("x-ratelimit-limit")).not.toBeNull();
+      expect(logged(closed)).toHaveLength(1);
 
       await redis.stop(); // Redis gone: the Upstash server answers with an error at once
-      for (let i = 0; i < CIRCUIT_OPEN_AFTER; i++) expect((await get()).status).toBe(200);
-      await waitFor("the second circuit-open warning", () => logged(opened).length === 2);
+      // Requests keep being served; once what the isolate still holds is used up, CIRCUIT_OPEN_AFTER failures open the circuit.
+      await waitFor("the second circuit-open warning", async () => {
+        expect((await get()).status).toBe(200);
+        return logged(opened).length === 2;
+      });
       const log = workerLogLines(logFile).join("\n");
       expect(log).not.toContain(upstash.token);
       expect(log).not.toContain(a.token);

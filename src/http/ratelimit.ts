@@ -265,13 +265,25 @@ function createIsolateLimiter(ratelimit: Ratelimit | undefined, blocked: Map<str
     return undefined;
   };
 
-  /** Asks Redis, waiting at most LIMITER_TIMEOUT_MS, or less if the circuit opens meanwhile. */
-  const ask = (rl: Ratelimit, key: string, rate: number, defer: (p: Promise<unknown>) => void) =>
+  /**
+   * Asks Redis, waiting at most LIMITER_TIMEOUT_MS, or less if the circuit opens meanwhile. An answer
+   * that comes after that (the request was served failing open) goes to `late`.
+   */
+  const ask = (
+    rl: Ratelimit,
+    key: string,
+    rate: number,
+    defer: (p: Promise<unknown>) => void,
+    late: (answer: { allowed: boolean; remaining: number }) => void,
+  ) =>
     new Promise<Outcome>((resolve) => {
       const call = rl.limit(key, { rate });
       // Kept alive after the response (waitUntil): a late answer still counts this request.
       defer(call.then((r) => r.pending).catch(() => {}));
+      let settled = false;
       const finish = (outcome: Outcome) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
         unsubscribe();
         resolve(outcome);
@@ -279,7 +291,10 @@ function createIsolateLimiter(ratelimit: Ratelimit | undefined, blocked: Map<str
       const timer = setTimeout(() => finish({ kind: "failed", reason: `no answer within ${LIMITER_TIMEOUT_MS} ms` }), LIMITER_TIMEOUT_MS);
       const unsubscribe = circuit.onOpen(() => finish({ kind: "released" }));
       call.then(
-        (r) => finish({ kind: "answer", allowed: r.success, remaining: r.remaining, reset: r.reset }),
+        (r) => {
+          if (settled) late({ allowed: r.success, remaining: r.remaining });
+          else finish({ kind: "answer", allowed: r.success, remaining: r.remaining, reset: r.reset });
+        },
         (e: unknown) => finish({ kind: "failed", reason: e instanceof Error ? e.message : String(e) }),
       );
     });
@@ -317,7 +332,13 @@ function createIsolateLimiter(ratelimit: Ratelimit | undefined, blocked: Map<str
       if (reserved) return allowed(reserved);
       if (!circuit.allows(now)) return served(true);
       const size = reservations.size(key, now);
-      const asking = ask(ratelimit, key, size, defer);
+      // Redis counted a late answer's whole reservation: this isolate serves the rest, within that window.
+      const lateAnswer = (answer: { allowed: boolean; remaining: number }) => {
+        const at = Date.now();
+        if (answer.allowed && Math.floor(at / WINDOW_MS) === Math.floor(now / WINDOW_MS))
+          reservations.granted(key, at, size, answer.remaining);
+      };
+      const asking = ask(ratelimit, key, size, defer, lateAnswer);
       reservations.track(key, now, size, asking);
       const outcome = await asking;
       if (outcome.kind !== "answer") {
