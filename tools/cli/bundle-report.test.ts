@@ -50,6 +50,12 @@ describe("bundle input checks", () => {
     expect(checkInputs(meta)).toEqual(["the bundle contains tools/ops/migrate.ts"]);
   });
 
+  it("reports a node: import (the Worker runs without nodejs_compat)", () => {
+    const meta = good();
+    meta.inputs["src/platform/config.ts"] = input("src/platform/zod-namespace.ts", "node:crypto");
+    expect(checkInputs(meta)).toEqual(["src/platform/config.ts imports node:crypto, which the Worker's runtime does not have"]);
+  });
+
   it("reports an alias that did not apply: the real module in, the stand-in out", () => {
     const meta = good();
     delete meta.inputs["src/platform/zod-locales.ts"];

@@ -291,6 +291,11 @@ export function checkInputs(metafile: Pick<Metafile, "inputs">): string[] {
   const problems: string[] = [];
   const inputs = Object.keys(metafile.inputs);
   for (const p of inputs) if (/^(tools|test)\//.test(p)) problems.push(`the bundle contains ${p}`);
+  // The Worker runs without nodejs_compat (wrangler.toml), where wrangler only warns about a node: import.
+  for (const [p, input] of Object.entries(metafile.inputs)) {
+    for (const i of input.imports)
+      if (i.path.startsWith("node:")) problems.push(`${p} imports ${i.path}, which the Worker's runtime does not have`);
+  }
   for (const { module, importers, replaces, onlyImporterOf } of STAND_INS) {
     if (!inputs.includes(module)) problems.push(`${module} is not in the bundle: its [alias] in wrangler.toml did not apply`);
     for (const p of inputs) if (replaces?.test(p)) problems.push(`the bundle contains ${p}, which ${module} stands in for`);
