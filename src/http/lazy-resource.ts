@@ -68,8 +68,9 @@ export function mountLazy(api: Router, resource: LazyResource, noRoute: NoRoute)
     router.onError(onError);
     return router;
   });
+  let ready: Router | undefined;
   const handler = async (c: Context<AppEnv>) => {
-    const router = await serving();
+    const router = ready ?? (ready = await serving());
     outer.set(c.req.raw, c);
     let ctx: Context<AppEnv>["executionCtx"] | undefined;
     try {

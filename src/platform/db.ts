@@ -23,10 +23,14 @@ export class DatabaseUnavailable extends Error {
   }
 }
 
-/** True when `error` (or what it wraps: drizzle's `cause`, the Neon driver's `sourceError`) is a DatabaseUnavailable. */
+/**
+ * True when `error` (or what it wraps: drizzle's `cause`, the Neon driver's `sourceError`) is a
+ * DatabaseUnavailable, or the deadline signal's TimeoutError (an answer whose body was still being read
+ * when the deadline passed: the driver reads it after the fetch function has returned).
+ */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let e = error, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
-    if (e instanceof DatabaseUnavailable) return true;
+    if (e instanceof DatabaseUnavailable || (e as { name?: unknown }).name === "TimeoutError") return true;
     const next = e as { cause?: unknown; sourceError?: unknown };
     e = next.sourceError ?? next.cause;
   }
@@ -56,24 +60,25 @@ function configure(env: Bindings) {
   }
   // Every HTTP query goes through here: the isolate-wide cap, and one deadline for waiting, connecting and the answer.
   // (A late answer's statement may still commit: each is atomic, so nothing is ever half-written.)
-  neonConfig.fetchFunction = (url: string, init: RequestInit) =>
-    withDeadline(
-      deadlineMs,
-      (signal) =>
-        limit(async () => {
-          signal.throwIfAborted();
-          let res: Response;
-          try {
-            res = await fetch(url, { ...init, signal });
-          } catch (e) {
-            throw new DatabaseUnavailable("the database could not be reached", { cause: e });
-          }
-          // 400 carries a PostgreSQL error for the caller; other failures are the service's.
-          if (res.status >= 500) throw new DatabaseUnavailable(`the database answered HTTP ${res.status}`);
-          return res;
-        }),
-      () => new DatabaseUnavailable(`no answer from the database within ${deadlineMs} ms`),
-    );
+  const timedOut = () => new DatabaseUnavailable(`no answer from the database within ${deadlineMs} ms`);
+  const send = async (url: string, init: RequestInit, signal: AbortSignal) => {
+    if (signal.aborted) throw timedOut();
+    let res: Response;
+    try {
+      res = await fetch(url, { ...init, signal });
+    } catch (e) {
+      throw signal.aborted ? timedOut() : new DatabaseUnavailable("the database could not be reached", { cause: e });
+    }
+    // 400 carries a PostgreSQL error for the caller; other failures are the service's.
+    if (res.status >= 500) throw new DatabaseUnavailable(`the database answered HTTP ${res.status}`);
+    return res;
+  };
+  neonConfig.fetchFunction = (url: string, init: RequestInit) => {
+    // With a slot free (the usual case) the fetch's own signal is the whole deadline: the answer's body
+    // is read under it too. Only a call that may wait for a slot needs the race to bound that wait.
+    if (limit.activeCount + limit.pendingCount < limit.concurrency) return limit(() => send(url, init, AbortSignal.timeout(deadlineMs)));
+    return withDeadline(deadlineMs, (signal) => limit(() => send(url, init, signal)), timedOut);
+  };
   configured = { env, key, deadlineMs };
   return configured;
 }
