@@ -14,8 +14,10 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
 
+const encoder = new TextEncoder();
+
 export async function sha256Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
   // Runs on every request: a table lookup per byte instead of a string conversion and padding.
   let hex = "";
   for (const b of digest) hex += HEX[b];

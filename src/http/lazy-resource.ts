@@ -59,8 +59,9 @@ export function mountLazy(api: Router, resource: LazyResource, noRoute: NoRoute)
       try {
         await next();
       } finally {
-        // What the resource's middleware set (the token's company) is the request's, for its log line.
-        for (const [k, v] of Object.entries(c.var)) parent.set(k as keyof AppEnv["Variables"], v as never);
+        // The one variable the resource's middleware sets (the token's company) is the request's, for its log line.
+        const auth = c.get("auth");
+        if (auth) parent.set("auth", auth);
       }
     });
     router.route(API_PREFIX, await routes());
@@ -70,7 +71,9 @@ export function mountLazy(api: Router, resource: LazyResource, noRoute: NoRoute)
   });
   let ready: Router | undefined;
   const handler = async (c: Context<AppEnv>) => {
-    const router = ready ?? (ready = await serving());
+    // Loaded: no await on the loader's promise for every request.
+    ready ??= await serving();
+    const router = ready;
     outer.set(c.req.raw, c);
     let ctx: Context<AppEnv>["executionCtx"] | undefined;
     try {
