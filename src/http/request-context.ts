@@ -28,7 +28,12 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
   try {
     await next();
   } finally {
-    c.header("X-Request-Id", requestId);
+    // On the answer itself: Hono's c.header() after the handler copies the whole Response to add one header.
+    try {
+      c.res.headers.set("X-Request-Id", requestId);
+    } catch {
+      c.header("X-Request-Id", requestId); // an answer with immutable headers
+    }
     logger.info("request", {
       method: c.req.method,
       path: c.req.path,
