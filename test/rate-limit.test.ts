@@ -38,7 +38,12 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
       const results = await Promise.all(Array.from({ length: 20 }, () => a.get("/clients?per_page=1")));
       statuses.push(...results.map((r) => r.status));
     }
-    expect(statuses.filter((s) => s === 200)).toHaveLength(300);
+    // Exactly 300, unless a limiter call answered after its deadline on a loaded machine and a refusal
+    // came before that late reservation was taken: the accuracy bound (docs/reliability.md) allows
+    // RESERVE_MAX - 1 early refusals, never more than 300 served.
+    const served = statuses.filter((s) => s === 200).length;
+    expect(served).toBeGreaterThanOrEqual(RATE_LIMIT - (RESERVE_MAX - 1));
+    expect(served).toBeLessThanOrEqual(RATE_LIMIT);
     // The next request the limiter answers is refused. (On a loaded machine a limiter call can take over
     // 1 s; that request is served without limiter headers (fail-open, tested below) but still counted.)
     let over = await a.get("/clients?per_page=1");
