@@ -1,13 +1,12 @@
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../../src/db/schema";
+import { iso, wireFields } from "../../src/http/openapi";
 import type { Db } from "../../src/platform/db";
 import { requireCompany } from "./commands";
 import { CommandError } from "./errors";
 
 /** Most rows `webhooks failed` prints. */
 const MAX_LIMIT = 1000;
-
-const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 /** `webhooks list`: every endpoint (of one company, or all) with its state and delivery counts; never a secret. */
 export async function listWebhookEndpoints(db: Db, opts: { companyId?: number }) {
@@ -37,15 +36,7 @@ export async function listWebhookEndpoints(db: Db, opts: { companyId?: number })
     .orderBy(e.companyId, e.id);
   return {
     endpoints: rows.map((r) => ({
-      id: r.id,
-      company_id: r.companyId,
-      url: r.url,
-      description: r.description,
-      events: r.events,
-      enabled: r.enabled,
-      disabled_reason: r.disabledReason,
-      disabled_at: iso(r.disabledAt),
-      failure_streak: r.failureStreak,
+      ...wireFields(r, ["id", "companyId", "url", "description", "events", "enabled", "disabledReason", "disabledAt", "failureStreak"]),
       failing_since: iso(r.failingSince),
       deliveries_pending: r.pending,
       deliveries_failed: r.failed,
@@ -83,19 +74,7 @@ export async function failedWebhookDeliveries(db: Db, opts: { companyId?: number
     .orderBy(desc(d.id))
     .limit(limit);
   return {
-    deliveries: rows.map((r) => ({
-      id: r.id,
-      company_id: r.companyId,
-      endpoint_id: r.endpointId,
-      url: r.url,
-      event_id: r.eventId,
-      event_type: r.eventType,
-      attempts: r.attempts,
-      last_attempt_at: iso(r.lastAttemptAt),
-      last_response_status: r.lastResponseStatus,
-      last_response_body: r.lastResponseBody,
-      last_error: r.lastError,
-      created_at: iso(r.createdAt),
-    })),
+    // Every selected column, under its wire name.
+    deliveries: rows.map((r) => wireFields(r, Object.keys(r) as (keyof typeof r)[])),
   };
 }
