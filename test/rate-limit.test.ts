@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -10,6 +11,39 @@ import { revokeToken } from "../tools/ops/commands";
 import { call, db, expectError, newCompany, waitFor, workerLogLines } from "./support/api";
 import { scanLog } from "./support/log-scan";
 import { startWorker } from "./support/worker";
+
+/**
+ * Waits for the next minute when more than `latestMs` of this one has passed. The sliding window's
+ * fixed minutes start on the epoch minute; past the boundary the previous minute's requests weigh less.
+ */
+async function earlyInMinute(latestMs: number) {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > latestMs) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
+}
+
+/** The limiter's key: the token's SHA-256 digest, never the token. */
+const digest = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** The Redis key counting this token's requests in the current fixed window. */
+const windowKey = (token: string) => `crm:ratelimit:${digest(token)}:${Math.floor(Date.now() / (RATE_WINDOW_SECONDS * 1000))}`;
+
+/** A Worker with a Redis and an Upstash server of its own, so stopping Redis disturbs no other test. */
+async function limiterOfItsOwn(name: string) {
+  const redis = await startRedis();
+  const upstash = await startUpstashServer({ redisPort: redis.port });
+  const logFile = path.join(mkdtempSync(path.join(tmpdir(), `crm-${name}-`)), "worker.log");
+  const worker = await startWorker({
+    script: inject("workerScript"),
+    bindings: { ...inject("workerBindings"), UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: upstash.token },
+    logFile,
+  });
+  const stop = async () => {
+    await worker.dispose();
+    await upstash.stop();
+    await redis.stop();
+  };
+  return { redis, upstash, worker, logFile, stop };
+}
 
 describe("rate limit: 300 requests per 60 s per API key", () => {
   it("sends limit headers on authenticated responses", async () => {
@@ -27,10 +61,8 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
   });
 
   it("answers the 301st request with 429 and Retry-After, while another key is unaffected", async () => {
-    // The sliding window's fixed minutes start on the epoch minute; past the boundary the previous
-    // minute's requests weigh less, so the 301st could rightly be served. Start early in a minute.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 30_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
+    // Late in a minute the 301st could rightly be served (see earlyInMinute).
+    await earlyInMinute(30_000);
     const a = await newCompany();
     const b = await newCompany();
     const statuses: number[] = [];
@@ -90,8 +122,7 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
   }, 60_000);
 
   it("a busy key reserves requests ahead in Redis: counted before served, at most RESERVE_MAX - 1 ahead, one less remaining per request", async () => {
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
+    await earlyInMinute(45_000);
     const a = await newCompany();
     const remaining: number[] = [];
     for (let i = 0; i < 40; i++) {
@@ -101,13 +132,10 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
     }
     expect(remaining).toEqual(Array.from({ length: 40 }, (_, i) => RATE_LIMIT - 1 - i));
     // What Redis counted for this key in this window: every served request, plus what this isolate reserved and holds.
-    const { createHash } = await import("node:crypto");
-    const digest = createHash("sha256").update(a.token).digest("hex");
     const redis = new Redis({ port: inject("redisPort"), lazyConnect: true });
     await redis.connect();
     try {
-      const window = Math.floor(Date.now() / (RATE_WINDOW_SECONDS * 1000));
-      const counted = Number(await redis.get(`crm:ratelimit:${digest}:${window}`));
+      const counted = Number(await redis.get(windowKey(a.token)));
       expect(counted).toBeGreaterThanOrEqual(40);
       expect(counted).toBeLessThanOrEqual(40 + RESERVE_MAX - 1);
     } finally {
@@ -117,8 +145,7 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
 
   it("two isolates on one key together serve at most the limit, and lose at most what each reserved and did not use", async () => {
     // A second Worker (another workerd, so another isolate) on the same Redis as the shared one.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 30_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
+    await earlyInMinute(30_000);
     const tmp = mkdtempSync(path.join(tmpdir(), "crm-two-isolates-"));
     const second = await startWorker({
       script: inject("workerScript"),
@@ -154,9 +181,7 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
     try {
       const keys = await redis.keys("*");
       expect(keys.some((k) => k.includes(a.token))).toBe(false);
-      const { createHash } = await import("node:crypto");
-      const digest = createHash("sha256").update(a.token).digest("hex");
-      expect(keys.some((k) => k.includes(digest))).toBe(true);
+      expect(keys.some((k) => k.includes(digest(a.token)))).toBe(true);
     } finally {
       redis.disconnect();
     }
@@ -165,25 +190,14 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
 
 describe("rate limiter failure: fail-open behind a circuit breaker", () => {
   it("a reservation answered after the deadline is served by the isolate that asked for it, not lost", async () => {
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 30_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
-    // A Worker of its own with its own Redis, so stopping Redis disturbs no other test.
-    const tmp = mkdtempSync(path.join(tmpdir(), "crm-late-"));
-    const redis = await startRedis();
-    const upstash = await startUpstashServer({ redisPort: redis.port });
-    const worker = await startWorker({
-      script: inject("workerScript"),
-      bindings: { ...inject("workerBindings"), UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: upstash.token },
-      logFile: path.join(tmp, "worker.log"),
-    });
+    await earlyInMinute(30_000);
+    const { redis, worker, stop } = await limiterOfItsOwn("late");
     const client = new Redis({ port: redis.port, lazyConnect: true });
     await client.connect();
     const a = await newCompany();
     const get = () => call("GET", "/clients?per_page=1", { token: a.token, baseUrl: `${worker.url}/api/v1` });
-    const { createHash } = await import("node:crypto");
-    const digest = createHash("sha256").update(a.token).digest("hex");
-    const windowKey = `crm:ratelimit:${digest}:${Math.floor(Date.now() / (RATE_WINDOW_SECONDS * 1000))}`;
-    const counted = async () => Number(await client.get(windowKey));
+    const key = windowKey(a.token);
+    const counted = async () => Number(await client.get(key));
     try {
       // A busy key: the isolate reserves ahead.
       for (let i = 0; i < 12; i++) expect((await get()).status).toBe(200);
@@ -214,23 +228,12 @@ describe("rate limiter failure: fail-open behind a circuit breaker", () => {
       expect(await counted()).toBeGreaterThan(before + reserved);
     } finally {
       client.disconnect();
-      await worker.dispose();
-      await upstash.stop();
-      await redis.stop();
+      await stop();
     }
   }, 60_000);
 
   it("a stalled Redis costs one deadline, then requests skip it until a probe finds it back; each state change is logged once", async () => {
-    // A Worker of its own with its own Redis, so stopping Redis disturbs no other test.
-    const tmp = mkdtempSync(path.join(tmpdir(), "crm-failopen-"));
-    const redis = await startRedis();
-    const upstash = await startUpstashServer({ redisPort: redis.port });
-    const logFile = path.join(tmp, "worker.log");
-    const worker = await startWorker({
-      script: inject("workerScript"),
-      bindings: { ...inject("workerBindings"), UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: upstash.token },
-      logFile,
-    });
+    const { redis, upstash, worker, logFile, stop } = await limiterOfItsOwn("failopen");
     const a = await newCompany();
     const get = () => call("GET", "/clients", { token: a.token, baseUrl: `${worker.url}/api/v1` });
     const logged = (msg: string) => workerLogLines(logFile).filter((l) => JSON.parse(l).msg === msg);
@@ -280,9 +283,7 @@ describe("rate limiter failure: fail-open behind a circuit breaker", () => {
       expect(log).not.toContain(a.token);
       expect(scanLog(logFile)).toEqual([]);
     } finally {
-      await worker.dispose();
-      await upstash.stop();
-      await redis.stop();
+      await stop();
     }
   }, 60_000);
 });
