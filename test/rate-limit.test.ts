@@ -27,16 +27,18 @@ const digest = (token: string) => createHash("sha256").update(token).digest("hex
 /** The Redis key counting this token's requests in the current fixed window. */
 const windowKey = (token: string) => `crm:ratelimit:${digest(token)}:${Math.floor(Date.now() / (RATE_WINDOW_SECONDS * 1000))}`;
 
+/** Another Worker (another workerd, so another isolate), on the shared stack unless `bindings` say otherwise. */
+async function workerOfItsOwn(name: string, bindings: Record<string, string> = {}) {
+  const logFile = path.join(mkdtempSync(path.join(tmpdir(), `crm-${name}-`)), "worker.log");
+  const worker = await startWorker({ script: inject("workerScript"), bindings: { ...inject("workerBindings"), ...bindings }, logFile });
+  return { worker, logFile };
+}
+
 /** A Worker with a Redis and an Upstash server of its own, so stopping Redis disturbs no other test. */
 async function limiterOfItsOwn(name: string) {
   const redis = await startRedis();
   const upstash = await startUpstashServer({ redisPort: redis.port });
-  const logFile = path.join(mkdtempSync(path.join(tmpdir(), `crm-${name}-`)), "worker.log");
-  const worker = await startWorker({
-    script: inject("workerScript"),
-    bindings: { ...inject("workerBindings"), UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: upstash.token },
-    logFile,
-  });
+  const { worker, logFile } = await workerOfItsOwn(name, { UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: upstash.token });
   const stop = async () => {
     await worker.dispose();
     await upstash.stop();
@@ -98,12 +100,7 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
 
   it("holds a burst: of 400 concurrent requests on one key at most 300 are served, the rest get 429, all answered", async () => {
     // A Worker of its own: the burst may trip its circuit (a loaded machine answers late), not the shared one's.
-    const tmp = mkdtempSync(path.join(tmpdir(), "crm-burst-"));
-    const worker = await startWorker({
-      script: inject("workerScript"),
-      bindings: inject("workerBindings"),
-      logFile: path.join(tmp, "worker.log"),
-    });
+    const { worker } = await workerOfItsOwn("burst");
     try {
       const a = await newCompany();
       const get = () => call("GET", "/clients?per_page=1", { token: a.token, baseUrl: `${worker.url}/api/v1` });
@@ -146,12 +143,7 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
   it("two isolates on one key together serve at most the limit, and lose at most what each reserved and did not use", async () => {
     // A second Worker (another workerd, so another isolate) on the same Redis as the shared one.
     await earlyInMinute(30_000);
-    const tmp = mkdtempSync(path.join(tmpdir(), "crm-two-isolates-"));
-    const second = await startWorker({
-      script: inject("workerScript"),
-      bindings: inject("workerBindings"),
-      logFile: path.join(tmp, "worker.log"),
-    });
+    const { worker: second } = await workerOfItsOwn("two-isolates");
     try {
       const a = await newCompany();
       const bases = [undefined, `${second.url}/api/v1`];
