@@ -6,7 +6,7 @@ import type { AppEnv } from "./http/context";
 import { corsPolicy } from "./http/cors";
 import { docsPage } from "./http/docs-page";
 import { errorBody, onError } from "./http/errors";
-import { discardBody, MAX_JSON_DEPTH } from "./http/json-body";
+import { MAX_JSON_DEPTH } from "./http/json-body";
 import { type LazyResource, mountLazy } from "./http/lazy-resource";
 import { createRouter, type Router } from "./http/openapi";
 import { withResponseHeaders } from "./http/openapi-headers";
@@ -121,12 +121,8 @@ export function createApp() {
   return app;
 }
 
-/**
- * No route matched: 405 when the path is known under another method, 404 otherwise. A body sent
- * along is read and dropped first (bounded, as for a 401), so the caller's connection stays usable.
- */
-async function noRoute(c: Context<AppEnv>, routes: { method: string; path: string }[]) {
-  await discardBody(c.req.raw);
+/** No route matched: 405 when the path is known under another method, 404 otherwise. */
+function noRoute(c: Context<AppEnv>, routes: { method: string; path: string }[]) {
   return methodNotAllowed(c, routes) ?? c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404);
 }
 

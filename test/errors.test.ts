@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
+import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
@@ -102,6 +103,51 @@ describe("error envelope", () => {
       expect(readFileSync(logFile, "utf8")).not.toContain(createHash("sha256").update(a.token).digest("hex").slice(8, 40));
     } finally {
       await worker.dispose();
+    }
+  });
+});
+
+describe("an answer given before the body was read", () => {
+  it("reads and drops the body first, so the next request on the same connection is served", async () => {
+    const a = await newCompany();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (method: string, pathAndQuery: string, body?: Buffer, token = a.token) =>
+      new Promise<{ status: number; socket: unknown }>((resolve, reject) => {
+        const req = request(
+          `${inject("apiUrl")}${pathAndQuery}`,
+          {
+            method,
+            agent,
+            headers: {
+              authorization: `Bearer ${token}`,
+              ...(body ? { "content-type": "application/json", "content-length": body.length } : {}),
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, socket: req.socket }));
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+    // Half a megabyte, more than a socket's buffers hold: unread, the connection could not be reused.
+    const body = Buffer.from(JSON.stringify({ name: "x".repeat(512 * 1024) }));
+    try {
+      for (const [method, target, status, token] of [
+        ["POST", "/clients", 401, "not-a-token"], // refused by the bearer check, before routing
+        ["POST", "/no-such-route", 404, a.token], // no route
+        ["PUT", "/clients", 405, a.token], // another method
+        ["POST", "/clients?name=%00", 400, a.token], // refused by the parameter guard, before routing
+      ] as const) {
+        const refused = await send(method, target, body, token);
+        expect(refused.status).toBe(status);
+        const next = await send("GET", "/clients?per_page=1");
+        expect(next.status).toBe(200);
+        expect(next.socket).toBe(refused.socket);
+      }
+    } finally {
+      agent.destroy();
     }
   });
 });

@@ -4,7 +4,6 @@ import { apiTokens, type TokenScope } from "../db/schema";
 import type { Db } from "../platform/db";
 import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
-import { discardBody } from "./json-body";
 import { createLimiter, type LimitResult } from "./ratelimit";
 
 // The scheme is case-insensitive (RFC 9110), the token is hex in either case.
@@ -133,12 +132,7 @@ function bearerToken(header: string | undefined): string {
  * after the body has arrived.
  */
 export const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
-  try {
-    bearerToken(c.req.header("authorization"));
-  } catch (e) {
-    await discardBody(c.req.raw);
-    throw e;
-  }
+  bearerToken(c.req.header("authorization"));
   await next();
 });
 

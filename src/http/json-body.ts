@@ -115,9 +115,9 @@ export async function readLimited(req: Request, maxBytes: number, timeoutMs = BO
 }
 
 /**
- * Reads and drops the body of a request refused before its body was read (401 ahead of routing), so
- * the client receives the answer instead of a reset connection. Nothing is kept; bounded by
- * DISCARD_CAP and the read deadline.
+ * Reads and drops the body of a request answered before its body was read (requestContext calls it
+ * for every answer; a body already read is left alone), so the client receives the answer instead of
+ * a reset connection. Nothing is kept; bounded by DISCARD_CAP and the read deadline.
  */
 export async function discardBody(req: Request): Promise<void> {
   if (!req.body || req.bodyUsed) return;
