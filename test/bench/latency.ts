@@ -12,6 +12,8 @@
  *   check, and its cost is Upstash's, not the database's), BENCH_RUNS (default 17),
  *   BENCH_ONLY (substring of scenario names to run, e.g. "orders"), BENCH_SECONDS (throughput time per
  *   worker and concurrency, default 8, taken in rounds that alternate the two workers)
+ * Last, the Workers' own CPU per request with the database's answers replayed in the isolate
+ * (test/bench/replay): the API's overhead over the minimal Worker without the network in the way.
  */
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,6 +45,12 @@ mkdirSync(path.join(tmp, "minimal"));
 const script = buildWorker(path.join(tmp, "worker"));
 const minimalConfig = path.join(import.meta.dirname, "minimal/wrangler.toml");
 const minimalScript = buildWorker(path.join(tmp, "minimal"), minimalConfig);
+mkdirSync(path.join(tmp, "replay"));
+const replayScript = buildWorker(path.join(tmp, "replay"), undefined, path.join(import.meta.dirname, "replay/worker.ts"));
+/** Replayed CPU: rounds alternating the three, each this many requests inside one request to the replay Worker. */
+const REPLAY_ROUNDS = 7;
+const REPLAY_REQUESTS = 1000;
+const REPLAY_WORKERS = ["minimal", "apiMemoryLimiter", "api"] as const;
 
 /** The Workers measured side by side: requests per second and workerd CPU time per request (ms) of each. */
 const THROUGHPUT_WORKERS = ["minimal", "api", "apiMemoryLimiter", "apiBehindAssetRouter"] as const;
@@ -78,6 +86,35 @@ async function rps(urls: string[], headers: Record<string, string>[], concurrenc
   if (failed.length) throw new Error(`throughput: answers other than 200: ${JSON.stringify(Object.fromEntries(failed))}`);
   const requests = Object.values(result.statuses).reduce((a, b) => a + b, 0);
   return { rps: result.rps, cpuNs, requests };
+}
+
+/**
+ * µs of workerd CPU per GET /clients/{id} for each of REPLAY_WORKERS, database answers replayed
+ * (test/bench/replay/worker.ts); the median of REPLAY_ROUNDS alternating rounds.
+ */
+async function replayedCpu(bindings: Record<string, string>, db: Parameters<typeof createToken>[0], companyId: number, clientId: number) {
+  const worker = await startWorker({ script: replayScript, bindings, logFile: path.join(tmp, "replay.log"), assets: false });
+  try {
+    // Fresh tokens, as many as the throughput rounds use: each stays well below 300 requests per minute.
+    const tokens = await Promise.all(Array.from({ length: 64 }, async () => (await createToken(db, { companyId })).token));
+    const run = async (which: string, n: number, replay: boolean) => {
+      const url = `${worker.url}/?which=${which}&n=${n}&id=${clientId}&company=${companyId}&replay=${replay ? 1 : 0}&tokens=${tokens.join(",")}`;
+      const before = workerdCpuNs();
+      const statuses = (await (await fetch(url)).json()) as Record<string, number>;
+      const us = (workerdCpuNs() - before) / n / 1000;
+      if (Object.keys(statuses).some((status) => status !== "200")) throw new Error(`replay ${which}: ${JSON.stringify(statuses)}`);
+      return us;
+    };
+    // Record every answer (each token's lookup included), then warm the replayed path.
+    for (const which of REPLAY_WORKERS) await run(which, tokens.length, false);
+    for (const which of REPLAY_WORKERS) await run(which, 300, true);
+    const samples = Object.fromEntries(REPLAY_WORKERS.map((w) => [w, [] as number[]]));
+    for (let round = 0; round < REPLAY_ROUNDS; round++)
+      for (const which of REPLAY_WORKERS) samples[which].push(await run(which, REPLAY_REQUESTS, true));
+    return Object.fromEntries(REPLAY_WORKERS.map((w) => [w, median(samples[w])])) as Record<(typeof REPLAY_WORKERS)[number], number>;
+  } finally {
+    await worker.dispose();
+  }
 }
 
 async function measure(delays: { db: number; redis: number }, withThroughput: boolean) {
@@ -121,6 +158,7 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
     }
 
     const throughput: Throughput[] = [];
+    let replayed: Record<(typeof REPLAY_WORKERS)[number], number> | undefined;
     if (withThroughput) {
       // Fresh Workers only: the scenarios' writes left queue messages (accounting, webhooks) whose
       // consumers would spend workerd CPU meanwhile.
@@ -175,8 +213,10 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
           Object.fromEntries(THROUGHPUT_WORKERS.map((name) => [name, f(sums[name])])) as Record<ThroughputWorker, number>;
         throughput.push({ concurrency, rps: each((s) => s.rps / ROUNDS), cpu: each((s) => s.cpuNs / s.requests / 1e6) });
       }
+      for (const w of workers.splice(0)) await w.dispose();
+      replayed = await replayedCpu(stack.vars, db, company_id, Number(ids.northside));
     }
-    return { results, throughput };
+    return { results, throughput, replayed };
   } finally {
     for (const dispose of disposers) await dispose();
     await pool.end();
@@ -222,6 +262,17 @@ try {
           `workerd CPU ${t.cpu[name].toFixed(2)} ms/request`,
       );
     }
+  }
+  if (base.replayed) {
+    const r = base.replayed;
+    console.log(
+      `Workers' own CPU per GET /clients/{id}, database answers replayed in the isolate (median of ${REPLAY_ROUNDS} rounds of ${REPLAY_REQUESTS}):`,
+    );
+    console.log(`  ${labels.minimal.padEnd(34)} ${r.minimal.toFixed(0).padStart(5)} µs`);
+    for (const name of ["apiMemoryLimiter", "api"] as const)
+      console.log(
+        `  ${labels[name].padEnd(34)} ${r[name].toFixed(0).padStart(5)} µs  (+${(r[name] - r.minimal).toFixed(0)} µs over the minimal Worker)`,
+      );
   }
 } finally {
   rmSync(tmp, { recursive: true, force: true });

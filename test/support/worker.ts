@@ -7,16 +7,19 @@ import { unstable_getMiniflareWorkerOptions } from "wrangler";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
-/** Builds the Worker bundle exactly as `wrangler deploy` would, without uploading it (`config`: another wrangler.toml). */
-export function buildWorker(outdir: string, config?: string): string {
-  const args = ["deploy", "--dry-run", "--outdir", outdir, ...(config ? ["--config", config] : [])];
+/**
+ * Builds the Worker bundle exactly as `wrangler deploy` would, without uploading it (`config`: another
+ * wrangler.toml; `entry`: another entry module, bundled with the config's settings and aliases).
+ */
+export function buildWorker(outdir: string, config?: string, entry?: string): string {
+  const args = ["deploy", "--dry-run", "--outdir", outdir, ...(config ? ["--config", config] : []), ...(entry ? [entry] : [])];
   const res = spawnSync(path.join(root, "node_modules/.bin/wrangler"), args, {
     cwd: root,
     encoding: "utf8",
     env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
   });
   if (res.status !== 0) throw new Error(`wrangler build failed:\n${res.stdout}\n${res.stderr}`);
-  // Named after the config's `main` (index.js for the project's).
+  // Named after the entry (index.js for the project's).
   return path.join(outdir, readdirSync(outdir).find((f) => f.endsWith(".js"))!);
 }
 

@@ -1,0 +1,54 @@
+import { app } from "../../../src/app";
+import minimal from "../minimal/worker";
+
+/**
+ * The Workers' own CPU per request, without the database's network hop: GET /clients/{id} through the
+ * API's app and through the minimal Worker (test/bench/minimal), `n` times within one request to this
+ * Worker. Each SQL-over-HTTP answer is recorded the first time its query is sent and replayed from memory
+ * afterwards (with `replay=1`), so what workerd spends is each Worker's own JavaScript and runtime work;
+ * the difference is what the API adds (auth, limiter, validation, routing, log line). Redis calls of the
+ * Upstash limiter stay real. Unlike requests per second, this hardly moves with the machine's load.
+ * GET /?which=minimal|api|apiMemoryLimiter&n=&id=&company=&tokens=a,b,…&replay=0|1 → { status: count }
+ */
+const networkFetch = globalThis.fetch;
+const recorded = new Map<string, { body: string; status: number; headers: [string, string][] }>();
+let replay = false;
+
+globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+  if (!url.endsWith("/sql") || typeof init?.body !== "string") return networkFetch(input, init);
+  const answer = replay ? recorded.get(init.body) : undefined;
+  if (answer) return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  const res = await networkFetch(input, init);
+  const body = await res.text();
+  recorded.set(init.body, { body, status: res.status, headers: [...res.headers] });
+  return new Response(body, { status: res.status, headers: res.headers });
+}) as typeof fetch;
+
+type Env = Record<string, string>;
+let memoryLimiterEnv: Env | undefined;
+
+export default {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext) {
+    const q = new URL(request.url).searchParams;
+    const [which, n, id, company] = [q.get("which"), Number(q.get("n")), q.get("id"), q.get("company")];
+    const tokens = (q.get("tokens") ?? "").split(",");
+    replay = q.get("replay") === "1";
+    // One bindings object for every request, as an isolate sees it.
+    memoryLimiterEnv ??= { ...env, RATE_LIMIT_BACKEND: "memory" };
+    const statuses: Record<number, number> = {};
+    for (let i = 0; i < n; i++) {
+      const res =
+        which === "minimal"
+          ? await minimal.fetch(new Request(`http://bench/clients/${id}?company=${company}`), env, ctx)
+          : await app.fetch(
+              new Request(`http://bench/api/v1/clients/${id}`, { headers: { authorization: `Bearer ${tokens[i % tokens.length]}` } }),
+              which === "apiMemoryLimiter" ? memoryLimiterEnv : env,
+              ctx,
+            );
+      await res.arrayBuffer();
+      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    }
+    return Response.json(statuses);
+  },
+};
