@@ -11,7 +11,7 @@
  *   BENCH_DB_DELAY_MS (default 25), BENCH_REDIS_DELAY_MS (default 0: the limiter runs beside the token
  *   check, and its cost is Upstash's, not the database's), BENCH_RUNS (default 17),
  *   BENCH_ONLY (substring of scenario names to run, e.g. "orders"), BENCH_SECONDS (throughput time per
- *   worker and concurrency, default 8, taken in rounds that alternate the two workers)
+ *   worker and concurrency, default 8, taken in 4 rounds that alternate the Workers)
  * Last, the Workers' own CPU per request with the database's answers replayed in the isolate
  * (test/bench/replay): the API's overhead over the minimal Worker without the network in the way.
  */
@@ -50,7 +50,7 @@ const replayScript = buildWorker(path.join(tmp, "replay"), undefined, path.join(
 /** Replayed CPU: rounds alternating the three, each this many requests inside one request to the replay Worker. */
 const REPLAY_ROUNDS = 7;
 const REPLAY_REQUESTS = 1000;
-const REPLAY_WORKERS = ["minimal", "apiMemoryLimiter", "api"] as const;
+const REPLAY_WORKERS = ["minimal", "apiLogNotWritten", "apiMemoryLimiter", "api"] as const;
 
 /** The Workers measured side by side: requests per second and workerd CPU time per request (ms) of each. */
 const THROUGHPUT_WORKERS = ["minimal", "api", "apiMemoryLimiter", "apiBehindAssetRouter"] as const;
@@ -66,6 +66,8 @@ interface Throughput {
    */
   rps: Record<ThroughputWorker, number>;
   cpu: Record<ThroughputWorker, number>;
+  /** Each round's ratio to the minimal Worker's rate in the same round: how far one round can move. */
+  roundRatios: Record<ThroughputWorker, number[]>;
 }
 
 /**
@@ -95,8 +97,8 @@ async function rps(urls: string[], headers: Record<string, string>[], concurrenc
 async function replayedCpu(bindings: Record<string, string>, db: Parameters<typeof createToken>[0], companyId: number, clientId: number) {
   const worker = await startWorker({ script: replayScript, bindings, logFile: path.join(tmp, "replay.log"), assets: false });
   try {
-    // Fresh tokens, as many as the throughput rounds use: each stays well below 300 requests per minute.
-    const tokens = await Promise.all(Array.from({ length: 64 }, async () => (await createToken(db, { companyId })).token));
+    // Fresh tokens: each stays well below 300 requests per minute (the two in-memory-limiter variants share one count).
+    const tokens = await Promise.all(Array.from({ length: 128 }, async () => (await createToken(db, { companyId })).token));
     const run = async (which: string, n: number, replay: boolean) => {
       const url = `${worker.url}/?which=${which}&n=${n}&id=${clientId}&company=${companyId}&replay=${replay ? 1 : 0}&tokens=${tokens.join(",")}`;
       const before = workerdCpuNs();
@@ -200,18 +202,22 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
       for (const name of THROUGHPUT_WORKERS) await rps([targets[name].url], targets[name].headers, 8, 1000);
       for (const concurrency of CONCURRENCIES) {
         const sums = Object.fromEntries(THROUGHPUT_WORKERS.map((name) => [name, { rps: 0, cpuNs: 0, requests: 0 }]));
+        const roundRatios = Object.fromEntries(THROUGHPUT_WORKERS.map((name) => [name, [] as number[]])) as Throughput["roundRatios"];
         const slice = (throughputSeconds * 1000) / ROUNDS;
         for (let round = 0; round < ROUNDS; round++) {
+          const rates = {} as Record<ThroughputWorker, number>;
           for (const name of THROUGHPUT_WORKERS) {
             const r = await rps([targets[name].url], targets[name].headers, concurrency, slice);
             sums[name].rps += r.rps;
             sums[name].cpuNs += r.cpuNs;
             sums[name].requests += r.requests;
+            rates[name] = r.rps;
           }
+          for (const name of THROUGHPUT_WORKERS) roundRatios[name].push(rates[name] / rates.minimal);
         }
         const each = (f: (s: (typeof sums)[string]) => number) =>
           Object.fromEntries(THROUGHPUT_WORKERS.map((name) => [name, f(sums[name])])) as Record<ThroughputWorker, number>;
-        throughput.push({ concurrency, rps: each((s) => s.rps / ROUNDS), cpu: each((s) => s.cpuNs / s.requests / 1e6) });
+        throughput.push({ concurrency, rps: each((s) => s.rps / ROUNDS), cpu: each((s) => s.cpuNs / s.requests / 1e6), roundRatios });
       }
       for (const w of workers.splice(0)) await w.dispose();
       replayed = await replayedCpu(stack.vars, db, company_id, Number(ids.northside));
@@ -257,9 +263,11 @@ try {
   for (const t of base.throughput) {
     console.log(`GET /clients/{id} throughput, concurrency ${t.concurrency} (ratio to the minimal Worker; goal for the API ≥ 0.80):`);
     for (const name of THROUGHPUT_WORKERS) {
+      const rounds = t.roundRatios[name];
+      const spread = name === "minimal" ? "" : `  (rounds ${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)})`;
       console.log(
         `  ${labels[name].padEnd(34)} ${t.rps[name].toFixed(0).padStart(5)} req/s  ratio ${(t.rps[name] / t.rps.minimal).toFixed(2)}  ` +
-          `workerd CPU ${t.cpu[name].toFixed(2)} ms/request`,
+          `workerd CPU ${t.cpu[name].toFixed(2)} ms/request${spread}`,
       );
     }
   }
@@ -268,10 +276,15 @@ try {
     console.log(
       `Workers' own CPU per GET /clients/{id}, database answers replayed in the isolate (median of ${REPLAY_ROUNDS} rounds of ${REPLAY_REQUESTS}):`,
     );
-    console.log(`  ${labels.minimal.padEnd(34)} ${r.minimal.toFixed(0).padStart(5)} µs`);
-    for (const name of ["apiMemoryLimiter", "api"] as const)
+    console.log(`  ${labels.minimal.padEnd(40)} ${r.minimal.toFixed(0).padStart(5)} µs`);
+    const replayLabels = {
+      apiLogNotWritten: "API, in-memory limiter, log not written",
+      apiMemoryLimiter: labels.apiMemoryLimiter,
+      api: labels.api,
+    };
+    for (const name of ["apiLogNotWritten", "apiMemoryLimiter", "api"] as const)
       console.log(
-        `  ${labels[name].padEnd(34)} ${r[name].toFixed(0).padStart(5)} µs  (+${(r[name] - r.minimal).toFixed(0)} µs over the minimal Worker)`,
+        `  ${replayLabels[name].padEnd(40)} ${r[name].toFixed(0).padStart(5)} µs  (+${(r[name] - r.minimal).toFixed(0)} µs over the minimal Worker)`,
       );
   }
 } finally {
