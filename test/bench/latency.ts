@@ -47,7 +47,7 @@ const minimalConfig = path.join(import.meta.dirname, "minimal/wrangler.toml");
 const minimalScript = buildWorker(path.join(tmp, "minimal"), minimalConfig);
 mkdirSync(path.join(tmp, "replay"));
 const replayScript = buildWorker(path.join(tmp, "replay"), undefined, path.join(import.meta.dirname, "replay/worker.ts"));
-/** Replayed CPU: rounds alternating the three, each this many requests inside one request to the replay Worker. */
+/** Replayed CPU: rounds alternating these Workers, each this many requests inside one request to the replay Worker. */
 const REPLAY_ROUNDS = 7;
 const REPLAY_REQUESTS = 1000;
 const REPLAY_WORKERS = ["minimal", "apiLogNotWritten", "apiMemoryLimiter", "api"] as const;

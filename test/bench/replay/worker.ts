@@ -8,7 +8,10 @@ import minimal from "../minimal/worker";
  * afterwards (with `replay=1`), so what workerd spends is each Worker's own JavaScript and runtime work;
  * the difference is what the API adds (auth, limiter, validation, routing, log line). Redis calls of the
  * Upstash limiter stay real. Unlike requests per second, this hardly moves with the machine's load.
- * GET /?which=minimal|api|apiMemoryLimiter&n=&id=&company=&tokens=a,b,…&replay=0|1 → { status: count }
+ * `apiLogNotWritten` is the API with the in-memory limiter and `console.log` kept from writing (the line
+ * is still built): what writing the request's log line costs locally, where workerd writes each line
+ * to Miniflare's stdout pipe.
+ * GET /?which=minimal|apiLogNotWritten|apiMemoryLimiter|api&n=&id=&company=&tokens=a,b,…&replay=0|1 → { status: count }
  */
 const networkFetch = globalThis.fetch;
 const recorded = new Map<string, { body: string; status: number; headers: [string, string][] }>();
