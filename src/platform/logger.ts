@@ -24,18 +24,22 @@ const PARAMS = /\bparams: [^\n]*/g;
 /** A stack trace's frames ("\n    at f (file:1:2)"), as a whole. */
 const STACK_FRAMES = /\n\s+at [\s\S]*/g;
 
-/** Text none of the patterns above can match (most log values): returned as it is, without six replacements. */
-const MAY_REDACT = /\n\s+at |Failed query:|\bparams: |\b(?:bearer|basic)\s|:\/\/|[0-9a-f]{32}/i;
+/** What each pattern becomes, applied in this order. */
+const REDACTIONS: [RegExp, string][] = [
+  [STACK_FRAMES, ""],
+  [FAILED_QUERY, "Failed query (SQL and parameters not logged)"],
+  [PARAMS, "params: (not logged)"],
+  [CREDENTIALS, "$1$2[redacted]"],
+  [URL_PASSWORD, "$1[redacted]@"],
+  [LONG_HEX, "$1…"],
+];
+
+/** Any of the patterns (case-insensitive: a superset): text it does not match (most log values) is returned as it is. */
+const MAY_REDACT = new RegExp(REDACTIONS.map(([pattern]) => pattern.source).join("|"), "i");
 
 export function redactText(text: string): string {
   if (!MAY_REDACT.test(text)) return text;
-  return text
-    .replace(STACK_FRAMES, "")
-    .replace(FAILED_QUERY, "Failed query (SQL and parameters not logged)")
-    .replace(PARAMS, "params: (not logged)")
-    .replace(CREDENTIALS, "$1$2[redacted]")
-    .replace(URL_PASSWORD, "$1[redacted]@")
-    .replace(LONG_HEX, "$1…");
+  return REDACTIONS.reduce((redacted, [pattern, replacement]) => redacted.replace(pattern, replacement), text);
 }
 
 function describeError(e: Error, depth: number): LogFields {
