@@ -6,7 +6,7 @@ import type { AppEnv } from "./http/context";
 import { corsPolicy } from "./http/cors";
 import { docsPage } from "./http/docs-page";
 import { errorBody, onError } from "./http/errors";
-import { MAX_JSON_DEPTH } from "./http/json-body";
+import { drainUnreadBody, MAX_JSON_DEPTH } from "./http/json-body";
 import { type LazyResource, mountLazy } from "./http/lazy-resource";
 import { createRouter, type Router } from "./http/openapi";
 import { withResponseHeaders } from "./http/openapi-headers";
@@ -113,6 +113,7 @@ export function createApp() {
   const app = createRouter();
   const api = createApi();
   app.onError(onError);
+  app.use("*", drainUnreadBody);
   app.use("*", loadConfig);
   app.use("*", requestContext);
   app.use("*", corsPolicy);

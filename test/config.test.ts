@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { call, newCompany, waitFor, workerLogLines } from "./support/api";
+import { call, keepAliveClient, largeBody, newCompany, waitFor, workerLogLines } from "./support/api";
 import { startWorker } from "./support/worker";
 
 /** A second Worker on the same bundle with its own bindings, and its own log file. */
@@ -39,6 +39,17 @@ describe("Worker configuration", () => {
       );
       expect(lines).toHaveLength(1);
       expect(JSON.parse(lines[0])).toMatchObject({ level: "error" });
+      // That 500 comes before any body is read: the body is still drained, and the connection stays usable.
+      const client = keepAliveClient(baseUrl);
+      try {
+        const refused = await client.send("POST", "/clients", a.token, largeBody());
+        expect(refused.status).toBe(500);
+        const next = await client.send("GET", "/clients", a.token);
+        expect(next.status).toBe(500);
+        expect(next.socket).toBe(refused.socket);
+      } finally {
+        client.close();
+      }
     });
   });
 

@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
-import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { call, expectError, newCompany, sql, waitFor, workerLogLines } from "./support/api";
+import { call, expectError, keepAliveClient, largeBody, newCompany, sql, waitFor, workerLogLines } from "./support/api";
 import { scanLog } from "./support/log-scan";
 import { startWorker } from "./support/worker";
 
@@ -110,29 +109,8 @@ describe("error envelope", () => {
 describe("an answer given before the body was read", () => {
   it("reads and drops the body first, so the next request on the same connection is served", async () => {
     const a = await newCompany();
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const send = (method: string, pathAndQuery: string, body?: Buffer, token = a.token) =>
-      new Promise<{ status: number; socket: unknown }>((resolve, reject) => {
-        const req = request(
-          `${inject("apiUrl")}${pathAndQuery}`,
-          {
-            method,
-            agent,
-            headers: {
-              authorization: `Bearer ${token}`,
-              ...(body ? { "content-type": "application/json", "content-length": body.length } : {}),
-            },
-          },
-          (res) => {
-            res.resume();
-            res.on("end", () => resolve({ status: res.statusCode ?? 0, socket: req.socket }));
-          },
-        );
-        req.on("error", reject);
-        req.end(body);
-      });
-    // Half a megabyte, more than a socket's buffers hold: unread, the connection could not be reused.
-    const body = Buffer.from(JSON.stringify({ name: "x".repeat(512 * 1024) }));
+    const client = keepAliveClient();
+    const body = largeBody();
     try {
       for (const [method, target, status, token] of [
         ["POST", "/clients", 401, "not-a-token"], // refused by the bearer check, before routing
@@ -140,14 +118,14 @@ describe("an answer given before the body was read", () => {
         ["PUT", "/clients", 405, a.token], // another method
         ["POST", "/clients?name=%00", 400, a.token], // refused by the parameter guard, before routing
       ] as const) {
-        const refused = await send(method, target, body, token);
+        const refused = await client.send(method, target, token, body);
         expect(refused.status).toBe(status);
-        const next = await send("GET", "/clients?per_page=1");
+        const next = await client.send("GET", "/clients?per_page=1", a.token);
         expect(next.status).toBe(200);
         expect(next.socket).toBe(refused.socket);
       }
     } finally {
-      agent.destroy();
+      client.close();
     }
   });
 });

@@ -115,14 +115,27 @@ export async function readLimited(req: Request, maxBytes: number, timeoutMs = BO
 }
 
 /**
- * Reads and drops the body of a request answered before its body was read (requestContext calls it
- * for every answer; a body already read is left alone), so the client receives the answer instead of
- * a reset connection. Nothing is kept; bounded by DISCARD_CAP and the read deadline.
+ * Reads and drops the body of a request answered before its body was read (a body already read is
+ * left alone), so the client receives the answer instead of a reset connection. Nothing is kept;
+ * bounded by DISCARD_CAP and the read deadline.
  */
 export async function discardBody(req: Request): Promise<void> {
   if (!req.body || req.bodyUsed) return;
   await withDeadline(BODY_READ_TIMEOUT_MS, (signal) => readBytes(req.body, 0, DISCARD_CAP, signal)).catch(() => undefined);
 }
+
+/**
+ * The app's outermost middleware: whatever answered (a 500 for missing settings, a 401 before routing,
+ * 404/405, a refused parameter) and whether or not it read the body, an unread body is drained before
+ * the answer leaves.
+ */
+export const drainUnreadBody = createMiddleware(async (c, next) => {
+  try {
+    await next();
+  } finally {
+    await discardBody(c.req.raw);
+  }
+});
 
 export interface Unstorable {
   /** Keys and indexes from the body down to the offending value; empty for the body itself. */

@@ -2,7 +2,6 @@ import { createMiddleware } from "hono/factory";
 import { createDb, inSessionTransaction } from "../platform/db";
 import { createLogger } from "../platform/logger";
 import type { AppEnv } from "./context";
-import { discardBody } from "./json-body";
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -29,9 +28,6 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
   try {
     await next();
   } finally {
-    // An answer given before the body was read (a 401 before routing, 404/405, a refused parameter):
-    // the body is read and dropped first, bounded, so the caller's connection stays usable.
-    await discardBody(c.req.raw);
     // On the answer itself: Hono's c.header() after the handler copies the whole Response to add one header.
     try {
       c.res.headers.set("X-Request-Id", requestId);

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { Agent, request } from "node:http";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { inject } from "vitest";
@@ -118,3 +119,35 @@ export function expectError(res: ApiResponse, status: number, code: string) {
   }
   return res.body.error as { code: string; message: string; details: any };
 }
+
+/**
+ * Requests over one kept-alive connection (one socket at most), each answered with its status and the
+ * socket it used: whether a connection survives an answer is seen by the next request on it.
+ */
+export function keepAliveClient(baseUrl = apiUrl()) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const send = (method: string, pathAndQuery: string, token: string, body?: Buffer) =>
+    new Promise<{ status: number; socket: unknown }>((resolve, reject) => {
+      const req = request(
+        `${baseUrl}${pathAndQuery}`,
+        {
+          method,
+          agent,
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(body ? { "content-type": "application/json", "content-length": body.length } : {}),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, socket: req.socket }));
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+  return { send, close: () => agent.destroy() };
+}
+
+/** Half a megabyte of JSON, more than a socket's buffers hold: left unread, the connection could not be reused. */
+export const largeBody = () => Buffer.from(JSON.stringify({ name: "x".repeat(512 * 1024) }));
