@@ -40,26 +40,31 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 const tmp = mkdtempSync(path.join(tmpdir(), "crm-bench-"));
 chmodSync(tmp, 0o755);
-mkdirSync(path.join(tmp, "worker"));
-mkdirSync(path.join(tmp, "minimal"));
-const script = buildWorker(path.join(tmp, "worker"));
+/** A bundle built as `wrangler deploy` builds it, into a folder of its own (config, entry: see buildWorker). */
+const bundle = (name: string, config?: string, entry?: string) => {
+  mkdirSync(path.join(tmp, name));
+  return buildWorker(path.join(tmp, name), config, entry && path.join(import.meta.dirname, entry));
+};
+const script = bundle("worker");
 const minimalConfig = path.join(import.meta.dirname, "minimal/wrangler.toml");
-const minimalScript = buildWorker(path.join(tmp, "minimal"), minimalConfig);
-mkdirSync(path.join(tmp, "replay"));
-const replayScript = buildWorker(path.join(tmp, "replay"), undefined, path.join(import.meta.dirname, "replay/worker.ts"));
+const minimalScript = bundle("minimal", minimalConfig);
+const replayScript = bundle("replay", undefined, "replay/worker.ts");
+const logNotWrittenScript = bundle("log-not-written", undefined, "log-not-written/worker.ts");
 /** Replayed CPU: rounds alternating these Workers, each this many requests inside one request to the replay Worker. */
 const REPLAY_ROUNDS = 7;
 const REPLAY_REQUESTS = 1000;
 const REPLAY_WORKERS = ["minimal", "apiLogNotWritten", "apiMemoryLimiter", "api"] as const;
 
 /** The Workers measured side by side: requests per second and workerd CPU time per request (ms) of each. */
-const THROUGHPUT_WORKERS = ["minimal", "api", "apiMemoryLimiter", "apiBehindAssetRouter"] as const;
+const THROUGHPUT_WORKERS = ["minimal", "api", "apiMemoryLimiter", "apiLogNotWritten", "apiBehindAssetRouter"] as const;
 type ThroughputWorker = (typeof THROUGHPUT_WORKERS)[number];
 interface Throughput {
   concurrency: number;
   /**
    * minimal: the baseline. api: the API's Worker (Upstash limiter through the local Upstash server).
    * apiMemoryLimiter: the same with the in-memory limiter (what the Upstash call costs locally).
+   * apiLogNotWritten: that, with the request's log line not written (test/bench/log-not-written): the
+   * API without the two costs that are local I/O on this machine.
    * apiBehindAssetRouter: the API with its static assets, as `npm run dev` runs it: Miniflare then puts
    * Cloudflare's asset router in front of the Worker, in the same workerd (on Cloudflare it runs on
    * Cloudflare's side, not in the Worker's isolate).
@@ -182,6 +187,13 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
         assets: false,
       });
       workers.push(memoryLimited);
+      const logNotWritten = await startWorker({
+        script: logNotWrittenScript,
+        bindings: { ...stack.vars, RATE_LIMIT_BACKEND: "memory" },
+        logFile: path.join(tmp, "worker-log-not-written.log"),
+        assets: false,
+      });
+      workers.push(logNotWritten);
       const withAssets = await startWorker({ script, bindings: stack.vars, logFile: path.join(tmp, "worker-with-assets.log") });
       workers.push(withAssets);
       // Tokens of its own for each API Worker (the limited ones share Redis), enough that a key stays far
@@ -196,8 +208,13 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
         minimal: { url: minimalUrl, headers: [{}] },
         api: { url: apiUrl, headers: await tokenSet() },
         apiMemoryLimiter: { url: `${memoryLimited.url}/api/v1/clients/${ids.northside}`, headers: await tokenSet() },
+        apiLogNotWritten: { url: `${logNotWritten.url}/api/v1/clients/${ids.northside}`, headers: await tokenSet() },
         apiBehindAssetRouter: { url: `${withAssets.url}/api/v1/clients/${ids.northside}`, headers: await tokenSet() },
       };
+      // The scenarios' writes done with now: vacuumed and flushed, so neither autovacuum nor a
+      // checkpoint takes the machine's CPU during some rounds and not others.
+      await pool.query("VACUUM ANALYZE");
+      await pool.query("CHECKPOINT");
       // Warm up: every token checked, isolates compiled.
       for (const name of THROUGHPUT_WORKERS) await rps([targets[name].url], targets[name].headers, 8, 1000);
       for (const concurrency of CONCURRENCIES) {
@@ -258,6 +275,7 @@ try {
     minimal: "minimal Worker",
     api: "API",
     apiMemoryLimiter: "API, in-memory limiter",
+    apiLogNotWritten: "API, in-memory limiter, log not written",
     apiBehindAssetRouter: "API behind the local asset router",
   };
   for (const t of base.throughput) {
@@ -266,7 +284,7 @@ try {
       const rounds = t.roundRatios[name];
       const spread = name === "minimal" ? "" : `  (rounds ${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)})`;
       console.log(
-        `  ${labels[name].padEnd(34)} ${t.rps[name].toFixed(0).padStart(5)} req/s  ratio ${(t.rps[name] / t.rps.minimal).toFixed(2)}  ` +
+        `  ${labels[name].padEnd(40)} ${t.rps[name].toFixed(0).padStart(5)} req/s  ratio ${(t.rps[name] / t.rps.minimal).toFixed(2)}  ` +
           `workerd CPU ${t.cpu[name].toFixed(2)} ms/request${spread}`,
       );
     }
@@ -276,15 +294,9 @@ try {
     console.log(
       `Workers' own CPU per GET /clients/{id}, database answers replayed in the isolate (median of ${REPLAY_ROUNDS} rounds of ${REPLAY_REQUESTS}):`,
     );
-    const replayLabels: Record<(typeof REPLAY_WORKERS)[number], string> = {
-      minimal: labels.minimal,
-      apiLogNotWritten: "API, in-memory limiter, log not written",
-      apiMemoryLimiter: labels.apiMemoryLimiter,
-      api: labels.api,
-    };
     for (const name of REPLAY_WORKERS) {
       const over = name === "minimal" ? "" : `  (+${(r[name] - r.minimal).toFixed(0)} µs over the minimal Worker)`;
-      console.log(`  ${replayLabels[name].padEnd(40)} ${r[name].toFixed(0).padStart(5)} µs${over}`);
+      console.log(`  ${labels[name].padEnd(40)} ${r[name].toFixed(0).padStart(5)} µs${over}`);
     }
   }
 } finally {
