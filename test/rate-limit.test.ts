@@ -3,12 +3,13 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
+import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import { CIRCUIT_OPEN_AFTER, LIMITER_TIMEOUT_MS, RATE_LIMIT, RATE_WINDOW_SECONDS, RESERVE_MAX } from "../src/http/ratelimit";
 import { startRedis } from "../tools/local/redis";
 import { startUpstashServer } from "../tools/local/upstash-server";
-import { revokeToken } from "../tools/ops/commands";
-import { call, db, expectError, newCompany, waitFor, workerLogLines } from "./support/api";
+import { createToken, revokeToken } from "../tools/ops/commands";
+import { call, db, expectError, newCompany, sql, waitFor, workerLogLines } from "./support/api";
 import { scanLog } from "./support/log-scan";
 import { startWorker } from "./support/worker";
 
@@ -165,6 +166,42 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
     }
   }, 90_000);
 
+  it("a read the limiter refuses is answered 429 alone: the work's answer is dropped, its headers too", async () => {
+    // Late in a minute the next one starts, where the filled window below weighs less.
+    await earlyInMinute(45_000);
+    const origin = "https://crm.example";
+    const { worker } = await workerOfItsOwn("refused-read", { CORS_ALLOWED_ORIGINS: origin });
+    const redis = new Redis({ port: inject("redisPort"), lazyConnect: true });
+    await redis.connect();
+    try {
+      const a = await newCompany();
+      const ids = await a.load({ clients: [{ ref: "c", company_name: "Refused Read Co" }] });
+      const { token: second } = await createToken(db(), { companyId: a.companyId });
+      const get = (token: string, headers: Record<string, string> = {}) =>
+        call("GET", `/clients/${ids.c}`, { token, baseUrl: `${worker.url}/api/v1`, headers: { origin, ...headers } });
+      const served = await get(a.token);
+      expect(served.status).toBe(200);
+      const etag = served.headers.get("etag")!;
+      expect(etag).toBeTruthy();
+      expect((await get(second)).status).toBe(200);
+      // Other isolates used up both keys' minute: Redis refuses, and this isolate does not know it yet,
+      // so each read below runs (a 200 with a body and an ETag, a 304) before the refusal arrives.
+      await redis.set(windowKey(a.token), 10_000);
+      await redis.set(windowKey(second), 10_000);
+      for (const refused of [await get(a.token), await get(second, { "if-none-match": etag })]) {
+        expectError(refused, 429, "rate_limited");
+        expect(refused.headers.get("etag")).toBeNull();
+        expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+        expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+        // The CORS headers stay, so a browser can read the 429.
+        expect(refused.headers.get("access-control-allow-origin")).toBe(origin);
+      }
+    } finally {
+      redis.disconnect();
+      await worker.dispose();
+    }
+  }, 90_000);
+
   it("keys the limiter by the token digest, never the raw token", async () => {
     const a = await newCompany();
     await a.get("/clients");
@@ -220,6 +257,42 @@ describe("rate limiter failure: fail-open behind a circuit breaker", () => {
       expect(await counted()).toBeGreaterThan(before + reserved);
     } finally {
       client.disconnect();
+      await stop();
+    }
+  }, 60_000);
+
+  it("a read's work does not wait for the limiter: with Redis answering nothing, its statement reaches the database before the limiter's deadline", async () => {
+    const { redis, worker, stop } = await limiterOfItsOwn("read-overlap");
+    const a = await newCompany();
+    const get = () => call("GET", "/mail/threads/overlap-1", { token: a.token, baseUrl: `${worker.url}/api/v1` });
+    const lock = new pg.Client({ connectionString: inject("databaseUrl") });
+    await lock.connect();
+    try {
+      // The key's first request reserves nothing ahead, so the next one asks Redis.
+      expect((await get()).status).toBe(404);
+      // The read's statement will wait on this lock, where pg_stat_activity shows when it was sent.
+      await lock.query("BEGIN");
+      await lock.query("LOCK TABLE mail_thread_contexts IN ACCESS EXCLUSIVE MODE");
+      redis.process.kill("SIGSTOP");
+      const sent = Date.now();
+      const answer = get();
+      const [waiting] = await waitFor(
+        "the read's statement, waiting on the lock",
+        () =>
+          sql<{ query_start: Date }>(
+            "select query_start from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%mail_thread_contexts%' and pid <> pg_backend_pid()",
+          ),
+        (rows) => rows.length > 0,
+      );
+      // Waiting for the limiter first would have held the statement until the limiter's deadline (half of it: a
+      // margin both ways; the statement itself is sent within milliseconds).
+      expect(waiting.query_start.getTime() - sent).toBeLessThan(LIMITER_TIMEOUT_MS / 2);
+      await lock.query("ROLLBACK");
+      redis.process.kill("SIGCONT");
+      expect((await answer).status).toBe(404);
+    } finally {
+      redis.process.kill("SIGCONT");
+      await lock.end();
       await stop();
     }
   }, 60_000);

@@ -1,4 +1,5 @@
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { apiTokens, type TokenScope } from "../db/schema";
 import type { Db } from "../platform/db";
@@ -136,30 +137,39 @@ export const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
+/** Methods whose work changes nothing: it starts while the limiter answers (see `authenticate`). */
+const SAFE_METHODS = new Set(["GET", "HEAD"]);
+
 /**
- * Bearer-token auth and the per-key rate limit. The limiter call runs concurrently with the token
- * check (both keyed by the token's digest), so neither waits for the other; a cached token costs
- * no database round trip at all.
+ * Bearer-token auth and the per-key rate limit. The limiter call starts beside the token check (both
+ * keyed by the token's digest), so neither waits for the other; a cached token costs no database round
+ * trip at all. A read goes further: its work also runs while the limiter answers, so a request whose
+ * key has to ask Redis costs one round trip (the slower of Redis and the database), not one after the
+ * other. Its answer is sent only if the limiter lets it through; otherwise it is dropped for the 429.
+ * A write waits for the limiter: a refused request must change nothing.
  */
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const tokenHash = await sha256Hex(bearerToken(c.req.header("authorization")));
   const db = c.get("db");
   const defer = c.get("defer");
-  const logger = c.get("logger");
 
   const limiter = createLimiter(c.env);
   // A key this isolate already knows to be over its limit is refused before any database work.
   const known = limiter.refused(tokenHash);
   if (known) throw rateLimited(known);
-  const [token, limit] = await Promise.all([
-    checkToken(db, tokenHash, c.get("config").TOKEN_CACHE_TTL_MS, defer),
-    limiter.limit(tokenHash, defer, logger),
-  ]);
+  // Never rejects: Redis trouble fails open.
+  const limiting = limiter.limit(tokenHash, defer, c.get("logger"));
+  const token = await checkToken(db, tokenHash, c.get("config").TOKEN_CACHE_TTL_MS, defer);
   if (!token) throw unauthenticated("Unknown or revoked API token");
+  c.set("auth", { companyId: token.companyId, tokenId: token.tokenId, scope: token.scope, tokenHash });
 
-  const headers = limit.failedOpen ? {} : rateLimitHeaders(limit);
-  if (!limit.allowed) throw rateLimited(limit);
-
+  const read = SAFE_METHODS.has(c.req.method);
+  if (read) await next();
+  const limit = await limiting;
+  if (!limit.allowed) {
+    if (read) dropAnswer(c);
+    throw rateLimited(limit);
+  }
   if (token.lastUsedAt === null || Date.now() - token.lastUsedAt > TOUCH_INTERVAL_MS) {
     // Off the response path; the WHERE keeps concurrent requests (and isolates) from writing twice.
     token.lastUsedAt = Date.now();
@@ -175,11 +185,23 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
         ),
     );
   }
-
-  c.set("auth", { companyId: token.companyId, tokenId: token.tokenId, scope: token.scope, tokenHash });
-  await next();
-  for (const [k, v] of Object.entries(headers)) c.res.headers.set(k, v);
+  if (!read) await next();
+  if (!limit.failedOpen) for (const [k, v] of Object.entries(rateLimitHeaders(limit))) c.res.headers.set(k, v);
 });
+
+/**
+ * Drops a read's answer for the 429 that replaces it: its body is cancelled and its headers (an ETag,
+ * say) do not reach the refusal. Only the CORS headers, set before the route ran, are kept. Without the
+ * `undefined` first, Hono would copy the dropped answer's headers onto the next one it is given.
+ */
+function dropAnswer(c: Context<AppEnv>) {
+  const dropped = c.res;
+  dropped.body?.cancel().catch(() => {});
+  const kept = new Headers();
+  for (const [name, value] of dropped.headers) if (name.startsWith("access-control-")) kept.set(name, value);
+  c.res = undefined;
+  c.res = new Response(null, { headers: kept });
+}
 
 /**
  * Refuses (403) a token without the scope an operation needs. Runs right after `authenticate`, before

@@ -8,8 +8,9 @@
  * Hono Worker doing the same SELECT over the same driver (test/bench/minimal), side by side, with the
  * CPU time workerd spends per request for each (which, unlike the rate, does not depend on the load
  * other processes put on the machine).
- *   BENCH_DB_DELAY_MS (default 25), BENCH_REDIS_DELAY_MS (default 0: the limiter runs beside the token
- *   check, and its cost is Upstash's, not the database's), BENCH_RUNS (default 17),
+ *   BENCH_DB_DELAY_MS (default 25), BENCH_REDIS_DELAY_MS (added to each Redis answer; default 2 x
+ *   BENCH_DB_DELAY_MS, so a limiter call costs what a database round trip does and shows when it is
+ *   not overlapped), BENCH_RUNS (default 17),
  *   BENCH_ONLY (substring of scenario names to run, e.g. "orders"), BENCH_SECONDS (throughput time per
  *   worker and concurrency, default 8, taken in 4 rounds that alternate the Workers)
  * Last, the Workers' own CPU per request with the database's answers replayed in the isolate
@@ -30,8 +31,10 @@ import { buildWorker, type RunningWorker, startWorker } from "../support/worker"
 import { benchScenarios } from "./scenarios";
 
 const dbDelay = Number(process.env.BENCH_DB_DELAY_MS ?? 25);
-const redisDelay = Number(process.env.BENCH_REDIS_DELAY_MS ?? 0);
+const redisDelay = Number(process.env.BENCH_REDIS_DELAY_MS ?? 2 * dbDelay);
 const runs = Number(process.env.BENCH_RUNS ?? 17);
+/** Requests per scenario: the first two warm the isolate. */
+const requests = runs + 2;
 const throughputSeconds = Number(process.env.BENCH_SECONDS ?? 8);
 const CONCURRENCIES = [8, 32];
 const ROUNDS = 4;
@@ -138,7 +141,14 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
     const db = drizzle(pool, { schema });
     const { company_id } = await createCompany(db, { name: "Bench Co" });
     const load = async (data: unknown) => (await importFile(db, { companyId: company_id, data })).ids;
-    const ctx = { db, companyId: company_id, load, onDispose: (fn: () => Promise<void>) => void disposers.push(fn) };
+    const ctx = {
+      db,
+      companyId: company_id,
+      load,
+      onDispose: (fn: () => Promise<void>) => void disposers.push(fn),
+      api: `${worker.url}/api/v1`,
+      requests,
+    };
     const ids = await load(JSON.parse(readFileSync(path.join(import.meta.dirname, "../../tools/ops/demo-seed.json"), "utf8")));
     const results: Record<string, number> = {};
     const only = process.env.BENCH_ONLY?.toLowerCase();
@@ -147,7 +157,7 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
       // A token per scenario, so the 300 requests per minute per key never refuse one (the warm-up requests check it).
       const { token } = await createToken(db, { companyId: company_id });
       const times: number[] = [];
-      for (let i = 0; i < runs + 2; i++) {
+      for (let i = 0; i < requests; i++) {
         // A scenario may ask for a token of its own per request (not yet checked by this isolate, or unknown).
         const bearer = request.token ? await request.token() : token;
         const target = typeof request.path === "string" ? request.path : await request.path();
@@ -253,9 +263,9 @@ try {
   const slow = await measure({ db: dbDelay, redis: redisDelay }, false);
   const rtt = 2 * dbDelay;
   console.log(
-    `database round trip = ${rtt} ms (2 x ${dbDelay} ms), Redis answer = +${redisDelay} ms, ${runs} runs, medians; warm isolate unless the scenario says otherwise`,
+    `round trip = ${rtt} ms (database: 2 x ${dbDelay} ms; Redis: answer +${redisDelay} ms), ${runs} runs, medians; warm isolate unless the scenario says otherwise`,
   );
-  console.log(["scenario".padEnd(58), "no delay", "delayed", "  added", "DB round trips", "goal"].join("  "));
+  console.log(["scenario".padEnd(58), "no delay", "delayed", "  added", "   round trips", "goal"].join("  "));
   for (const scenario of benchScenarios) {
     const name = scenario.name;
     if (base.results[name] === undefined) continue;

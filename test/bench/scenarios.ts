@@ -16,6 +16,10 @@ export interface BenchContext {
   companyId: number;
   /** Runs after this measurement (e.g. closes fake servers a scenario started). */
   onDispose(fn: () => Promise<void>): void;
+  /** The API under test (`…/api/v1`), for requests a scenario sends while it prepares. */
+  api: string;
+  /** How many requests the measurement sends (a scenario's `token` is called once for each). */
+  requests: number;
 }
 export interface BenchRequest {
   method?: string;
@@ -103,6 +107,23 @@ export const benchScenarios: BenchScenario[] = [
       path: `/clients/${ids.northside}`,
       token: async () => (await createToken(db, { companyId })).token,
     }),
+  },
+  {
+    // A key's first request reserves nothing ahead, and one more than a second later asks Redis for
+    // itself alone: every request here waits for the limiter's Redis call (BENCH_REDIS_DELAY_MS).
+    name: "GET /clients/{id}, the limiter asks Redis",
+    goal: 1,
+    prepare: async ({ ids, db, companyId, api, requests }) => {
+      const path = `/clients/${ids.northside}`;
+      const tokens = await Promise.all(Array.from({ length: requests }, async () => (await createToken(db, { companyId })).token));
+      for (const token of tokens) {
+        const res = await fetch(`${api}${path}`, { headers: { authorization: `Bearer ${token}` } });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`limiter scenario: warm-up answered ${res.status}`);
+      }
+      await new Promise((r) => setTimeout(r, 1500));
+      return { path, token: async () => tokens.shift()! };
+    },
   },
   {
     name: "GET /clients, unknown token (401)",
