@@ -21,6 +21,8 @@ import { projectRoot } from "../ops/config";
 const execFileAsync = promisify(execFile);
 const START_TIMEOUT_MS = 180_000;
 const STOP_TIMEOUT_MS = 60_000;
+/** `npm run dev`'s command after `node`. */
+const DEV_ARGS = ["--import", "tsx", "tools/cli/dev.ts"];
 const REDIS_NOTICE = "[dev] redis-server not found: using the in-memory rate limiter (install redis-server for the real one)";
 
 let tmp: string;
@@ -139,7 +141,9 @@ async function startDev(opts: { dataDir?: string; env?: Record<string, string> }
   const port = await freePort();
   const dir = opts.dataDir ?? dataDir;
   // Its own process group (as a terminal gives a foreground job), so Ctrl-C can be sent to all of it.
-  const child = spawn(path.join(projectRoot, "node_modules/.bin/tsx"), ["tools/cli/dev.ts"], {
+  // As `npm run dev` runs it: in one process with tsx's loader. (Under tsx's CLI, a child process runs
+  // the script and a Ctrl-C it does not acknowledge within 30 ms gets it killed, cleanup skipped.)
+  const child = spawn(process.execPath, DEV_ARGS, {
     cwd: projectRoot,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
@@ -299,7 +303,7 @@ async function poll<T>(what: string, timeoutMs: number, probe: () => Promise<T |
 
 /** Runs dev once with the given port / data dir and returns its exit code and output (it must exit by itself). */
 function devExits(env: Record<string, string>) {
-  const res = spawnSync(path.join(projectRoot, "node_modules/.bin/tsx"), ["tools/cli/dev.ts"], {
+  const res = spawnSync(process.execPath, DEV_ARGS, {
     cwd: projectRoot,
     encoding: "utf8",
     env: devEnv(env.CRM_DATA_DIR ?? dataDir, env),
