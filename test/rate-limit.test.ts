@@ -202,6 +202,27 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
     }
   }, 90_000);
 
+  it("a PATCH /orders the limiter refuses changes nothing, though its read ran while the limiter answered", async () => {
+    await earlyInMinute(45_000);
+    const redis = new Redis({ port: inject("redisPort"), lazyConnect: true });
+    await redis.connect();
+    try {
+      const a = await newCompany();
+      const ids = await a.load({ clients: [{ ref: "c", company_name: "Refused Write Co" }] });
+      // The key's first request reserves nothing ahead, so the PATCH asks Redis.
+      const created = await a.post("/orders", { title: "Before", client_id: ids.c });
+      expect(created.status).toBe(200);
+      const orderId = created.body.project.id;
+      await redis.set(windowKey(a.token), 10_000);
+      const refused = await a.patch(`/orders/${orderId}`, { title: "After" });
+      expectError(refused, 429, "rate_limited");
+      expect(refused.headers.get("etag")).toBeNull();
+      expect(await sql("select title from projects where id = $1", [orderId])).toEqual([{ title: "Before" }]);
+    } finally {
+      redis.disconnect();
+    }
+  }, 90_000);
+
   it("keys the limiter by the token digest, never the raw token", async () => {
     const a = await newCompany();
     await a.get("/clients");
@@ -290,6 +311,49 @@ describe("rate limiter failure: fail-open behind a circuit breaker", () => {
       await lock.query("ROLLBACK");
       redis.process.kill("SIGCONT");
       expect((await answer).status).toBe(404);
+    } finally {
+      redis.process.kill("SIGCONT");
+      await lock.end();
+      await stop();
+    }
+  }, 60_000);
+
+  it("a PATCH /orders reads while the limiter answers and writes after it: with Redis answering nothing, its read reaches the database before the deadline", async () => {
+    const { redis, worker, stop } = await limiterOfItsOwn("patch-overlap");
+    const a = await newCompany();
+    const ids = await a.load({ clients: [{ ref: "c", company_name: "Overlap Co" }] });
+    const api = { baseUrl: `${worker.url}/api/v1` };
+    const lock = new pg.Client({ connectionString: inject("databaseUrl") });
+    await lock.connect();
+    try {
+      // The key's first request reserves nothing ahead, so the PATCH asks Redis.
+      const created = await a.post("/orders", { title: "Before", client_id: ids.c }, api);
+      expect(created.status).toBe(200);
+      const orderId = created.body.project.id;
+      // The order's read (it joins taxes) will wait on this lock.
+      await lock.query("BEGIN");
+      await lock.query("LOCK TABLE taxes IN ACCESS EXCLUSIVE MODE");
+      redis.process.kill("SIGSTOP");
+      const sent = Date.now();
+      const answer = a.patch(`/orders/${orderId}`, { title: "After" }, api);
+      const [waiting] = await waitFor(
+        "the PATCH's read, waiting on the lock",
+        () =>
+          sql<{ query_start: Date }>(
+            // pg_stat_activity keeps the first 1 KiB of a statement: the read's long select list.
+            "select query_start from pg_stat_activity where wait_event_type = 'Lock' and query like 'select \"projects\".\"id\"%' and query_start >= $1",
+            [new Date(sent)],
+          ),
+        (rows) => rows.length > 0,
+      );
+      expect(waiting.query_start.getTime() - sent).toBeLessThan(LIMITER_TIMEOUT_MS / 2);
+      await lock.query("ROLLBACK");
+      // The write waited for the limiter: Redis answers nothing, so at its deadline the request is
+      // served failing open (no limiter headers), and only then written.
+      const patched = await answer;
+      expect(patched.status).toBe(200);
+      expect(patched.headers.get("x-ratelimit-limit")).toBeNull();
+      expect(patched.body.project.title).toBe("After");
     } finally {
       redis.process.kill("SIGCONT");
       await lock.end();

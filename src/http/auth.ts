@@ -137,7 +137,7 @@ export const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-/** Methods whose work changes nothing: it starts while the limiter answers (see `authenticate`). */
+/** Methods whose work changes nothing: it starts while the limiter answers (see `authenticateWith`). */
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
 /**
@@ -146,52 +146,62 @@ const SAFE_METHODS = new Set(["GET", "HEAD"]);
  * trip at all. A read goes further: its work also runs while the limiter answers, so a request whose
  * key has to ask Redis costs one round trip (the slower of Redis and the database), not one after the
  * other. Its answer is sent only if the limiter lets it through; otherwise it is dropped for the 429.
- * A write waits for the limiter: a refused request must change nothing.
+ * A write waits for the limiter, since a refused request must change nothing, unless `readsFirst`:
+ * its route then reads while the limiter answers and awaits `c.var.admitted()` before it writes.
  */
-export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
-  const tokenHash = await sha256Hex(bearerToken(c.req.header("authorization")));
-  const db = c.get("db");
-  const defer = c.get("defer");
+const authenticateWith = (readsFirst: boolean) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const tokenHash = await sha256Hex(bearerToken(c.req.header("authorization")));
+    const db = c.get("db");
+    const defer = c.get("defer");
 
-  const limiter = createLimiter(c.env);
-  // A key this isolate already knows to be over its limit is refused before any database work.
-  const known = limiter.refused(tokenHash);
-  if (known) throw rateLimited(known);
-  // Never rejects: Redis trouble fails open.
-  const limiting = limiter.limit(tokenHash, defer, c.get("logger"));
-  const token = await checkToken(db, tokenHash, c.get("config").TOKEN_CACHE_TTL_MS, defer);
-  if (!token) throw unauthenticated("Unknown or revoked API token");
-  c.set("auth", { companyId: token.companyId, tokenId: token.tokenId, scope: token.scope, tokenHash });
+    const limiter = createLimiter(c.env);
+    // A key this isolate already knows to be over its limit is refused before any database work.
+    const known = limiter.refused(tokenHash);
+    if (known) throw rateLimited(known);
+    // Never rejects: Redis trouble fails open.
+    const limiting = limiter.limit(tokenHash, defer, c.get("logger"));
+    const token = await checkToken(db, tokenHash, c.get("config").TOKEN_CACHE_TTL_MS, defer);
+    if (!token) throw unauthenticated("Unknown or revoked API token");
+    c.set("auth", { companyId: token.companyId, tokenId: token.tokenId, scope: token.scope, tokenHash });
+    c.set("admitted", async () => {
+      const limit = await limiting;
+      if (!limit.allowed) throw rateLimited(limit);
+    });
 
-  const read = SAFE_METHODS.has(c.req.method);
-  if (read) await next();
-  const limit = await limiting;
-  if (!limit.allowed) {
-    if (read) dropAnswer(c);
-    throw rateLimited(limit);
-  }
-  if (token.lastUsedAt === null || Date.now() - token.lastUsedAt > TOUCH_INTERVAL_MS) {
-    // Off the response path; the WHERE keeps concurrent requests (and isolates) from writing twice.
-    token.lastUsedAt = Date.now();
-    defer(
-      db
-        .update(apiTokens)
-        .set({ lastUsedAt: sql`now()` })
-        .where(
-          and(
-            eq(apiTokens.id, token.tokenId),
-            or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, sql`now() - interval '1 minute'`)),
+    const early = readsFirst || SAFE_METHODS.has(c.req.method);
+    if (early) await next();
+    const limit = await limiting;
+    if (!limit.allowed) {
+      if (early) dropAnswer(c);
+      throw rateLimited(limit);
+    }
+    if (token.lastUsedAt === null || Date.now() - token.lastUsedAt > TOUCH_INTERVAL_MS) {
+      // Off the response path; the WHERE keeps concurrent requests (and isolates) from writing twice.
+      token.lastUsedAt = Date.now();
+      defer(
+        db
+          .update(apiTokens)
+          .set({ lastUsedAt: sql`now()` })
+          .where(
+            and(
+              eq(apiTokens.id, token.tokenId),
+              or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, sql`now() - interval '1 minute'`)),
+            ),
           ),
-        ),
-    );
-  }
-  if (!read) await next();
-  if (!limit.failedOpen) for (const [k, v] of Object.entries(rateLimitHeaders(limit))) c.res.headers.set(k, v);
-});
+      );
+    }
+    if (!early) await next();
+    if (!limit.failedOpen) for (const [k, v] of Object.entries(rateLimitHeaders(limit))) c.res.headers.set(k, v);
+  });
+
+export const authenticate = authenticateWith(false);
+/** For a write that reads first and awaits `c.var.admitted()` before its first write. */
+export const authenticateReadingFirst = authenticateWith(true);
 
 /**
- * Drops a read's answer for the 429 that replaces it: its body is cancelled and its headers (an ETag,
- * say) do not reach the refusal. Only the CORS headers, set before the route ran, are kept. Without the
+ * Drops an answer for the 429 that replaces it: its body is cancelled and its headers (an ETag, say)
+ * do not reach the refusal. Only the CORS headers, set before the route ran, are kept. Without the
  * `undefined` first, Hono would copy the dropped answer's headers onto the next one it is given.
  */
 function dropAnswer(c: Context<AppEnv>) {

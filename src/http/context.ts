@@ -23,6 +23,11 @@ export interface Variables {
   /** Work that may finish after the response (waitUntil). */
   defer: (task: Promise<unknown>) => void;
   auth: Auth;
+  /**
+   * Resolves once the rate limiter let this request through, and throws its 429 otherwise. A write
+   * declared `readsFirst` awaits it before its first write (authenticate waits for it for other writes).
+   */
+  admitted: () => Promise<void>;
   /** The settings, parsed from the bindings (platform/config). */
   config: Config;
 }

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { TokenScope } from "../db/schema";
-import { authenticate, requireScope } from "./auth";
+import { authenticate, authenticateReadingFirst, requireScope } from "./auth";
 import type { AppEnv } from "./context";
 import { authErrors, type ErrorStatus, errorResponses, validationHook } from "./errors";
 import { idempotencyHeaders, replayedHeader } from "./idempotency";
@@ -29,6 +29,11 @@ type AuthRouteConfig = Omit<RouteConfig, "security" | "middleware" | "operationI
   scope?: TokenScope;
   /** Accepts `Idempotency-Key` (the handler runs its write through `withIdempotency`). */
   idempotent?: boolean;
+  /**
+   * A write whose handler only reads until it awaits `c.var.admitted()`, then writes: its reads run
+   * while the rate limiter answers instead of after it (GET routes always do).
+   */
+  readsFirst?: boolean;
 };
 
 /** How the document says which scope an operation needs (http bearer security cannot carry scopes). */
@@ -49,10 +54,11 @@ const scopeSentences: Record<TokenScope, string> = {
  * limit, deadline), the token lookup and rate limit, the scope check, and the JSON body guard (content type, UTF-8, storable values). A route file states only what is particular to it.
  */
 export function createAuthRoute<P extends string, R extends AuthRouteConfig & { path: P }>(config: R) {
-  const { bodyLimit, errors = [], scope = defaultScope(config.method), idempotent = false, ...route } = config;
+  const { bodyLimit, errors = [], scope = defaultScope(config.method), idempotent = false, readsFirst = false, ...route } = config;
   const hasBody = Boolean(route.request?.body);
   // The scope check follows the token lookup and comes before the body is parsed or the handler runs.
-  const guard = scope === "write" ? [authenticate, requireScope("write")] : [authenticate];
+  const auth = readsFirst ? authenticateReadingFirst : authenticate;
+  const guard = scope === "write" ? [auth, requireScope("write")] : [auth];
   return createRoute({
     ...route,
     description: [route.description, scopeSentences[scope]].filter(Boolean).join("\n\n"),
@@ -69,7 +75,7 @@ export function createAuthRoute<P extends string, R extends AuthRouteConfig & { 
       ...authErrors,
     },
     // The added error responses are thrown (ApiError), never returned: handlers keep the route's own response types.
-  }) as unknown as Omit<R, "bodyLimit" | "errors" | "scope" | "idempotent"> & { getRoutingPath(): string };
+  }) as unknown as Omit<R, "bodyLimit" | "errors" | "scope" | "idempotent" | "readsFirst"> & { getRoutingPath(): string };
 }
 
 export const DEFAULT_PER_PAGE = 25;

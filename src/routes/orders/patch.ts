@@ -26,6 +26,8 @@ const route = createAuthRoute({
   method: "patch",
   path: "/orders/{id}",
   operationId: "updateOrder",
+  // Its first statement reads; the write awaits the limiter's answer (patchOrder).
+  readsFirst: true,
   tags: ["Orders"],
   summary: "Update an order",
   description:
@@ -188,7 +190,15 @@ async function writeOrder(
  * Read, validate, write: two statements. Undefined when the order changed between them (only possible
  * when `lock` is false); the caller then repeats it with `lock`, inside a transaction.
  */
-async function patchOrder(db: Db, companyId: number, id: number, body: OrderPatch, ifMatch: "*" | string[] | undefined, lock: boolean) {
+async function patchOrder(
+  db: Db,
+  companyId: number,
+  id: number,
+  body: OrderPatch,
+  ifMatch: "*" | string[] | undefined,
+  lock: boolean,
+  admitted: () => Promise<void>,
+) {
   const order = await readOrder(db, companyId, id, body, lock);
   if (!order) throw notFound("Order");
   if (!etagMatches(order.etag, ifMatch)) throw preconditionFailed(order.etag);
@@ -213,6 +223,8 @@ async function patchOrder(db: Db, companyId: number, id: number, body: OrderPatc
   const changes = syncApplies(body.quickbooks_enabled, order.companySync)
     ? accountingUpdate(body, { ...order.invoice, ...invoiceColumns(body) }, taxRate)
     : undefined;
+  // The read ran while the rate limiter answered (readsFirst); the write waits for its answer.
+  await admitted();
   const written = await writeOrder(db, companyId, order, body, changes, ifMatch);
   if (!written) {
     // Under the row locks only the client (part of the ETag, not locked) can have changed since the read.
@@ -244,11 +256,11 @@ export const registerPatchOrder = (api: Router) =>
     // Optimistic first (no transaction: two round trips over HTTP). If the order changed between read and
     // write, redo it in an interactive transaction that locks the rows as it reads them, so that attempt's
     // write cannot miss. That one needs a session: the checks between read and write run here, in code.
-    let result = await patchOrder(db, companyId, id, body, ifMatch, false);
+    let result = await patchOrder(db, companyId, id, body, ifMatch, false, c.var.admitted);
     if (!result) {
       c.var.logger.info("order changed between read and write; patching again under row locks", { order_id: id });
       result = await c.var.transaction(async (tx) => {
-        const locked = await patchOrder(tx, companyId, id, body, ifMatch, true);
+        const locked = await patchOrder(tx, companyId, id, body, ifMatch, true, c.var.admitted);
         if (!locked) throw new Error("order changed under its row lock");
         return locked;
       });
