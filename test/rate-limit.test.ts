@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -46,6 +47,37 @@ async function limiterOfItsOwn(name: string) {
     await redis.stop();
   };
   return { redis, upstash, worker, logFile, stop };
+}
+
+/**
+ * Sends `request` while `table` is locked and this Redis answers nothing (SIGSTOP; the caller resumes
+ * it), then releases the lock. Returns how long after sending it a statement matching `statement`
+ * (LIKE, on the first 1 KiB of its text, which pg_stat_activity keeps) was waiting on the lock, and the
+ * request's answer. Work that waited for the limiter would start at the limiter's deadline.
+ */
+async function whileRedisSilent<T>(redis: { process: ChildProcess }, table: string, statement: string, request: () => Promise<T>) {
+  const lock = new pg.Client({ connectionString: inject("databaseUrl") });
+  await lock.connect();
+  try {
+    await lock.query("BEGIN");
+    await lock.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+    redis.process.kill("SIGSTOP");
+    const sent = Date.now();
+    const answer = request();
+    const [waiting] = await waitFor(
+      `a statement on ${table}, waiting on the lock`,
+      () =>
+        sql<{ query_start: Date }>(
+          "select query_start from pg_stat_activity where wait_event_type = 'Lock' and query like $1 and query_start >= $2",
+          [statement, new Date(sent)],
+        ),
+      (rows) => rows.length > 0,
+    );
+    await lock.query("ROLLBACK");
+    return { waitedAfterMs: waiting.query_start.getTime() - sent, answer };
+  } finally {
+    await lock.end();
+  }
 }
 
 describe("rate limit: 300 requests per 60 s per API key", () => {
@@ -286,34 +318,17 @@ describe("rate limiter failure: fail-open behind a circuit breaker", () => {
     const { redis, worker, stop } = await limiterOfItsOwn("read-overlap");
     const a = await newCompany();
     const get = () => call("GET", "/mail/threads/overlap-1", { token: a.token, baseUrl: `${worker.url}/api/v1` });
-    const lock = new pg.Client({ connectionString: inject("databaseUrl") });
-    await lock.connect();
     try {
       // The key's first request reserves nothing ahead, so the next one asks Redis.
       expect((await get()).status).toBe(404);
-      // The read's statement will wait on this lock, where pg_stat_activity shows when it was sent.
-      await lock.query("BEGIN");
-      await lock.query("LOCK TABLE mail_thread_contexts IN ACCESS EXCLUSIVE MODE");
-      redis.process.kill("SIGSTOP");
-      const sent = Date.now();
-      const answer = get();
-      const [waiting] = await waitFor(
-        "the read's statement, waiting on the lock",
-        () =>
-          sql<{ query_start: Date }>(
-            "select query_start from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%mail_thread_contexts%' and pid <> pg_backend_pid()",
-          ),
-        (rows) => rows.length > 0,
-      );
-      // Waiting for the limiter first would have held the statement until the limiter's deadline (half of it: a
-      // margin both ways; the statement itself is sent within milliseconds).
-      expect(waiting.query_start.getTime() - sent).toBeLessThan(LIMITER_TIMEOUT_MS / 2);
-      await lock.query("ROLLBACK");
+      const { waitedAfterMs, answer } = await whileRedisSilent(redis, "mail_thread_contexts", "%mail_thread_contexts%", get);
+      // Waiting for the limiter first would have held the statement until the limiter's deadline (half of
+      // it: a margin both ways; the statement itself is sent within milliseconds).
+      expect(waitedAfterMs).toBeLessThan(LIMITER_TIMEOUT_MS / 2);
       redis.process.kill("SIGCONT");
       expect((await answer).status).toBe(404);
     } finally {
       redis.process.kill("SIGCONT");
-      await lock.end();
       await stop();
     }
   }, 60_000);
@@ -323,31 +338,16 @@ describe("rate limiter failure: fail-open behind a circuit breaker", () => {
     const a = await newCompany();
     const ids = await a.load({ clients: [{ ref: "c", company_name: "Overlap Co" }] });
     const api = { baseUrl: `${worker.url}/api/v1` };
-    const lock = new pg.Client({ connectionString: inject("databaseUrl") });
-    await lock.connect();
     try {
       // The key's first request reserves nothing ahead, so the PATCH asks Redis.
       const created = await a.post("/orders", { title: "Before", client_id: ids.c }, api);
       expect(created.status).toBe(200);
       const orderId = created.body.project.id;
-      // The order's read (it joins taxes) will wait on this lock.
-      await lock.query("BEGIN");
-      await lock.query("LOCK TABLE taxes IN ACCESS EXCLUSIVE MODE");
-      redis.process.kill("SIGSTOP");
-      const sent = Date.now();
-      const answer = a.patch(`/orders/${orderId}`, { title: "After" }, api);
-      const [waiting] = await waitFor(
-        "the PATCH's read, waiting on the lock",
-        () =>
-          sql<{ query_start: Date }>(
-            // pg_stat_activity keeps the first 1 KiB of a statement: the read's long select list.
-            "select query_start from pg_stat_activity where wait_event_type = 'Lock' and query like 'select \"projects\".\"id\"%' and query_start >= $1",
-            [new Date(sent)],
-          ),
-        (rows) => rows.length > 0,
+      // The order's read joins taxes; pg_stat_activity shows the start of its long select list.
+      const { waitedAfterMs, answer } = await whileRedisSilent(redis, "taxes", 'select "projects"."id"%', () =>
+        a.patch(`/orders/${orderId}`, { title: "After" }, api),
       );
-      expect(waiting.query_start.getTime() - sent).toBeLessThan(LIMITER_TIMEOUT_MS / 2);
-      await lock.query("ROLLBACK");
+      expect(waitedAfterMs).toBeLessThan(LIMITER_TIMEOUT_MS / 2);
       // The write waited for the limiter: Redis answers nothing, so at its deadline the request is
       // served failing open (no limiter headers), and only then written.
       const patched = await answer;
@@ -356,7 +356,6 @@ describe("rate limiter failure: fail-open behind a circuit breaker", () => {
       expect(patched.body.project.title).toBe("After");
     } finally {
       redis.process.kill("SIGCONT");
-      await lock.end();
       await stop();
     }
   }, 60_000);
