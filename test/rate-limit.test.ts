@@ -234,22 +234,39 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
     }
   }, 90_000);
 
-  it("a PATCH /orders the limiter refuses changes nothing, though its read ran while the limiter answered", async () => {
+  it("a write that reads first changes nothing when the limiter refuses it: PATCH /orders, a contents write, a keyed contents POST", async () => {
     await earlyInMinute(45_000);
     const redis = new Redis({ port: inject("redisPort"), lazyConnect: true });
     await redis.connect();
     try {
       const a = await newCompany();
       const ids = await a.load({ clients: [{ ref: "c", company_name: "Refused Write Co" }] });
-      // The key's first request reserves nothing ahead, so the PATCH asks Redis.
       const created = await a.post("/orders", { title: "Before", client_id: ids.c });
       expect(created.status).toBe(200);
       const orderId = created.body.project.id;
-      await redis.set(windowKey(a.token), 10_000);
-      const refused = await a.patch(`/orders/${orderId}`, { title: "After" });
-      expectError(refused, 429, "rate_limited");
-      expect(refused.headers.get("etag")).toBeNull();
+      const writes = [
+        (token: string) => call("PATCH", `/orders/${orderId}`, { token, body: { title: "After" } }),
+        (token: string) => call("POST", `/orders/${orderId}/items`, { token, body: { title: "Setup", unit_price: "25.00" } }),
+        (token: string) =>
+          call("POST", `/orders/${orderId}/payments`, { token, body: { amount: "5.00" }, headers: { "idempotency-key": "refused-1" } }),
+      ];
+      for (const write of writes) {
+        // A key of its own: its first request reserves nothing ahead, so the write asks Redis, which refuses.
+        const { token } = await createToken(db(), { companyId: a.companyId });
+        expect((await call("GET", `/orders/${orderId}`, { token })).status).toBe(200);
+        await redis.set(windowKey(token), 10_000);
+        const refused = await write(token);
+        expectError(refused, 429, "rate_limited");
+        expect(refused.headers.get("etag")).toBeNull();
+      }
       expect(await sql("select title from projects where id = $1", [orderId])).toEqual([{ title: "Before" }]);
+      const counts = await sql<{ items: number; payments: number; keys: number }>(
+        `select (select count(*)::int from invoice_items i join invoices v on v.id = i.invoice_id where v.project_id = $1) as items,
+                (select count(*)::int from payments p join invoices v on v.id = p.invoice_id where v.project_id = $1) as payments,
+                (select count(*)::int from idempotency_keys where company_id = $2) as keys`,
+        [orderId, a.companyId],
+      );
+      expect(counts).toEqual([{ items: 0, payments: 0, keys: 0 }]);
     } finally {
       redis.disconnect();
     }

@@ -84,6 +84,9 @@ export async function withIdempotency<T, S extends ContentfulStatusCode>(
   const method = c.req.method;
   const path = c.req.path;
   const requestHash = await sha256Hex(await c.req.text());
+  // On a readsFirst route the limiter may still be answering: wait here, not inside the key's
+  // transaction, which would hold a database session meanwhile (a refusal rolls the claim back either way).
+  await c.var.admitted();
   const outcome = await c.var.transaction(async (tx) => {
     // Claims the key, or takes over an expired one; waits while another transaction holds it.
     const claimed = await tx

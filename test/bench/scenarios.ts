@@ -176,6 +176,16 @@ export const benchScenarios: BenchScenario[] = [
     }),
   },
   {
+    name: "POST /orders/{id}/items, the limiter asks Redis",
+    goal: 2,
+    prepare: async (ctx) => ({
+      method: "POST",
+      path: `/orders/${ctx.ids["ord-northside-tees"]}/items`,
+      body: { title: "Bench tee, key asking Redis", unit_price: "12.50" },
+      token: await idleKeys(ctx),
+    }),
+  },
+  {
     name: "PATCH /orders/{id}/items/{item_id} (move)",
     goal: 2,
     prepare: async ({ ids }) => ({

@@ -6,6 +6,7 @@ import { deleteArtwork } from "./queries";
 
 const route = createAuthRoute({
   operationId: "deleteOrderArtwork",
+  readsFirst: true,
   errors: [404],
   method: "delete",
   path: "/orders/{id}/artworks/{artwork_id}",

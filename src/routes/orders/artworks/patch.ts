@@ -7,6 +7,7 @@ import { updateArtwork } from "./queries";
 
 const route = createAuthRoute({
   operationId: "updateOrderArtwork",
+  readsFirst: true,
   errors: [404],
   method: "patch",
   path: "/orders/{id}/artworks/{artwork_id}",

@@ -9,6 +9,7 @@ export const ArtworkChangedSchema = changedSchema("artwork", ArtworkSchema, "Art
 
 const route = createAuthRoute({
   operationId: "createOrderArtwork",
+  readsFirst: true,
   errors: [404],
   method: "post",
   idempotent: true,

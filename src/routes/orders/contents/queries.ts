@@ -187,6 +187,8 @@ export async function changeContents<K extends ContentsKind, R extends Written>(
     const read = await readContents(conn, auth.companyId, orderId, target, lock);
     if (!read) throw notFound("Order");
     if (target && !read.target) throw notFound(WHAT[target.kind]);
+    // The contents routes are readsFirst: the read ran while the rate limiter answered; the write waits for it.
+    await c.var.admitted();
     return write(conn, auth.companyId, read);
   };
   // Inside a caller's transaction: read under the row lock at once; the caller notifies after its commit.

@@ -6,6 +6,7 @@ import { deleteItem } from "./queries";
 
 const route = createAuthRoute({
   operationId: "deleteOrderItem",
+  readsFirst: true,
   errors: [404],
   method: "delete",
   path: "/orders/{id}/items/{item_id}",

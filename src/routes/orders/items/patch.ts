@@ -8,6 +8,7 @@ import { updateItem } from "./queries";
 
 const route = createAuthRoute({
   operationId: "updateOrderItem",
+  readsFirst: true,
   errors: [404],
   method: "patch",
   path: "/orders/{id}/items/{item_id}",

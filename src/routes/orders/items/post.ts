@@ -10,6 +10,7 @@ export const ItemChangedSchema = changedSchema("item", InvoiceItemSchema, "Invoi
 
 const route = createAuthRoute({
   operationId: "createOrderItem",
+  readsFirst: true,
   errors: [404],
   method: "post",
   idempotent: true,

@@ -6,6 +6,7 @@ import { deletePayment } from "./queries";
 
 const route = createAuthRoute({
   operationId: "deleteOrderPayment",
+  readsFirst: true,
   errors: [404],
   method: "delete",
   path: "/orders/{id}/payments/{payment_id}",

@@ -7,6 +7,7 @@ import { updatePayment } from "./queries";
 
 const route = createAuthRoute({
   operationId: "updateOrderPayment",
+  readsFirst: true,
   errors: [404],
   method: "patch",
   path: "/orders/{id}/payments/{payment_id}",

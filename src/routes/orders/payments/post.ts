@@ -9,6 +9,7 @@ export const PaymentChangedSchema = changedSchema("payment", PaymentSchema, "Pay
 
 const route = createAuthRoute({
   operationId: "createOrderPayment",
+  readsFirst: true,
   errors: [404],
   method: "post",
   idempotent: true,
