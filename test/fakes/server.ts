@@ -44,7 +44,11 @@ export async function startFake(handle: (x: Exchange) => Promise<void> | void): 
   const server = createServer(async (req, res) => {
     const startedAt = performance.now();
     const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    try {
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+    } catch {
+      return; // the client went away mid-body: no one to answer
+    }
     const url = new URL(req.url ?? "/", "http://fake");
     const [, scenario = "", ...rest] = url.pathname.split("/");
     const path = `/${rest.join("/")}${url.search}`;

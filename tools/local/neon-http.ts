@@ -89,7 +89,11 @@ export function sqlOverHttp(opts: { delayMs?: number } = {}): SqlOverHttp {
       return;
     }
     const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    try {
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+    } catch {
+      return; // the caller went away mid-body (an aborted fetch, a stopped Worker): no one to answer
+    }
     await hold();
     try {
       const connectionString = req.headers["neon-connection-string"];
