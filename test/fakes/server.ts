@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readRequestBody } from "../../tools/local/request-body";
 
 /**
  * Shared plumbing of the fake third-party servers (suppliers, the accounting service). The first
@@ -43,12 +44,8 @@ export async function startFake(handle: (x: Exchange) => Promise<void> | void): 
   const requests: RecordedRequest[] = [];
   const server = createServer(async (req, res) => {
     const startedAt = performance.now();
-    const chunks: Buffer[] = [];
-    try {
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-    } catch {
-      return; // the client went away mid-body: no one to answer
-    }
+    const raw = await readRequestBody(req);
+    if (!raw) return; // the client went away: no one to answer
     const url = new URL(req.url ?? "/", "http://fake");
     const [, scenario = "", ...rest] = url.pathname.split("/");
     const path = `/${rest.join("/")}${url.search}`;
@@ -57,7 +54,7 @@ export async function startFake(handle: (x: Exchange) => Promise<void> | void): 
       method: req.method ?? "",
       path,
       headers: req.headers,
-      body: Buffer.concat(chunks).toString("utf8"),
+      body: raw.toString("utf8"),
       startedAt,
     };
     requests.push(record);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import pg from "pg";
+import { readRequestBody } from "./request-body";
 
 /**
  * Neon's HTTP query protocol in front of a plain PostgreSQL, for the local stack and tests.
@@ -88,19 +89,15 @@ export function sqlOverHttp(opts: { delayMs?: number } = {}): SqlOverHttp {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found");
       return;
     }
-    const chunks: Buffer[] = [];
-    try {
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-    } catch {
-      return; // the caller went away mid-body (an aborted fetch, a stopped Worker): no one to answer
-    }
+    const raw = await readRequestBody(req);
+    if (!raw) return; // the caller went away: no one to answer
     await hold();
     try {
       const connectionString = req.headers["neon-connection-string"];
       if (typeof connectionString !== "string") throw new BadRequest("Neon-Connection-String header is required");
       let body: Statement & { queries?: Statement[] };
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        body = JSON.parse(raw.toString("utf8"));
       } catch {
         throw new BadRequest("body must be JSON");
       }

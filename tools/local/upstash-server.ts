@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { Redis } from "ioredis";
 import { freePort } from "./ports";
+import { readRequestBody } from "./request-body";
 
 export interface UpstashServer {
   url: string;
@@ -85,12 +86,6 @@ export async function startUpstashServer(opts: {
   };
   const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-  async function readJson(req: IncomingMessage): Promise<unknown> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    return JSON.parse(Buffer.concat(chunks).toString("utf8") || "null");
-  }
-
   const server: Server = createServer(async (req, res) => {
     const send = (status: number, body: unknown) => {
       const write = () => {
@@ -103,9 +98,11 @@ export async function startUpstashServer(opts: {
     if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: "Unauthorized" });
     const base64 = String(req.headers["upstash-encoding"] ?? "").toLowerCase() === "base64";
     const pathname = new URL(req.url ?? "/", "http://x").pathname;
+    const raw = req.method === "POST" ? await readRequestBody(req) : Buffer.alloc(0);
+    if (!raw) return; // the caller went away: no one to answer
     let body: unknown;
     try {
-      body = req.method === "POST" ? await readJson(req) : null;
+      body = JSON.parse(raw.toString("utf8") || "null");
     } catch {
       return send(400, { error: "ERR failed to parse request body" });
     }
