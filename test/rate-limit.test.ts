@@ -12,6 +12,8 @@ import { startUpstashServer } from "../tools/local/upstash-server";
 import { createToken, revokeToken } from "../tools/ops/commands";
 import { call, db, expectError, newCompany, sql, waitFor, workerLogLines } from "./support/api";
 import { scanLog } from "./support/log-scan";
+import { companyRows, type Operation, populated, tokenOperations } from "./support/operations";
+import { LOCAL_RECEIVER } from "./support/webhooks";
 import { startWorker } from "./support/worker";
 
 /**
@@ -234,39 +236,65 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
     }
   }, 90_000);
 
-  it("a write that reads first changes nothing when the limiter refuses it: PATCH /orders, a contents write, a keyed contents POST", async () => {
-    await earlyInMinute(45_000);
+  it("a write the limiter refuses changes nothing, on every non-GET operation of the document (keyed where it takes a key); admitted, each succeeds", async () => {
+    // Routes declared readsFirst read before the verdict and must write only after it: this covers any
+    // route, present or future, whose handler writes without awaiting c.var.admitted().
+    await earlyInMinute(40_000);
     const redis = new Redis({ port: inject("redisPort"), lazyConnect: true });
     await redis.connect();
     try {
-      const a = await newCompany();
-      const ids = await a.load({ clients: [{ ref: "c", company_name: "Refused Write Co" }] });
-      const created = await a.post("/orders", { title: "Before", client_id: ids.c });
-      expect(created.status).toBe(200);
-      const orderId = created.body.project.id;
-      const writes = [
-        (token: string) => call("PATCH", `/orders/${orderId}`, { token, body: { title: "After" } }),
-        (token: string) => call("POST", `/orders/${orderId}/items`, { token, body: { title: "Setup", unit_price: "25.00" } }),
-        (token: string) =>
-          call("POST", `/orders/${orderId}/payments`, { token, body: { amount: "5.00" }, headers: { "idempotency-key": "refused-1" } }),
-      ];
+      const co = await newCompany();
+      const { concrete, clientId } = await populated(co);
+      // A valid body for each operation that takes one: the admitted round below proves them valid.
+      const bodies: Record<string, unknown> = {
+        createClient: { company_name: "Refused Co" },
+        updateClient: { company_name: "Renamed Co" },
+        createOrder: { title: "Refused order", client_id: clientId },
+        updateOrder: { title: "After" },
+        createOrderItem: { title: "Setup", quantity: 1, unit_price: "25.00" },
+        updateOrderItem: { title: "Renamed item" },
+        createOrderPayment: { amount: "5.00" },
+        updateOrderPayment: { amount: "6.00" },
+        createOrderArtwork: { status: "approved" },
+        updateOrderArtwork: { status: "sent" },
+        putEmailThread: { account_email: "orders@shop.example", messages: [], subject: "Refused thread" },
+        createWebhookEndpoint: { url: LOCAL_RECEIVER, events: ["client.deleted"] },
+        updateWebhookEndpoint: { description: "Renamed endpoint" },
+      };
+      const writes = (await tokenOperations()).filter(({ method }) => method !== "get");
+      expect(writes.length).toBeGreaterThanOrEqual(20);
+      const send = (token: string, { path, method, op }: Operation) => {
+        const keyed = op.parameters?.some((p: { in: string; name: string }) => p.in === "header" && p.name === "idempotency-key");
+        return call(method.toUpperCase(), concrete(path), {
+          token,
+          body: op.requestBody ? bodies[op.operationId] : undefined,
+          headers: keyed ? { "idempotency-key": `refused-${op.operationId}` } : {},
+        });
+      };
+      const before = await companyRows(co.companyId);
       for (const write of writes) {
+        const what = `${write.method.toUpperCase()} ${write.path}`;
+        if (write.op.requestBody) expect(bodies[write.op.operationId], `${what}: a body in this test`).toBeDefined();
         // A key of its own: its first request reserves nothing ahead, so the write asks Redis, which refuses.
-        const { token } = await createToken(db(), { companyId: a.companyId });
-        expect((await call("GET", `/orders/${orderId}`, { token })).status).toBe(200);
+        const { token } = await createToken(db(), { companyId: co.companyId });
+        expect((await call("GET", "/clients", { token })).status).toBe(200);
         await redis.set(windowKey(token), 10_000);
-        const refused = await write(token);
-        expectError(refused, 429, "rate_limited");
-        expect(refused.headers.get("etag")).toBeNull();
+        const refused = await send(token, write);
+        expect(refused.status, `${what}: ${JSON.stringify(refused.body)}`).toBe(429);
+        expect(refused.headers.get("etag"), what).toBeNull();
       }
-      expect(await sql("select title from projects where id = $1", [orderId])).toEqual([{ title: "Before" }]);
-      const counts = await sql<{ items: number; payments: number; keys: number }>(
-        `select (select count(*)::int from invoice_items i join invoices v on v.id = i.invoice_id where v.project_id = $1) as items,
-                (select count(*)::int from payments p join invoices v on v.id = p.invoice_id where v.project_id = $1) as payments,
-                (select count(*)::int from idempotency_keys where company_id = $2) as keys`,
-        [orderId, a.companyId],
+      expect(await companyRows(co.companyId)).toEqual(before);
+
+      // The same requests admitted are writes that succeed: deletes last, an order's after its contents'.
+      const deletesLast = [...writes].sort(
+        (x, y) =>
+          Number(x.method === "delete") - Number(y.method === "delete") || (x.method === "delete" ? y.path.length - x.path.length : 0),
       );
-      expect(counts).toEqual([{ items: 0, payments: 0, keys: 0 }]);
+      for (const write of deletesLast) {
+        const res = await send(co.token, write);
+        expect(res.status, `${write.method.toUpperCase()} ${write.path}: ${JSON.stringify(res.body)}`).toBe(200);
+      }
+      expect(await companyRows(co.companyId)).not.toEqual(before);
     } finally {
       redis.disconnect();
     }

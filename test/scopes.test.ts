@@ -1,56 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { createToken } from "../tools/ops/commands";
-import { call, db, expectError, newCompany, sql, type TestCompany } from "./support/api";
+import { call, db, expectError, newCompany, sql } from "./support/api";
+import { companyRows, populated, tokenOperations } from "./support/operations";
 import { newOrder } from "./support/orders";
-
-type Operation = { path: string; method: string; op: Record<string, any> };
-
-async function tokenOperations(): Promise<Operation[]> {
-  const doc = (await call("GET", "/openapi.json")).body;
-  return Object.entries(doc.paths as Record<string, Record<string, any>>)
-    .flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })))
-    .filter(({ op }) => op.security?.length !== 0);
-}
-
-/** Every row of every table that has a company_id, for this company (tokens aside: last_used_at moves). */
-async function companyRows(companyId: number) {
-  const tables = await sql<{ table_name: string }>(
-    `select table_name from information_schema.columns
-     where table_schema = 'public' and column_name = 'company_id' and table_name <> 'api_tokens' order by table_name`,
-  );
-  const out: Record<string, unknown[]> = {};
-  for (const { table_name } of tables) {
-    out[table_name] = (
-      await sql<{ row: unknown }>(`select to_jsonb(t) as row from "${table_name}" t where company_id = $1 order by 1::text`, [companyId])
-    )
-      .map((r) => r.row)
-      .sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)));
-  }
-  return out;
-}
-
-/** A company with one of everything, and the ids to put in each path parameter. */
-async function populated(co: TestCompany) {
-  const { project } = await newOrder(co);
-  const item = await co.post(`/orders/${project.id}/items`, { title: "Tees", quantity: 10, unit_price: "10.00" });
-  const payment = await co.post(`/orders/${project.id}/payments`, { amount: "5.00" });
-  const artwork = await co.post(`/orders/${project.id}/artworks`, { status: "approved" });
-  expect([item.status, payment.status, artwork.status]).toEqual([200, 200, 200]);
-  const params: Record<string, string | number> = {
-    id: project.id,
-    item_id: item.body.item.id,
-    payment_id: payment.body.payment.id,
-    artwork_id: artwork.body.artwork.id,
-    source: "catalog",
-    legacyThreadId: "thread-1",
-  };
-  return (path: string) => path.replace(/\{([^}]+)\}/g, (_, name: string) => String(params[name] ?? 1));
-}
 
 describe("token scopes", () => {
   it("a read token gets 403 forbidden on every non-GET operation of the document and changes nothing; every GET is allowed", async () => {
     const co = await newCompany();
-    const concrete = await populated(co);
+    const { concrete } = await populated(co);
     const { token: readToken } = await createToken(db(), { companyId: co.companyId, scope: "read" });
     const before = await companyRows(co.companyId);
     expect(before.clients.length).toBeGreaterThan(0);
