@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
 import { call, sql, type TestCompany } from "./api";
 import { newOrder } from "./orders";
@@ -32,33 +33,71 @@ export async function companyRows(companyId: number) {
 }
 
 /**
- * A company with one of everything (an order with an item, a payment and an artwork; a webhook
- * endpoint with a failed delivery), and a function that puts their ids in a path's parameters.
+ * A company with one of everything (an order with an item, a payment and an artwork; an email thread
+ * and its cached mail context; a webhook endpoint with a failed delivery), and what it takes to call
+ * any operation on them: `concrete` is an operation's URL path with their ids (and its required
+ * query), `missing` the same with ids that address nothing, and `body` a valid body for each
+ * operation that takes one (a test that needs one fails on a new operation until it has one here).
  */
 export async function populated(co: TestCompany) {
   const { project } = await newOrder(co);
   const item = await co.post(`/orders/${project.id}/items`, { title: "Tees", quantity: 10, unit_price: "10.00" });
   const payment = await co.post(`/orders/${project.id}/payments`, { amount: "5.00" });
   const artwork = await co.post(`/orders/${project.id}/artworks`, { status: "approved" });
+  const legacyThreadId = `thread-${randomUUID()}`;
+  const thread = await co.put(`/mail/email-threads/${legacyThreadId}`, {
+    account_email: "orders@shop.example",
+    messages: [],
+    subject: "Populated",
+  });
+  // The mail add-on's cached context for the same thread, tied to the company by its client.
+  await sql("insert into mail_thread_contexts (legacy_thread_id, client_id) values ($1, $2)", [legacyThreadId, String(project.client_id)]);
   // Subscribed to an event nothing here causes, so no delivery is added or attempted while a test compares rows.
   const endpoint = await co.post("/webhook-endpoints", { url: LOCAL_RECEIVER, events: ["client.deleted"] });
-  expect([item.status, payment.status, artwork.status, endpoint.status]).toEqual([200, 200, 200, 200]);
+  expect([item.status, payment.status, artwork.status, thread.status, endpoint.status]).toEqual([200, 200, 200, 200, 200]);
   const endpointId: number = endpoint.body.webhook_endpoint.id;
   const { deliveryId } = await recordDelivery(co, endpointId, { status: "failed" });
+  const clientId: number = project.client_id;
   const params: Record<string, string | number> = {
     item_id: item.body.item.id,
     payment_id: payment.body.payment.id,
     artwork_id: artwork.body.artwork.id,
     delivery_id: deliveryId,
-    source: "catalog",
-    legacyThreadId: "thread-1",
+    source: "invoice_item",
+    legacyThreadId,
   };
-  const clientId: number = project.client_id;
   // `{id}` is the resource of the path's first segment.
   const ids: Record<string, number> = { clients: clientId, orders: project.id, "webhook-endpoints": endpointId };
+  const bodies: Record<string, unknown> = {
+    createClient: { company_name: "Another Co" },
+    updateClient: { company_name: "Renamed Co" },
+    createOrder: { title: "Another order", client_id: clientId },
+    updateOrder: { title: "Renamed order" },
+    createOrderItem: { title: "Setup", quantity: 1, unit_price: "25.00" },
+    updateOrderItem: { title: "Renamed item" },
+    createOrderPayment: { amount: "5.00" },
+    updateOrderPayment: { amount: "6.00" },
+    createOrderArtwork: { status: "approved" },
+    updateOrderArtwork: { status: "sent" },
+    putEmailThread: { account_email: "orders@shop.example", messages: [], subject: "Another subject" },
+    createWebhookEndpoint: { url: LOCAL_RECEIVER, events: ["client.deleted"] },
+    updateWebhookEndpoint: { description: "Renamed endpoint" },
+  };
+  // The query parameters an operation requires.
+  const queries: Record<string, string> = {
+    getEmailThread: "?account_email=orders%40shop.example",
+    getProduct: `?id=${item.body.item.id}`, // what an invoice_item product needs
+  };
+  const url = ({ path, op }: Operation, value: (name: string) => string | number) =>
+    path.replace(/\{([^}]+)\}/g, (_, name: string) => String(value(name))) + (queries[op.operationId] ?? "");
   return {
-    clientId,
-    concrete: (path: string) =>
-      path.replace(/\{([^}]+)\}/g, (_, name: string) => String(name === "id" ? ids[path.split("/")[1]] : (params[name] ?? 1))),
+    concrete: (operation: Operation) => url(operation, (name) => (name === "id" ? ids[operation.path.split("/")[1]] : params[name])),
+    missing: (operation: Operation) =>
+      url(operation, (name) => (name === "source" ? params.source : name === "legacyThreadId" ? `thread-${randomUUID()}` : 2147483000)),
+    body: ({ path, method, op }: Operation) => {
+      if (!op.requestBody) return undefined;
+      expect(bodies[op.operationId], `${method.toUpperCase()} ${path}: a valid body in test/support/operations.ts`).toBeDefined();
+      return bodies[op.operationId];
+    },
   };
 }

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { call, newCompany } from "./support/api";
+import { companyRows, populated, tokenOperations } from "./support/operations";
+
+/** The answer as a caller sees it, for comparing two of them. */
+const seen = (res: Awaited<ReturnType<typeof call>>) => ({ status: res.status, body: res.body });
+
+describe("tenancy, on every operation of the document", () => {
+  it("company B's token addressing company A's rows gets the answer for rows that do not exist, and changes none of A's rows", async () => {
+    const a = await newCompany();
+    const b = await newCompany();
+    const { concrete, missing, body } = await populated(a);
+    const before = await companyRows(a.companyId);
+    // Operations that address a row by a path parameter (a product source is not a row); PUTs last,
+    // since B's PUT stores a thread of B's own under A's id, which B's GET would then find.
+    const addressing = (await tokenOperations())
+      .filter(({ path }) => /\{(?!source\})[^}]+\}/.test(path))
+      .sort((x, y) => Number(x.method === "put") - Number(y.method === "put"));
+    expect(addressing.length).toBeGreaterThanOrEqual(20);
+    for (const operation of addressing) {
+      const { path, method } = operation;
+      const what = `${method.toUpperCase()} ${path}`;
+      const send = (url: string) => call(method.toUpperCase(), url, { token: b.token, body: body(operation) });
+      const foreign = await send(concrete(operation));
+      const absent = await send(missing(operation));
+      if (method === "put") {
+        // PUT stores B's own thread under that id: the same success either way, nothing of A's touched.
+        expect([foreign.status, absent.status], what).toEqual([200, 200]);
+      } else {
+        expect(seen(foreign), what).toEqual(seen(absent));
+        expect(foreign.status, `${what}: ${JSON.stringify(foreign.body)}`).toBe(404);
+      }
+    }
+    expect(await companyRows(a.companyId)).toEqual(before);
+    // And A's own token reaches each of those rows.
+    for (const operation of addressing.filter(({ method }) => method === "get")) {
+      expect((await call("GET", concrete(operation), { token: a.token })).status, operation.path).toBe(200);
+    }
+  });
+});
