@@ -10,13 +10,14 @@ describe("tenancy, on every operation of the document", () => {
     const a = await newCompany();
     const b = await newCompany();
     const { concrete, missing, body } = await populated(a);
+    const operations = await tokenOperations();
     const before = await companyRows(a.companyId);
-    // Operations that address a row by a path parameter (a product source is not a row); PUTs last,
-    // since B's PUT stores a thread of B's own under A's id, which B's GET would then find.
-    const addressing = (await tokenOperations())
-      .filter(({ path }) => /\{(?!source\})[^}]+\}/.test(path))
+    // Operations that address a row by an id (in the path or the query); PUTs last, since B's PUT
+    // stores a thread of B's own under A's id, which B's GET would then find.
+    const addressing = operations
+      .filter((operation) => concrete(operation) !== missing(operation))
       .sort((x, y) => Number(x.method === "put") - Number(y.method === "put"));
-    expect(addressing.length).toBeGreaterThanOrEqual(20);
+    expect(addressing.length).toBeGreaterThanOrEqual(24);
     for (const operation of addressing) {
       const { path, method } = operation;
       const what = `${method.toUpperCase()} ${path}`;
@@ -35,6 +36,32 @@ describe("tenancy, on every operation of the document", () => {
     // And A's own token reaches each of those rows.
     for (const operation of addressing.filter(({ method }) => method === "get")) {
       expect((await call("GET", concrete(operation), { token: a.token })).status, operation.path).toBe(200);
+    }
+  });
+
+  it("company B never lists or finds company A's rows: every GET that addresses no row answers B without them, A with them", async () => {
+    const a = await newCompany();
+    const b = await newCompany();
+    const { concrete, missing, marker } = await populated(a);
+    const listings = (await tokenOperations()).filter(
+      (operation) => operation.method === "get" && concrete(operation) === missing(operation),
+    );
+    expect(listings.map(({ op }) => op.operationId).sort()).toEqual([
+      "listClients",
+      "listOrders",
+      "listWebhookEndpoints",
+      "searchProducts",
+    ]);
+    // What an answer shows of the company's rows (a search echoes its query: left out).
+    const shown = (body: Record<string, unknown>) => JSON.stringify({ ...body, query: undefined });
+    for (const operation of listings) {
+      const what = `GET ${concrete(operation)}`;
+      const mine = await call("GET", concrete(operation), { token: a.token });
+      expect(mine.status, what).toBe(200);
+      expect(shown(mine.body), what).toContain(marker);
+      const theirs = await call("GET", concrete(operation), { token: b.token });
+      expect(theirs.status, what).toBe(200);
+      expect(shown(theirs.body), what).not.toContain(marker);
     }
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
 import { call, sql, type TestCompany } from "./api";
-import { newOrder } from "./orders";
+import { newClient, newOrder } from "./orders";
 import { LOCAL_RECEIVER, recordDelivery } from "./webhooks";
 
 /** Shared checks run over every operation of the OpenAPI document, so a new route is covered by them. */
@@ -33,31 +33,38 @@ export async function companyRows(companyId: number) {
 }
 
 /**
- * A company with one of everything (an order with an item, a payment and an artwork; an email thread
- * and its cached mail context; a webhook endpoint with a failed delivery), and what it takes to call
- * any operation on them: `concrete` is an operation's URL path with their ids (and its required
- * query), `missing` the same with ids that address nothing, and `body` a valid body for each
- * operation that takes one (a test that needs one fails on a new operation until it has one here).
+ * A company with one of everything (a client; an order with an item, a payment and an artwork; an
+ * email thread and its cached mail context; a webhook endpoint with a failed delivery), each named
+ * with `marker`, and what it takes to call any operation on them: `concrete` is an operation's URL
+ * with their ids (and the query it needs), `missing` the same with ids that address nothing, and
+ * `body` a valid body for each operation that takes one (a test that needs one fails on a new
+ * operation until it has one here).
  */
 export async function populated(co: TestCompany) {
-  const { project } = await newOrder(co);
-  const item = await co.post(`/orders/${project.id}/items`, { title: "Tees", quantity: 10, unit_price: "10.00" });
+  // In a name of every row, so an answer that shows one of them contains it.
+  const marker = `m${randomUUID().slice(0, 8)}`;
+  const clientId = await newClient(co, { company_name: `Client ${marker}` });
+  const { project } = await newOrder(co, { client_id: clientId, title: `Order ${marker}` });
+  const item = await co.post(`/orders/${project.id}/items`, { title: `Tees ${marker}`, quantity: 10, unit_price: "10.00" });
   const payment = await co.post(`/orders/${project.id}/payments`, { amount: "5.00" });
   const artwork = await co.post(`/orders/${project.id}/artworks`, { status: "approved" });
   const legacyThreadId = `thread-${randomUUID()}`;
   const thread = await co.put(`/mail/email-threads/${legacyThreadId}`, {
     account_email: "orders@shop.example",
     messages: [],
-    subject: "Populated",
+    subject: `Thread ${marker}`,
   });
   // The mail add-on's cached context for the same thread, tied to the company by its client.
-  await sql("insert into mail_thread_contexts (legacy_thread_id, client_id) values ($1, $2)", [legacyThreadId, String(project.client_id)]);
+  await sql("insert into mail_thread_contexts (legacy_thread_id, client_id) values ($1, $2)", [legacyThreadId, String(clientId)]);
   // Subscribed to an event nothing here causes, so no delivery is added or attempted while a test compares rows.
-  const endpoint = await co.post("/webhook-endpoints", { url: LOCAL_RECEIVER, events: ["client.deleted"] });
+  const endpoint = await co.post("/webhook-endpoints", {
+    url: LOCAL_RECEIVER,
+    events: ["client.deleted"],
+    description: `Endpoint ${marker}`,
+  });
   expect([item.status, payment.status, artwork.status, thread.status, endpoint.status]).toEqual([200, 200, 200, 200, 200]);
   const endpointId: number = endpoint.body.webhook_endpoint.id;
   const { deliveryId } = await recordDelivery(co, endpointId, { status: "failed" });
-  const clientId: number = project.client_id;
   const params: Record<string, string | number> = {
     item_id: item.body.item.id,
     payment_id: payment.body.payment.id,
@@ -83,14 +90,17 @@ export async function populated(co: TestCompany) {
     createWebhookEndpoint: { url: LOCAL_RECEIVER, events: ["client.deleted"] },
     updateWebhookEndpoint: { description: "Renamed endpoint" },
   };
-  // The query parameters an operation requires.
-  const queries: Record<string, string> = {
-    getEmailThread: "?account_email=orders%40shop.example",
-    getProduct: `?id=${item.body.item.id}`, // what an invoice_item product needs
+  type Pick = (name: string) => string | number;
+  // The query an operation needs; an id in it addresses a row like a path parameter.
+  const queries: Record<string, (id: Pick) => string> = {
+    getEmailThread: () => "?account_email=orders%40shop.example",
+    getProduct: (id) => `?id=${id("item_id")}`, // an invoice_item product is an invoice item
+    searchProducts: () => `?q=${marker}`,
   };
-  const url = ({ path, op }: Operation, value: (name: string) => string | number) =>
-    path.replace(/\{([^}]+)\}/g, (_, name: string) => String(value(name))) + (queries[op.operationId] ?? "");
+  const url = ({ path, op }: Operation, id: Pick) =>
+    path.replace(/\{([^}]+)\}/g, (_, name: string) => String(id(name))) + (queries[op.operationId]?.(id) ?? "");
   return {
+    marker,
     concrete: (operation: Operation) => url(operation, (name) => (name === "id" ? ids[operation.path.split("/")[1]] : params[name])),
     missing: (operation: Operation) =>
       url(operation, (name) => (name === "source" ? params.source : name === "legacyThreadId" ? `thread-${randomUUID()}` : 2147483000)),
