@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { call, expectError, keepAliveClient, largeBody, newCompany, sql, waitFor, workerLogLines } from "./support/api";
 import { scanLog } from "./support/log-scan";
+import { companyRows, populated, tokenOperations } from "./support/operations";
 import { startWorker } from "./support/worker";
 
 describe("error envelope", () => {
@@ -65,6 +66,28 @@ describe("error envelope", () => {
       400,
       "invalid_request",
     );
+  });
+
+  it("every operation that takes a body: a field of the wrong type is 400 invalid_request naming the field, and nothing is written", async () => {
+    const co = await newCompany();
+    const { concrete, body } = await populated(co);
+    const before = await companyRows(co.companyId);
+    const withBody = (await tokenOperations()).filter(({ op }) => op.requestBody);
+    expect(withBody.length).toBeGreaterThanOrEqual(13);
+    for (const operation of withBody) {
+      const what = `${operation.method.toUpperCase()} ${operation.path}`;
+      // The valid body with its first field swapped for a value of another JSON type.
+      const valid = body(operation) as Record<string, unknown>;
+      const [field, value] = Object.entries(valid)[0];
+      const wrong = value !== null && typeof value === "object" && !Array.isArray(value) ? "text" : { not: "this" };
+      const res = await call(operation.method.toUpperCase(), concrete(operation), { token: co.token, body: { ...valid, [field]: wrong } });
+      const err = expectError(res, 400, "invalid_request");
+      expect(
+        err.details.map((d: { field: string }) => d.field),
+        what,
+      ).toContain(field);
+    }
+    expect(await companyRows(co.companyId)).toEqual(before);
   });
 
   it("413 for a body over 1 MiB, writing nothing", async () => {
