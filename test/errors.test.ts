@@ -70,17 +70,14 @@ describe("error envelope", () => {
 
   it("every operation that takes a body: a field of the wrong type is 400 invalid_request naming the field, and nothing is written", async () => {
     const co = await newCompany();
-    const { concrete, body } = await populated(co);
+    const { concrete, wrongBody } = await populated(co);
     const before = await companyRows(co.companyId);
     const withBody = (await tokenOperations()).filter(({ op }) => op.requestBody);
     expect(withBody.length).toBeGreaterThanOrEqual(13);
     for (const operation of withBody) {
       const what = `${operation.method.toUpperCase()} ${operation.path}`;
-      // The valid body with its first field swapped for a value of another JSON type.
-      const valid = body(operation) as Record<string, unknown>;
-      const [field, value] = Object.entries(valid)[0];
-      const wrong = value !== null && typeof value === "object" && !Array.isArray(value) ? "text" : { not: "this" };
-      const res = await call(operation.method.toUpperCase(), concrete(operation), { token: co.token, body: { ...valid, [field]: wrong } });
+      const { field, body } = wrongBody(operation);
+      const res = await call(operation.method.toUpperCase(), concrete(operation), { token: co.token, body });
       const err = expectError(res, 400, "invalid_request");
       expect(
         err.details.map((d: { field: string }) => d.field),

@@ -12,7 +12,7 @@ import { startUpstashServer } from "../tools/local/upstash-server";
 import { createToken, revokeToken } from "../tools/ops/commands";
 import { call, db, expectError, newCompany, sql, waitFor, workerLogLines } from "./support/api";
 import { scanLog } from "./support/log-scan";
-import { companyRows, type Operation, populated, tokenOperations } from "./support/operations";
+import { companyRows, inRunnableOrder, type Operation, populated, tokenOperations } from "./support/operations";
 import { startWorker } from "./support/worker";
 
 /**
@@ -267,12 +267,8 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
       }
       expect(await companyRows(co.companyId)).toEqual(before);
 
-      // The same requests admitted are writes that succeed: deletes last, an order's after its contents'.
-      const deletesLast = [...writes].sort(
-        (x, y) =>
-          Number(x.method === "delete") - Number(y.method === "delete") || (x.method === "delete" ? y.path.length - x.path.length : 0),
-      );
-      for (const write of deletesLast) {
+      // The same requests admitted are writes that succeed.
+      for (const write of inRunnableOrder(writes)) {
         const res = await send(co.token, write);
         expect(res.status, `${write.method.toUpperCase()} ${write.path}: ${JSON.stringify(res.body)}`).toBe(200);
       }

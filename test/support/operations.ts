@@ -38,7 +38,7 @@ export async function companyRows(companyId: number) {
  * with `marker`, and what it takes to call any operation on them: `concrete` is an operation's URL
  * with their ids (and the query it needs), `missing` the same with ids that address nothing, and
  * `body` a valid body for each operation that takes one (a test that needs one fails on a new
- * operation until it has one here).
+ * operation until it has one here), `wrongBody` one that must be refused.
  */
 export async function populated(co: TestCompany) {
   // In a name of every row, so an answer that shows one of them contains it.
@@ -90,6 +90,11 @@ export async function populated(co: TestCompany) {
     createWebhookEndpoint: { url: LOCAL_RECEIVER, events: ["client.deleted"] },
     updateWebhookEndpoint: { description: "Renamed endpoint" },
   };
+  const body = ({ path, method, op }: Operation) => {
+    if (!op.requestBody) return undefined;
+    expect(bodies[op.operationId], `${method.toUpperCase()} ${path}: a valid body in test/support/operations.ts`).toBeDefined();
+    return bodies[op.operationId];
+  };
   type Pick = (name: string) => string | number;
   // The query an operation needs; an id in it addresses a row like a path parameter.
   const queries: Record<string, (id: Pick) => string> = {
@@ -104,10 +109,22 @@ export async function populated(co: TestCompany) {
     concrete: (operation: Operation) => url(operation, (name) => (name === "id" ? ids[operation.path.split("/")[1]] : params[name])),
     missing: (operation: Operation) =>
       url(operation, (name) => (name === "source" ? params.source : name === "legacyThreadId" ? `thread-${randomUUID()}` : 2147483000)),
-    body: ({ path, method, op }: Operation) => {
-      if (!op.requestBody) return undefined;
-      expect(bodies[op.operationId], `${method.toUpperCase()} ${path}: a valid body in test/support/operations.ts`).toBeDefined();
-      return bodies[op.operationId];
+    body,
+    /** The valid body with its first field swapped for a value of another JSON type, and that field. */
+    wrongBody: (operation: Operation) => {
+      const valid = body(operation) as Record<string, unknown>;
+      const [field, value] = Object.entries(valid)[0];
+      const wrong = value !== null && typeof value === "object" && !Array.isArray(value) ? "text" : { not: "this" };
+      return { field, body: { ...valid, [field]: wrong } };
     },
   };
+}
+
+/**
+ * Operations in an order in which each can succeed on the fixture: reads first, then writes, then
+ * deletes, a nested row's before its parent's.
+ */
+export function inRunnableOrder(operations: Operation[]): Operation[] {
+  const rank = ({ method }: Operation) => (method === "get" ? 0 : method === "delete" ? 2 : 1);
+  return [...operations].sort((x, y) => rank(x) - rank(y) || (rank(x) === 2 ? y.path.length - x.path.length : 0));
 }
