@@ -12,7 +12,7 @@ import { startUpstashServer } from "../tools/local/upstash-server";
 import { createToken, revokeToken } from "../tools/ops/commands";
 import { call, db, expectError, newCompany, sql, waitFor, workerLogLines } from "./support/api";
 import { scanLog } from "./support/log-scan";
-import { companyRows, inRunnableOrder, type Operation, populated, tokenOperations } from "./support/operations";
+import { companyRows, documentChecker, inRunnableOrder, type Operation, populated, tokenOperations } from "./support/operations";
 import { startWorker } from "./support/worker";
 
 /**
@@ -244,6 +244,7 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
     try {
       const co = await newCompany();
       const { concrete, body } = await populated(co);
+      const conforms = await documentChecker();
       const writes = (await tokenOperations()).filter(({ method }) => method !== "get");
       expect(writes.length).toBeGreaterThanOrEqual(20);
       const send = (token: string, write: Operation) => {
@@ -264,6 +265,7 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
         const refused = await send(token, write);
         expect(refused.status, `${what}: ${JSON.stringify(refused.body)}`).toBe(429);
         expect(refused.headers.get("etag"), what).toBeNull();
+        conforms(write, refused);
       }
       expect(await companyRows(co.companyId)).toEqual(before);
 

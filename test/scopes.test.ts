@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createToken } from "../tools/ops/commands";
 import { call, db, expectError, newCompany, sql } from "./support/api";
-import { companyRows, populated, tokenOperations } from "./support/operations";
+import { companyRows, documentChecker, populated, tokenOperations } from "./support/operations";
 import { newOrder } from "./support/orders";
 
 describe("token scopes", () => {
@@ -12,6 +12,7 @@ describe("token scopes", () => {
     const before = await companyRows(co.companyId);
     expect(before.clients.length).toBeGreaterThan(0);
     const ops = await tokenOperations();
+    const conforms = await documentChecker();
     let writes = 0;
     for (const operation of ops) {
       const { path, method, op } = operation;
@@ -21,6 +22,7 @@ describe("token scopes", () => {
         expect(op.responses["403"], what).toBeUndefined();
         const res = await call("GET", concrete(operation), { token: readToken });
         expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(200);
+        conforms(operation, res);
         continue;
       }
       writes++;
@@ -29,6 +31,7 @@ describe("token scopes", () => {
       expect(op.responses["403"].content["application/json"].schema.$ref, what).toBe("#/components/schemas/Error");
       const res = await call(method.toUpperCase(), concrete(operation), { token: readToken, ...(op.requestBody ? { body: {} } : {}) });
       const err = expectError(res, 403, "forbidden");
+      conforms(operation, res);
       expect(err.details, what).toEqual({ required_scope: "write", token_scope: "read" });
       // Answered after the limiter ran, like every other authenticated answer.
       expect(res.headers.get("x-ratelimit-limit"), what).toBeTruthy();

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
+import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
+import addFormats from "ajv-formats";
 import { expect } from "vitest";
-import { call, sql, type TestCompany } from "./api";
+import { type ApiResponse, call, sql, type TestCompany } from "./api";
 import { newClient, newOrder } from "./orders";
 import { LOCAL_RECEIVER, recordDelivery } from "./webhooks";
 
@@ -127,4 +129,39 @@ export async function populated(co: TestCompany) {
 export function inRunnableOrder(operations: Operation[]): Operation[] {
   const rank = ({ method }: Operation) => (method === "get" ? 0 : method === "delete" ? 2 : 1);
   return [...operations].sort((x, y) => rank(x) - rank(y) || (rank(x) === 2 ? y.path.length - x.path.length : 0));
+}
+
+/**
+ * Checks an answer against what the OpenAPI document (and so the generated SDK) promises for its
+ * operation: the status is one the operation documents, the body matches that status's JSON schema,
+ * and every header documented as required is there.
+ */
+export async function documentChecker() {
+  const doc = (await call("GET", "/openapi.json")).body;
+  // OpenAPI 3.1 schemas are JSON Schema 2020-12; `example` and the like are annotations, not errors.
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema(doc, "openapi.json");
+  const compiled = new Map<string, ValidateFunction>();
+  return ({ path, method, op }: Operation, res: ApiResponse) => {
+    const what = `${method.toUpperCase()} ${path} → ${res.status}`;
+    const response = op.responses[String(res.status)];
+    expect(response, `${what}: a status the document lists (${Object.keys(op.responses)})`).toBeDefined();
+    for (const [name, header] of Object.entries<{ required?: boolean }>(response.headers ?? {})) {
+      if (header.required) expect(res.headers.has(name), `${what}: header ${name}`).toBe(true);
+    }
+    const schema = response.content?.["application/json"]?.schema;
+    if (!schema) {
+      expect(res.body, `${what}: no body`).toBe("");
+      return;
+    }
+    // The operation's schema refers to the document's components: resolved inside the document.
+    const text = JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/');
+    let validate = compiled.get(text);
+    if (!validate) {
+      validate = ajv.compile(JSON.parse(text));
+      compiled.set(text, validate);
+    }
+    expect(validate(res.body) ? [] : validate.errors, `${what}: ${JSON.stringify(res.body).slice(0, 300)}`).toEqual([]);
+  };
 }
