@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { purgeExpiredIdempotencyKeys } from "../src/http/idempotency";
 import { call, db, expectError, newCompany, sql } from "./support/api";
+import { companyRows, documentChecker, inRunnableOrder, populated, tokenOperations } from "./support/operations";
 import { newClient, newOrder } from "./support/orders";
 
 const keyed = (key: string) => ({ headers: { "Idempotency-Key": key } });
@@ -158,6 +159,34 @@ describe("Idempotency-Key", () => {
     expect(await purgeExpiredIdempotencyKeys(db())).toBeGreaterThanOrEqual(1);
     const left = await sql<{ key: string }>("select key from idempotency_keys where company_id = $1", [co.companyId]);
     expect(left.map((r) => r.key)).toEqual(["kept"]);
+  });
+
+  it("every operation that declares the key honours it: the same key and body answer the first answer again, replayed, writing nothing more", async () => {
+    const co = await newCompany();
+    const { concrete, body } = await populated(co);
+    const conforms = await documentChecker();
+    const operations = (await tokenOperations()).filter(({ op }) =>
+      op.parameters?.some((p: { in: string; name: string }) => p.in === "header" && p.name === "idempotency-key"),
+    );
+    expect(operations.length).toBeGreaterThanOrEqual(8);
+    // A re-sent delivery is attempted in the background meanwhile: its row may move on by itself.
+    const rows = async () => ({ ...(await companyRows(co.companyId)), webhook_deliveries: [] });
+    for (const operation of inRunnableOrder(operations)) {
+      const what = `${operation.method.toUpperCase()} ${operation.path}`;
+      const key = randomUUID();
+      const send = () =>
+        call(operation.method.toUpperCase(), concrete(operation), { token: co.token, body: body(operation), ...keyed(key) });
+      const first = await send();
+      expect(first.status, `${what}: ${JSON.stringify(first.body)}`).toBe(200);
+      expect(first.headers.get("idempotent-replayed"), what).toBeNull();
+      const written = await rows();
+      const again = await send();
+      expect(again.status, what).toBe(200);
+      expect(again.headers.get("idempotent-replayed"), what).toBe("true");
+      expect(again.body, what).toEqual(first.body);
+      conforms(operation, again);
+      expect(await rows(), what).toEqual(written);
+    }
   });
 
   it("every POST declares the header, the 422 and Idempotent-Replayed in the OpenAPI document", async () => {
