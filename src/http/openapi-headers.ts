@@ -1,16 +1,22 @@
 /**
  * Response headers every route sends, declared once on every operation of the OpenAPI document
  * (zod-openapi declares them per route only, and these come from middleware, not from handlers).
+ * `required`: sent on every answer that declares the header (the rate-limit ones are not while the
+ * limiter is unavailable, nor CORS for an origin not allowed).
  */
 const HEADERS = {
-  "X-Request-Id": { description: "Id of this request, also in the logs; a sane incoming X-Request-Id is kept", schema: { type: "string" } },
+  "X-Request-Id": {
+    description: "Id of this request, also in the logs; a sane incoming X-Request-Id is kept",
+    required: true,
+    schema: { type: "string" },
+  },
   "X-RateLimit-Limit": {
     description: "Requests allowed per 60 s window for this API key (absent while the limiter is unavailable)",
     schema: { type: "integer" },
   },
   "X-RateLimit-Remaining": { description: "Requests left in the current window", schema: { type: "integer" } },
   "X-RateLimit-Reset": { description: "Unix time (seconds) when the window frees capacity", schema: { type: "integer" } },
-  "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } },
+  "Retry-After": { description: "Seconds to wait before retrying", required: true, schema: { type: "integer" } },
   "Access-Control-Allow-Origin": {
     description: "The calling page's origin, sent only when it is one of the allowed origins (CORS_ALLOWED_ORIGINS; none by default)",
     schema: { type: "string" },
@@ -39,7 +45,8 @@ export function withResponseHeaders<T extends object>(document: T): T {
         if (authenticated && status !== "401") {
           for (const h of ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"] as const) headers[h] = ref(h);
         }
-        if (status === "429") headers["Retry-After"] = ref("Retry-After");
+        // 503 on an authenticated operation is the database being unavailable, always with Retry-After.
+        if (status === "429" || (authenticated && status === "503")) headers["Retry-After"] = ref("Retry-After");
         response.headers = { ...response.headers, ...headers };
       }
     }

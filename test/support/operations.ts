@@ -147,7 +147,8 @@ export async function documentChecker() {
     const what = `${method.toUpperCase()} ${path} → ${res.status}`;
     const response = op.responses[String(res.status)];
     expect(response, `${what}: a status the document lists (${Object.keys(op.responses)})`).toBeDefined();
-    for (const [name, header] of Object.entries<{ required?: boolean }>(response.headers ?? {})) {
+    for (const [name, declared] of Object.entries<{ required?: boolean; $ref?: string }>(response.headers ?? {})) {
+      const header = declared.$ref ? doc.components.headers[declared.$ref.split("/").pop()!] : declared;
       if (header.required) expect(res.headers.has(name), `${what}: header ${name}`).toBe(true);
     }
     const schema = response.content?.["application/json"]?.schema;
