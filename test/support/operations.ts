@@ -6,7 +6,11 @@ import { type ApiResponse, call, sql, type TestCompany } from "./api";
 import { newClient, newOrder } from "./orders";
 import { LOCAL_RECEIVER, recordDelivery } from "./webhooks";
 
-/** Shared checks run over every operation of the OpenAPI document, so a new route is covered by them. */
+// What the checks that run over every operation of the OpenAPI document share (tenancy, scopes,
+// conformance, bad input, idempotency, conditional requests, refused writes): a new route is covered
+// by them without a test of its own.
+
+/** One operation of the document: its path template, method and OpenAPI operation object. */
 export type Operation = { path: string; method: string; op: Record<string, any> };
 
 /** Every operation of the document that takes a bearer token (health and the document itself do not). */
