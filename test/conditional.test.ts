@@ -49,4 +49,18 @@ describe("conditional requests, on every operation that declares them", () => {
       expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(200);
     }
   });
+
+  it("HEAD on every GET operation answers the GET's status and headers (ETag included) without a body", async () => {
+    const co = await newCompany();
+    const { concrete } = await populated(co);
+    const reads = (await tokenOperations()).filter(({ method }) => method === "get");
+    expect(reads.length).toBeGreaterThanOrEqual(10);
+    for (const operation of reads) {
+      const what = `HEAD ${operation.path}`;
+      const get = await call("GET", concrete(operation), { token: co.token });
+      const head = await call("HEAD", concrete(operation), { token: co.token });
+      expect([head.status, head.body], what).toEqual([get.status, ""]);
+      for (const name of ["etag", "content-type"]) expect(head.headers.get(name), `${what}: ${name}`).toBe(get.headers.get(name));
+    }
+  });
 });
