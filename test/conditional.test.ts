@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, expectError, newCompany } from "./support/api";
-import { companyRows, documentChecker, type Operation, populated, tokenOperations } from "./support/operations";
-
-const declares = (header: string) => (operation: Operation) =>
-  operation.op.parameters?.some((p: { in: string; name: string }) => p.in === "header" && p.name === header);
+import { companyRows, declares, documentChecker, populated, tokenOperations } from "./support/operations";
 
 describe("conditional requests, on every operation that declares them", () => {
   it("If-None-Match with the current ETag is 304 without a body; If-Match with a stale one is 412 and writes nothing, with the current one the write goes through", async () => {

@@ -7,7 +7,7 @@ describe("every answer matches the OpenAPI document", () => {
     const conforms = await documentChecker();
     const a = await newCompany();
     const b = await newCompany();
-    const { concrete, missing, body, wrongBody } = await populated(a);
+    const { concrete, addressesRow, body, wrongBody } = await populated(a);
     const operations = await tokenOperations();
     const send = (operation: Operation, token: string | null, url = concrete(operation), sent = body(operation)) =>
       call(operation.method.toUpperCase(), url, { token, body: sent });
@@ -16,7 +16,7 @@ describe("every answer matches the OpenAPI document", () => {
     const statuses = new Set<number>();
     for (const operation of operations) {
       const answers = [await send(operation, null)];
-      if (concrete(operation) !== missing(operation) && operation.method !== "put") answers.push(await send(operation, b.token));
+      if (addressesRow(operation) && operation.method !== "put") answers.push(await send(operation, b.token));
       if (operation.op.requestBody) answers.push(await send(operation, a.token, concrete(operation), wrongBody(operation).body));
       for (const res of answers) {
         conforms(operation, res);

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { purgeExpiredIdempotencyKeys } from "../src/http/idempotency";
 import { call, db, expectError, newCompany, sql } from "./support/api";
-import { companyRows, documentChecker, inRunnableOrder, populated, tokenOperations } from "./support/operations";
+import { companyRows, declares, documentChecker, inRunnableOrder, populated, tokenOperations } from "./support/operations";
 import { newClient, newOrder } from "./support/orders";
 
 const keyed = (key: string) => ({ headers: { "Idempotency-Key": key } });
@@ -165,9 +165,7 @@ describe("Idempotency-Key", () => {
     const co = await newCompany();
     const { concrete, body } = await populated(co);
     const conforms = await documentChecker();
-    const operations = (await tokenOperations()).filter(({ op }) =>
-      op.parameters?.some((p: { in: string; name: string }) => p.in === "header" && p.name === "idempotency-key"),
-    );
+    const operations = (await tokenOperations()).filter(declares("idempotency-key"));
     expect(operations.length).toBeGreaterThanOrEqual(8);
     // A re-sent delivery is attempted in the background meanwhile: its row may move on by itself.
     const rows = async () => ({ ...(await companyRows(co.companyId)), webhook_deliveries: [] });

@@ -12,7 +12,7 @@ import { startUpstashServer } from "../tools/local/upstash-server";
 import { createToken, revokeToken } from "../tools/ops/commands";
 import { call, db, expectError, newCompany, sql, waitFor, workerLogLines } from "./support/api";
 import { scanLog } from "./support/log-scan";
-import { companyRows, documentChecker, inRunnableOrder, type Operation, populated, tokenOperations } from "./support/operations";
+import { companyRows, declares, documentChecker, inRunnableOrder, type Operation, populated, tokenOperations } from "./support/operations";
 import { startWorker } from "./support/worker";
 
 /**
@@ -248,7 +248,7 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
       const writes = (await tokenOperations()).filter(({ method }) => method !== "get");
       expect(writes.length).toBeGreaterThanOrEqual(20);
       const send = (token: string, write: Operation) => {
-        const keyed = write.op.parameters?.some((p: { in: string; name: string }) => p.in === "header" && p.name === "idempotency-key");
+        const keyed = declares("idempotency-key")(write);
         return call(write.method.toUpperCase(), concrete(write), {
           token,
           body: body(write),

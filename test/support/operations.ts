@@ -13,6 +13,10 @@ import { LOCAL_RECEIVER, recordDelivery } from "./webhooks";
 /** One operation of the document: its path template, method and OpenAPI operation object. */
 export type Operation = { path: string; method: string; op: Record<string, any> };
 
+/** Whether the operation declares this request header (`If-Match`, `idempotency-key` …). */
+export const declares = (header: string) => (operation: Operation) =>
+  operation.op.parameters?.some((p: { in: string; name: string }) => p.in === "header" && p.name === header) ?? false;
+
 /** Every operation of the document that takes a bearer token (health and the document itself do not). */
 export async function tokenOperations(): Promise<Operation[]> {
   const doc = (await call("GET", "/openapi.json")).body;
@@ -42,9 +46,10 @@ export async function companyRows(companyId: number) {
  * A company with one of everything (a client; an order with an item, a payment and an artwork; an
  * email thread and its cached mail context; a webhook endpoint with a failed delivery), each named
  * with `marker`, and what it takes to call any operation on them: `concrete` is an operation's URL
- * with their ids (and the query it needs), `missing` the same with ids that address nothing, and
- * `body` a valid body for each operation that takes one (a test that needs one fails on a new
- * operation until it has one here), `wrongBody` one that must be refused.
+ * with their ids (and the query it needs), `missing` the same with ids that address nothing,
+ * `addressesRow` whether the two differ (the operation names a row by id), `body` a valid body for
+ * each operation that takes one (a test that needs one fails on a new operation until it has one
+ * here), and `wrongBody` one that must be refused.
  */
 export async function populated(co: TestCompany) {
   // In a name of every row, so an answer that shows one of them contains it.
@@ -110,11 +115,15 @@ export async function populated(co: TestCompany) {
   };
   const url = ({ path, op }: Operation, id: Pick) =>
     path.replace(/\{([^}]+)\}/g, (_, name: string) => String(id(name))) + (queries[op.operationId]?.(id) ?? "");
+  const concrete = (operation: Operation) => url(operation, (name) => (name === "id" ? ids[operation.path.split("/")[1]] : params[name]));
+  const missing = (operation: Operation) =>
+    url(operation, (name) => (name === "source" ? params.source : name === "legacyThreadId" ? `thread-${randomUUID()}` : 2147483000));
   return {
     marker,
-    concrete: (operation: Operation) => url(operation, (name) => (name === "id" ? ids[operation.path.split("/")[1]] : params[name])),
-    missing: (operation: Operation) =>
-      url(operation, (name) => (name === "source" ? params.source : name === "legacyThreadId" ? `thread-${randomUUID()}` : 2147483000)),
+    concrete,
+    missing,
+    /** Whether the operation addresses a row by an id (in its path or its query). */
+    addressesRow: (operation: Operation) => concrete(operation) !== missing(operation),
     body,
     /** The valid body with its first field swapped for a value of another JSON type, and that field. */
     wrongBody: (operation: Operation) => {
