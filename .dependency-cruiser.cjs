@@ -1,6 +1,6 @@
 /**
  * Import boundaries (run by .ci/run as `npm run lint:deps`). Layers, bottom up:
- *   src/db/schema, src/platform → src/http → src/domain → src/accounting, src/suppliers, src/webhooks → src/routes → src/app.ts, src/index.ts
+ *   src/db/schema, src/platform → src/ratelimit → src/http → src/domain → src/accounting, src/suppliers, src/webhooks → src/routes → src/app.ts, src/index.ts
  * tools/ (Node only) may import src/; src/ never imports tools/ or test/ (tests beside the code excepted).
  * sdk/ is the typed client for integrators: the Worker never imports it, and it imports nothing of ours.
  */
@@ -47,6 +47,13 @@ module.exports = {
       severity: "error",
       from: { path: "^src/db/schema/" },
       to: { path: "^src/", pathNot: "^src/db/schema/" },
+    },
+    {
+      name: "ratelimit-below-http",
+      severity: "error",
+      comment: "ratelimit/ is the per-key limiter behind an interface; request handling (http/auth.ts) uses it, it knows no request.",
+      from: { path: "^src/ratelimit/", pathNot: TEST },
+      to: { path: "^src/", pathNot: "^src/(ratelimit|platform)/" },
     },
     {
       name: "http-below-domain-and-resources",

@@ -6,7 +6,7 @@ import path from "node:path";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
-import { CIRCUIT_OPEN_AFTER, LIMITER_TIMEOUT_MS, RATE_LIMIT, RATE_WINDOW_SECONDS, RESERVE_MAX } from "../src/http/ratelimit";
+import { CIRCUIT_OPEN_AFTER, LIMITER_TIMEOUT_MS, RATE_LIMIT, RATE_WINDOW_SECONDS, RESERVE_MAX } from "../src/ratelimit";
 import { startRedis } from "../tools/local/redis";
 import { startUpstashServer } from "../tools/local/upstash-server";
 import { createToken, revokeToken } from "../tools/ops/commands";

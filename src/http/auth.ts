@@ -3,9 +3,9 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { apiTokens, type TokenScope } from "../db/schema";
 import type { Db } from "../platform/db";
+import { createLimiter, type LimitResult } from "../ratelimit";
 import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
-import { createLimiter, type LimitResult } from "./ratelimit";
 
 // The scheme is case-insensitive (RFC 9110), the token is hex in either case.
 const BEARER = /^Bearer +([0-9a-f]{64})$/i;

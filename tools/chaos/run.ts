@@ -14,7 +14,7 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../src/db/schema";
 import { BODY_READ_TIMEOUT_MS } from "../../src/http/json-body";
-import { CIRCUIT_RETRY_MS, LIMITER_TIMEOUT_MS, RATE_LIMIT } from "../../src/http/ratelimit";
+import { CIRCUIT_RETRY_MS, LIMITER_TIMEOUT_MS, RATE_LIMIT } from "../../src/ratelimit";
 import type { Db } from "../../src/platform/db";
 import { buildWorker, startWorker } from "../../test/support/worker";
 import { startStack } from "../local/stack";
