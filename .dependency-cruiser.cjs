@@ -22,6 +22,13 @@ module.exports = {
       to: { path: "^(tools|test)/" },
     },
     {
+      name: "worker-without-node-builtins",
+      severity: "error",
+      comment: "The Worker runs without nodejs_compat (wrangler.toml): no node: module exists there.",
+      from: { path: "^src/", pathNot: TEST },
+      to: { dependencyTypes: ["core"] },
+    },
+    {
       name: "worker-never-imports-the-sdk",
       severity: "error",
       comment: "The typed client is for integrators; the Worker bundle must not carry it or openapi-fetch.",
@@ -34,6 +41,27 @@ module.exports = {
       comment: "The client ships on its own: only its tests look outside sdk/.",
       from: { path: "^sdk/", pathNot: TEST },
       to: { path: "^(src|tools|test)/" },
+    },
+    {
+      name: "no-package-internals-by-path",
+      severity: "error",
+      comment: "A package is imported by its name and its published exports; a file path into node_modules breaks on an upgrade.",
+      from: {},
+      to: { path: "(^|/)node_modules/", dependencyTypes: ["local"] },
+    },
+    {
+      name: "bundle-stand-ins-are-only-aliased",
+      severity: "error",
+      comment: "src/bundle-stand-ins/ replaces packages' modules in the bundle through wrangler.toml [alias]; the Worker never imports them.",
+      from: { path: "^src/", pathNot: "^src/bundle-stand-ins/" },
+      to: { path: "^src/bundle-stand-ins/" },
+    },
+    {
+      name: "bundle-stand-ins-stand-alone",
+      severity: "error",
+      comment: "A stand-in passes on names from the package it replaces, or throws; it needs nothing of ours.",
+      from: { path: "^src/bundle-stand-ins/" },
+      to: { path: "^src/", pathNot: "^src/bundle-stand-ins/" },
     },
     {
       name: "platform-is-the-bottom-layer",
@@ -111,6 +139,6 @@ module.exports = {
     // TypeScript 7 has no JavaScript API for dependency-cruiser to parse with; swc parses TypeScript too.
     parser: "swc",
     tsConfig: { fileName: "tsconfig.json" },
-    exclude: { path: "^(node_modules|dist|drizzle)/" },
+    exclude: { path: "^(dist|drizzle)/" },
   },
 };

@@ -27,10 +27,7 @@ export function createUpstashLimiter(url: string, token: string): Limiter {
   const ratelimit = new Ratelimit({
     // No client retries: a slow or dead Redis must not hold the request (fail-open instead).
     // Each call is abandoned after LIMITER_ABANDON_MS, so a stall does not pile up open fetches.
-    // `Ratelimit` calls only evalsha and eval on it (single region, no deny list): see platform/redis.ts.
-    redis: upstashRedis({ url, token, signal: () => AbortSignal.timeout(LIMITER_ABANDON_MS) }) as unknown as ConstructorParameters<
-      typeof Ratelimit
-    >[0]["redis"],
+    redis: upstashRedis({ url, token, signal: () => AbortSignal.timeout(LIMITER_ABANDON_MS) }),
     limiter: Ratelimit.slidingWindow(RATE_LIMIT, `${RATE_WINDOW_SECONDS} s`),
     prefix: PREFIX,
     // Refusals are cached in this map until their window ends; `refused` reads it.
