@@ -3,16 +3,8 @@ import type { artworks, invoices, orderStatuses, payments, projects, taxes } fro
 import type { InvoiceTotals } from "../../domain/totals";
 import { wireFields } from "../../http/openapi";
 import { plainDecimal } from "../../platform/money";
-import type {
-  ArtworkSchema,
-  DISCOUNT_AMOUNT_TYPES,
-  DISCOUNT_TYPES,
-  InvoiceSchema,
-  OrderStatusSchema,
-  PaymentSchema,
-  ProjectSchema,
-  TaxSchema,
-} from "./schema";
+import type { ArtworkSchema, PaymentSchema } from "./contents/schema";
+import type { DISCOUNT_AMOUNT_TYPES, DISCOUNT_TYPES, InvoiceSchema, OrderStatusSchema, ProjectSchema, TaxSchema } from "./schema";
 
 /** Rows → the wire shapes declared in schema.ts. */
 type Row<T extends { $inferSelect: unknown }> = T["$inferSelect"];

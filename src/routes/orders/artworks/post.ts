@@ -1,7 +1,6 @@
 import { createAuthRoute, idParam, type Router } from "../../../http/openapi";
 import { createContents } from "../contents/queries";
-import { ArtworkCreateSchema, changedSchema } from "../contents/schema";
-import { ARTWORK_STATUSES, ArtworkSchema, MAX_CONTENTS } from "../schema";
+import { ARTWORK_STATUSES, ArtworkCreateSchema, ArtworkSchema, changedSchema, MAX_CONTENTS } from "../contents/schema";
 import { serializeArtwork, serializeInvoice } from "../serialize";
 import { insertArtwork } from "./queries";
 

@@ -4,7 +4,7 @@ import { artworks } from "../../../db/schema";
 import { invalid } from "../../../http/errors";
 import type { Db } from "../../../platform/db";
 import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
-import { type ArtworkFieldsSchema, MAX_CONTENTS } from "../schema";
+import { type ArtworkFieldsSchema, MAX_CONTENTS } from "../contents/schema";
 
 type ArtworkFields = z.infer<typeof ArtworkFieldsSchema>;
 /** Artworks are not part of the accounting invoice. */

@@ -1,8 +1,7 @@
 import { InvoiceItemSchema, serializeItem } from "../../../domain/invoice-item";
 import { createAuthRoute, idParam, type Router } from "../../../http/openapi";
 import { createContents } from "../contents/queries";
-import { changedSchema, ItemCreateSchema } from "../contents/schema";
-import { MAX_CONTENTS } from "../schema";
+import { changedSchema, ItemCreateSchema, MAX_CONTENTS } from "../contents/schema";
 import { serializeInvoice } from "../serialize";
 import { insertItem } from "./queries";
 

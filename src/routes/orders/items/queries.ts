@@ -5,7 +5,7 @@ import { invalid } from "../../../http/errors";
 import type { Db } from "../../../platform/db";
 import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
 import type { ItemPatch } from "../contents/schema";
-import { MAX_CONTENTS, newItemQuantity, sizesTotal } from "../schema";
+import { MAX_CONTENTS, newItemQuantity, sizesTotal } from "../contents/schema";
 
 type Read = OrderContents<"item">;
 type Item = typeof invoiceItems.$inferSelect;

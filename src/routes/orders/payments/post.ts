@@ -1,7 +1,6 @@
 import { createAuthRoute, idParam, type Router } from "../../../http/openapi";
 import { createContents } from "../contents/queries";
-import { changedSchema, PaymentCreateSchema } from "../contents/schema";
-import { MAX_CONTENTS, PaymentSchema } from "../schema";
+import { changedSchema, MAX_CONTENTS, PaymentCreateSchema, PaymentSchema } from "../contents/schema";
 import { serializeInvoice, serializePayment } from "../serialize";
 import { insertPayment } from "./queries";
 

@@ -4,7 +4,7 @@ import { payments } from "../../../db/schema";
 import { invalid } from "../../../http/errors";
 import type { Db } from "../../../platform/db";
 import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
-import { MAX_CONTENTS, type PaymentFieldsSchema } from "../schema";
+import { MAX_CONTENTS, type PaymentFieldsSchema } from "../contents/schema";
 
 type PaymentFields = z.infer<typeof PaymentFieldsSchema>;
 /** Payments are recorded locally only: nothing is queued for the accounting system. */
