@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import type { invoices, projects } from "../../db/schema";
-import { MAX_INT_ID, nullableText, text, timestamp } from "../../http/openapi";
+import type { invoices } from "../../db/schema";
+import { columnFields, MAX_INT_ID, nullableText, text, timestamp } from "../../http/openapi";
 import { isoDate } from "../../platform/dates";
 import { decimalInput, MAX_MONEY, moneyString } from "../../platform/money";
 
@@ -89,29 +89,16 @@ export const OrderPatchSchema = z
 export type OrderPatch = z.infer<typeof OrderPatchSchema>;
 
 /** Wire → columns for the fields present; `deadline` and `client_id` belong to both records. */
-export function projectColumns(b: OrderPatch) {
-  const out: Partial<typeof projects.$inferInsert> = {};
-  if (b.title !== undefined) out.title = b.title;
-  if (b.description !== undefined) out.description = b.description;
-  if (b.start_date !== undefined) out.startDate = b.start_date;
-  if (b.deadline !== undefined) out.deadline = b.deadline;
-  if (b.client_id !== undefined) out.clientId = b.client_id;
-  if (b.status_id !== undefined) out.statusId = b.status_id;
-  return out;
-}
-export function invoiceColumns(b: Partial<OrderPatch> & { due_date?: string | null }) {
-  const out: Partial<typeof invoices.$inferInsert> = {};
-  if (b.deadline !== undefined) out.dueDate = b.deadline;
-  if (b.due_date !== undefined) out.dueDate = b.due_date;
-  if (b.client_id !== undefined) out.clientId = b.client_id;
-  if (b.client_notes !== undefined) out.clientNotes = b.client_notes;
-  if (b.tax_id !== undefined) out.taxId = b.tax_id || null;
-  if (b.tax_exempt !== undefined) out.taxExempt = b.tax_exempt;
-  if (b.tax_exempt_reason !== undefined) out.taxExemptReason = b.tax_exempt_reason;
-  if (b.discount_amount !== undefined) out.discountAmount = b.discount_amount;
-  if (b.discount_amount_type !== undefined) out.discountAmountType = b.discount_amount_type;
-  if (b.discount_type !== undefined) out.discountType = b.discount_type;
-  return out;
+export const projectColumns = (b: OrderPatch) => columnFields(b, ["title", "description", "startDate", "deadline", "clientId", "statusId"]);
+export function invoiceColumns(b: Partial<OrderPatch> & { due_date?: string | null }): Partial<typeof invoices.$inferInsert> {
+  return {
+    ...columnFields(b, ["clientId", "clientNotes", "taxExempt", "taxExemptReason", "discountAmount", "discountAmountType", "discountType"]),
+    // The project's deadline is its invoice's due date; the import sends the due date itself.
+    ...(b.deadline === undefined ? {} : { dueDate: b.deadline }),
+    ...(b.due_date === undefined ? {} : { dueDate: b.due_date }),
+    // Tax 0 means no tax.
+    ...(b.tax_id === undefined ? {} : { taxId: b.tax_id || null }),
+  };
 }
 
 // ---- Responses ----

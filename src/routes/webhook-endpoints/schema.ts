@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { webhookDeliveries, webhookEndpoints } from "../../db/schema";
-import { iso, text, timestamp, wireFields } from "../../http/openapi";
+import { columnFields, iso, text, timestamp, wireFields } from "../../http/openapi";
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from "../../webhooks/events-catalog";
 import { MAX_WEBHOOK_URL_LENGTH } from "../../webhooks/url";
 
@@ -153,10 +153,5 @@ export function serializeDelivery(row: DeliveryRow, event: { eventId: string; ty
 }
 
 /** Wire fields → columns, for the fields present in the body (enabled is handled by the route). */
-export function endpointColumns(body: { url?: string; events?: string[]; description?: string | null }) {
-  const out: Partial<typeof webhookEndpoints.$inferInsert> = {};
-  if (body.url !== undefined) out.url = body.url;
-  if (body.events !== undefined) out.events = body.events;
-  if (body.description !== undefined) out.description = body.description;
-  return out;
-}
+export const endpointColumns = (body: { url?: string; events?: string[]; description?: string | null }) =>
+  columnFields(body, ["url", "events", "description"]);

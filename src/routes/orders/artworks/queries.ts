@@ -2,6 +2,7 @@ import type { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { artworks } from "../../../db/schema";
 import { invalid } from "../../../http/errors";
+import { columnFields } from "../../../http/openapi";
 import type { Db } from "../../../platform/db";
 import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
 import { type ArtworkFieldsSchema, MAX_CONTENTS } from "../contents/schema";
@@ -15,16 +16,15 @@ const NO_LINES = { lines: false };
  * (kept when it already was), and cleared when it becomes anything else.
  */
 function artworkColumns(body: Partial<ArtworkFields>, storedStatus: string | null) {
-  const out: { [K in keyof typeof artworks.$inferInsert]?: (typeof artworks.$inferInsert)[K] | SQL } = {};
-  if (body.print_method !== undefined) out.printMethod = body.print_method;
-  if (body.placements !== undefined) out.placements = body.placements;
-  if (body.colors !== undefined) out.colors = body.colors;
-  if (body.preview_url !== undefined) out.previewUrl = body.preview_url;
-  if (body.status !== undefined) {
-    out.status = body.status;
-    if (body.status !== "approved") out.approvedAt = null;
-    else if (storedStatus !== "approved") out.approvedAt = sql`now()`;
-  }
+  const out: { [K in keyof typeof artworks.$inferInsert]?: (typeof artworks.$inferInsert)[K] | SQL } = columnFields(body, [
+    "printMethod",
+    "placements",
+    "colors",
+    "previewUrl",
+    "status",
+  ]);
+  if (body.status !== undefined && body.status !== "approved") out.approvedAt = null;
+  if (body.status === "approved" && storedStatus !== "approved") out.approvedAt = sql`now()`;
   return out;
 }
 

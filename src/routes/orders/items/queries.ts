@@ -2,6 +2,7 @@ import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { invoiceItems } from "../../../db/schema";
 import type { LineAmounts } from "../../../domain/totals";
 import { invalid } from "../../../http/errors";
+import { columnFields } from "../../../http/openapi";
 import type { Db } from "../../../platform/db";
 import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
 import type { ItemPatch } from "../contents/schema";
@@ -96,13 +97,8 @@ export async function insertItem(
 
 /** The item's columns after a PATCH; a quantity alone must still match a stored size breakdown. */
 function itemChanges(item: Item, body: ItemPatch) {
-  const out: Partial<typeof invoiceItems.$inferInsert> = {};
-  if (body.title !== undefined) out.title = body.title;
-  if (body.description !== undefined) out.description = body.description;
-  if (body.unit_price !== undefined) out.unitPrice = body.unit_price;
-  if (body.sizes !== undefined) out.sizes = body.sizes;
-  if (body.quantity !== undefined) out.quantity = body.quantity;
-  else if (body.sizes) out.quantity = sizesTotal(body.sizes).toFixed(2);
+  const out: Partial<typeof invoiceItems.$inferInsert> = columnFields(body, ["title", "description", "unitPrice", "sizes", "quantity"]);
+  if (body.quantity === undefined && body.sizes) out.quantity = sizesTotal(body.sizes).toFixed(2);
   if (body.quantity !== undefined && body.sizes === undefined && item.sizes && !sizesTotal(item.sizes).eq(body.quantity)) {
     throw invalid("Invalid request body", [
       {

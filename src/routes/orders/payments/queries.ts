@@ -2,6 +2,7 @@ import type { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import { payments } from "../../../db/schema";
 import { invalid } from "../../../http/errors";
+import { columnFields } from "../../../http/openapi";
 import type { Db } from "../../../platform/db";
 import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
 import { MAX_CONTENTS, type PaymentFieldsSchema } from "../contents/schema";
@@ -11,14 +12,7 @@ type PaymentFields = z.infer<typeof PaymentFieldsSchema>;
 const NO_LINES = { lines: false };
 
 /** The payment's columns for the fields sent. */
-function paymentColumns(body: Partial<PaymentFields>) {
-  const out: Partial<typeof payments.$inferInsert> = {};
-  if (body.amount !== undefined) out.amount = body.amount;
-  if (body.paid_date !== undefined) out.paidDate = body.paid_date;
-  if (body.method !== undefined) out.method = body.method;
-  if (body.reference !== undefined) out.reference = body.reference;
-  return out;
-}
+const paymentColumns = (body: Partial<PaymentFields>) => columnFields(body, ["amount", "paidDate", "method", "reference"]);
 
 /** Writes the payment change; the totals count the live payments as the change leaves them. */
 async function write(
