@@ -3,7 +3,6 @@ import { alias } from "drizzle-orm/pg-core";
 import { type AccountingUpdate, accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
 import { clients, companies, invoices, orderStatuses, projects, taxes } from "../../db/schema";
 import { liveClients } from "../../domain/client";
-import { invoiceTotals } from "../../domain/totals";
 import { invalid, notFound } from "../../http/errors";
 import { etagMatches, etagMatchesSql, ifMatchHeader, ifMatchTags, preconditionFailed, withEtag } from "../../http/etag";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
@@ -20,7 +19,7 @@ import {
   percentOutOfRange,
   projectColumns,
 } from "./schema";
-import { invoiceTerms, serializeInvoice, serializeProject } from "./serialize";
+import { orderEnvelope } from "./serialize";
 
 const route = createAuthRoute({
   method: "patch",
@@ -231,19 +230,7 @@ async function patchOrder(
     if (lock && ifMatch !== undefined) throw preconditionFailed((await readOrder(db, companyId, id, body, false))?.etag ?? order.etag);
     return undefined;
   }
-  const totals = invoiceTotals(
-    invoiceTerms(written.invoice, taxRate),
-    written.lines,
-    written.payments.map((p) => p.amount),
-  );
-  return {
-    project: written.project,
-    invoice: written.invoice,
-    totals,
-    etag: written.etag,
-    outboxId: written.outboxId,
-    webhook: written.webhook,
-  };
+  return { ...written, taxRate };
 }
 
 export const registerPatchOrder = (api: Router) =>
@@ -266,7 +253,7 @@ export const registerPatchOrder = (api: Router) =>
       });
     }
     if (result.outboxId !== null) notifyOutbox(c.env, [result.outboxId], c.var.defer);
-    const order = { project: serializeProject(result.project), invoice: serializeInvoice(result.invoice, result.totals) };
+    const order = orderEnvelope(result);
     publishWebhookEvent(c, result.webhook, () => JSON.stringify(order));
     c.header("ETag", result.etag);
     return c.json(order, 200);

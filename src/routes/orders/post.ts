@@ -2,7 +2,6 @@ import { and, eq, sql } from "drizzle-orm";
 import { accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
 import { clients, invoices, projects } from "../../db/schema";
 import { liveClients } from "../../domain/client";
-import { invoiceTotals } from "../../domain/totals";
 import { invalid } from "../../http/errors";
 import { withIdempotency } from "../../http/idempotency";
 import { createAuthRoute, type Router } from "../../http/openapi";
@@ -10,7 +9,7 @@ import { insertFrom } from "../../platform/sql-kit";
 import { publishWebhookEvent, webhookEventCte } from "../../webhooks/events";
 import { companySyncSql, unknownReference } from "./queries";
 import { OrderCreateSchema, OrderEnvelopeSchema } from "./schema";
-import { invoiceTerms, serializeInvoice, serializeProject } from "./serialize";
+import { orderEnvelope } from "./serialize";
 
 const route = createAuthRoute({
   method: "post",
@@ -89,9 +88,8 @@ export const registerCreateOrder = (api: Router) =>
       // No row: the client is not a live client of this company, and nothing was written.
       if (!row) throw invalid("Invalid request body", [unknownReference("client_id", "client")]);
       const outboxId = row.outboxId;
-      // A new invoice has no items or payments yet.
-      const totals = invoiceTotals(invoiceTerms(row.invoice, null), [], []);
-      const order = { project: serializeProject(row.project), invoice: serializeInvoice(row.invoice, totals) };
+      // A new invoice has no tax, items or payments yet.
+      const order = orderEnvelope({ project: row.project, invoice: row.invoice, taxRate: null, lines: [], payments: [] });
       return {
         status: 200,
         body: order,

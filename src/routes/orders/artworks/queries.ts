@@ -4,8 +4,9 @@ import { artworks } from "../../../db/schema";
 import { invalid } from "../../../http/errors";
 import { columnFields } from "../../../http/openapi";
 import type { Db } from "../../../platform/db";
-import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
+import { insertRecord, type OrderContents, updateRecord, writeContents } from "../contents/queries";
 import { type ArtworkFieldsSchema, MAX_CONTENTS } from "../contents/schema";
+import { orderTotals } from "../serialize";
 
 type ArtworkFields = z.infer<typeof ArtworkFieldsSchema>;
 /** Artworks are not part of the accounting invoice. */
@@ -32,13 +33,7 @@ function artworkColumns(body: Partial<ArtworkFields>, storedStatus: string | nul
 async function write(db: Db, companyId: number, read: OrderContents, record: (ready: SQL, from: SQL) => ReturnType<typeof insertRecord>) {
   const row = await writeContents(db, companyId, read, NO_LINES, artworks, (ready, from) => ({ record: record(ready, from) }));
   if (!row) return undefined;
-  const totals = totalsAfter(
-    row.invoice,
-    read.taxRate,
-    read.lines,
-    read.payments.map((p) => p.amount),
-  );
-  return { ...row, totals };
+  return { ...row, totals: orderTotals({ invoice: row.invoice, taxRate: read.taxRate, lines: read.lines, payments: read.payments }) };
 }
 
 export function insertArtwork(db: Db, companyId: number, read: OrderContents, body: ArtworkFields) {

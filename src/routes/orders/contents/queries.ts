@@ -2,7 +2,6 @@ import { and, eq, isNull, type SQL, sql, type WithSubquery } from "drizzle-orm";
 import type { Context } from "hono";
 import { accountingChangeCte, notifyOutbox } from "../../../accounting/outbox";
 import { accountingOutbox, artworks, companies, invoiceItems, invoices, payments, projects, taxes } from "../../../db/schema";
-import { invoiceTotals, type LineAmounts } from "../../../domain/totals";
 import type { AppEnv } from "../../../http/context";
 import { notFound } from "../../../http/errors";
 import { withIdempotency } from "../../../http/idempotency";
@@ -10,7 +9,6 @@ import type { Db } from "../../../platform/db";
 import { insertFrom, jsonRows, tableRows } from "../../../platform/sql-kit";
 import { publishWebhookEvent, type WrittenEvent, webhookEventCte } from "../../../webhooks/events";
 import { defaultInvoiceOf, liveProjects } from "../queries";
-import { invoiceTerms } from "../serialize";
 import { renderOrderObject } from "../webhook-object";
 
 /*
@@ -151,11 +149,6 @@ export function contentsWrite(db: Db, companyId: number, read: OrderContents, op
     webhook: event.written,
     outboxId: outbox ? sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number) : sql<null>`null`,
   };
-}
-
-/** The invoice's totals after a change, from what was read and the change (lines and payments as they will be). */
-export function totalsAfter(invoice: typeof invoices.$inferSelect, taxRate: string | null, lines: LineAmounts[], paymentAmounts: string[]) {
-  return invoiceTotals(invoiceTerms(invoice, taxRate), lines, paymentAmounts);
 }
 
 /**

@@ -4,9 +4,10 @@ import type { LineAmounts } from "../../../domain/totals";
 import { invalid } from "../../../http/errors";
 import { columnFields } from "../../../http/openapi";
 import type { Db } from "../../../platform/db";
-import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
+import { insertRecord, type OrderContents, updateRecord, writeContents } from "../contents/queries";
 import type { ItemPatch } from "../contents/schema";
 import { MAX_CONTENTS, newItemQuantity, sizesTotal } from "../contents/schema";
+import { orderTotals } from "../serialize";
 
 type Read = OrderContents<"item">;
 type Item = typeof invoiceItems.$inferSelect;
@@ -86,12 +87,12 @@ export async function insertItem(
     return { record: insertRecord(db, invoiceItems, values, from), extra: repositionCte(db, read.invoice.id, moves, ready) };
   });
   if (!row) return undefined;
-  const totals = totalsAfter(
-    row.invoice,
-    read.taxRate,
-    linesAfter(read, { id: null, line: { quantity, unit_price: body.unit_price } }),
-    read.payments.map((p) => p.amount),
-  );
+  const totals = orderTotals({
+    invoice: row.invoice,
+    taxRate: read.taxRate,
+    lines: linesAfter(read, { id: null, line: { quantity, unit_price: body.unit_price } }),
+    payments: read.payments,
+  });
   return { ...row, totals };
 }
 
@@ -122,12 +123,12 @@ export async function updateItem(db: Db, companyId: number, read: Read, body: It
   });
   if (!row) return undefined;
   const line = { quantity: row.record.quantity, unit_price: row.record.unitPrice };
-  const totals = totalsAfter(
-    row.invoice,
-    read.taxRate,
-    linesAfter(read, { id: item.id, line }),
-    read.payments.map((p) => p.amount),
-  );
+  const totals = orderTotals({
+    invoice: row.invoice,
+    taxRate: read.taxRate,
+    lines: linesAfter(read, { id: item.id, line }),
+    payments: read.payments,
+  });
   return { ...row, totals };
 }
 
@@ -138,11 +139,11 @@ export async function deleteItem(db: Db, companyId: number, read: Read) {
     extra: repositionCte(db, read.invoice.id, renumber(read, item.id, null).moves, ready),
   }));
   if (!row) return undefined;
-  const totals = totalsAfter(
-    row.invoice,
-    read.taxRate,
-    linesAfter(read, { id: item.id }),
-    read.payments.map((p) => p.amount),
-  );
+  const totals = orderTotals({
+    invoice: row.invoice,
+    taxRate: read.taxRate,
+    lines: linesAfter(read, { id: item.id }),
+    payments: read.payments,
+  });
   return { ...row, totals };
 }

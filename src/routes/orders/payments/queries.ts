@@ -4,8 +4,9 @@ import { payments } from "../../../db/schema";
 import { invalid } from "../../../http/errors";
 import { columnFields } from "../../../http/openapi";
 import type { Db } from "../../../platform/db";
-import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
+import { insertRecord, type OrderContents, updateRecord, writeContents } from "../contents/queries";
 import { MAX_CONTENTS, type PaymentFieldsSchema } from "../contents/schema";
+import { orderTotals } from "../serialize";
 
 type PaymentFields = z.infer<typeof PaymentFieldsSchema>;
 /** Payments are recorded locally only: nothing is queued for the accounting system. */
@@ -24,9 +25,9 @@ async function write(
 ) {
   const row = await writeContents(db, companyId, read, NO_LINES, payments, (ready, from) => ({ record: record(ready, from) }));
   if (!row) return undefined;
-  const amounts = read.payments.filter((p) => p.id !== replaced).map((p) => p.amount);
-  if (!row.record.deletedAt) amounts.push(row.record.amount);
-  return { ...row, totals: totalsAfter(row.invoice, read.taxRate, read.lines, amounts) };
+  const live: { amount: string }[] = read.payments.filter((p) => p.id !== replaced);
+  if (!row.record.deletedAt) live.push(row.record);
+  return { ...row, totals: orderTotals({ invoice: row.invoice, taxRate: read.taxRate, lines: read.lines, payments: live }) };
 }
 
 export function insertPayment(db: Db, companyId: number, read: OrderContents, body: PaymentFields) {
