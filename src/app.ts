@@ -7,29 +7,14 @@ import { corsPolicy } from "./http/cors";
 import { docsPage } from "./http/docs-page";
 import { errorBody, onError } from "./http/errors";
 import { drainUnreadBody, MAX_JSON_DEPTH } from "./http/json-body";
-import { type LazyResource, mountLazy } from "./http/lazy-resource";
-import { createRouter, type Router } from "./http/openapi";
+import { mountLazy } from "./http/lazy-resource";
+import { createRouter } from "./http/openapi";
 import { withResponseHeaders } from "./http/openapi-headers";
 import { paramsGuard } from "./http/params-guard";
 import { requestContext } from "./http/request-context";
-import { healthApi, healthPaths } from "./routes/health";
+import { RESOURCES, WEBHOOK_EVENT_DECLARATIONS, WEBHOOK_EVENTS } from "./resources";
 
-const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", ...healthPaths]);
-
-/**
- * Resource routers, in the OpenAPI document's order. Add a resource here and nowhere else: as a lazy
- * resource (its folder imported on the first request under its prefix, so start-up does not build its
- * routes), or as a router built at start-up (health: two small routes that a load balancer's first
- * probe should not wait for).
- */
-const resources: (LazyResource | Router)[] = [
-  { prefix: "/clients", load: async () => (await import("./routes/clients")).clientsApi },
-  { prefix: "/orders", load: async () => (await import("./routes/orders")).ordersApi },
-  { prefix: "/products", load: async () => (await import("./routes/products")).productsApi },
-  { prefix: "/mail", load: async () => (await import("./routes/mail")).mailApi },
-  { prefix: "/webhook-endpoints", load: async () => (await import("./routes/webhook-endpoints")).webhookEndpointsApi },
-  healthApi,
-];
+const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", ...RESOURCES.flatMap((r) => ("publicPaths" in r ? r.publicPaths : []))]);
 
 /** Title, description and server of the OpenAPI document; paths come from the routes' contracts. */
 const documentInfo = (origin: string) => ({
@@ -78,10 +63,11 @@ function createApi() {
   // The header's shape only; the token lookup is route middleware (createAuthRoute), after the body.
   api.use("*", async (c, next) => (PUBLIC_PATHS.has(c.req.path.slice(API_PREFIX.length)) ? next() : requireBearer(c, next)));
   api.use("*", paramsGuard);
-  const routes = resources.map((resource) => {
-    if ("load" in resource) return mountLazy(api, resource, noRoute);
-    api.route("/", resource);
-    return async () => resource;
+  // A lazy resource's folder is imported on the first request under its prefix; a router is mounted as it is.
+  const routes = RESOURCES.map((resource) => {
+    if ("load" in resource) return mountLazy(api, { prefix: resource.prefix, load: () => resource.load(WEBHOOK_EVENTS) }, noRoute);
+    api.route("/", resource.router);
+    return async () => resource.router;
   });
 
   // Built once per origin and isolate, with every resource's routes: they do not change at run time.
@@ -92,7 +78,7 @@ function createApi() {
       const all = createRouter();
       for (const resource of await Promise.all(routes.map((load) => load()))) all.route("/", resource);
       // The event payloads (OpenAPI `webhooks`) use every resource's schemas: loaded with them, not at start-up.
-      (await import("./webhook-events-doc")).registerWebhookEvents(all.openAPIRegistry);
+      await (await import("./webhooks/events-doc")).registerWebhookEvents(all.openAPIRegistry, WEBHOOK_EVENT_DECLARATIONS);
       all.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
         type: "http",
         scheme: "bearer",

@@ -5,7 +5,6 @@ import type { Bindings } from "../platform/env";
 import type { Logger } from "../platform/logger";
 import { insertFrom, rowsOf } from "../platform/sql-kit";
 import { enqueueWebhookDeliveries } from "./enqueue";
-import type { WebhookEventType, WebhookResource } from "./events-catalog";
 
 /**
  * The writers' side of webhooks: a change writes its event, and the event's deliveries to the company's
@@ -15,8 +14,8 @@ import type { WebhookEventType, WebhookResource } from "./events-catalog";
 
 export interface WebhookEventRow {
   companyId: number;
-  type: WebhookEventType;
-  resourceType: WebhookResource;
+  type: string;
+  resourceType: string;
   /** The resource's id (text): a value, or SQL reading another CTE of the statement. */
   resourceId: string | number | SQL;
 }
@@ -80,11 +79,6 @@ export async function fillPayload(db: Db, eventId: number, objectJson: string | 
   );
   return row.payload;
 }
-
-/** The JSON text of the object as the API returns it now; undefined when the resource is gone. */
-export type WebhookRenderer = (db: Db, event: { companyId: number; type: string; resourceId: string }) => Promise<string | undefined>;
-/** One renderer per resource type (the resources' own serializers, wired in by the entry point). */
-export type WebhookRenderers = Record<WebhookResource, WebhookRenderer>;
 
 /** The parts of a request's context the after-commit step uses. */
 export interface PublishContext {

@@ -1,6 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
 import { invoices, projects, taxes } from "../../db/schema";
-import type { WebhookRenderer } from "../../webhooks/events";
+import type { WebhookRenderer } from "../../webhooks/events-catalog";
 import { invoiceAmountsColumns } from "./queries";
 import { orderEnvelope } from "./serialize";
 

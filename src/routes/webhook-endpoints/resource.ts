@@ -1,0 +1,10 @@
+import type { EventCatalog } from "../../webhooks/events-catalog";
+
+/**
+ * Webhook endpoints: routes built on the first request under /webhook-endpoints (src/resources.ts lists
+ * it), with the catalog of every resource's event types, which endpoints subscribe to.
+ */
+export const webhookEndpointsResource = {
+  prefix: "/webhook-endpoints",
+  load: async (events: EventCatalog) => (await import(".")).webhookEndpointsApi(events),
+};
