@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, exists, inArray, isNull, sql } from "drizzle-orm";
-import { accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
+import { accountingChangeCte, notifyOutbox } from "../../accounting/outbox";
+import { syncApplies } from "../../accounting/payload";
 import { accountingOutbox, invoices, projects } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { etagMatchesSql, ifMatchHeader, ifMatchTags, preconditionFailed } from "../../http/etag";

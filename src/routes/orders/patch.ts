@@ -1,6 +1,7 @@
 import { and, eq, exists, inArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { type AccountingUpdate, accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
+import { accountingChangeCte, notifyOutbox } from "../../accounting/outbox";
+import { type AccountingUpdate, syncApplies } from "../../accounting/payload";
 import { clients, companies, invoices, orderStatuses, projects, taxes } from "../../db/schema";
 import { liveClients } from "../../domain/client";
 import { invalid, notFound } from "../../http/errors";

@@ -1,5 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
-import { accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
+import { accountingChangeCte, notifyOutbox } from "../../accounting/outbox";
+import { syncApplies } from "../../accounting/payload";
 import { clients, invoices, projects } from "../../db/schema";
 import { liveClients } from "../../domain/client";
 import { invalid } from "../../http/errors";
