@@ -1,6 +1,7 @@
 /**
  * Import boundaries (run by .ci/run as `npm run lint:deps`). Layers, bottom up:
- *   src/db/schema, src/platform → src/ratelimit → src/http → src/domain → src/accounting, src/suppliers, src/webhooks → src/routes → src/app.ts, src/index.ts
+ *   src/db/schema, src/platform → src/ratelimit → src/http → src/domain → src/accounting, src/suppliers, src/webhooks → src/changes
+ *   → src/routes → src/resources.ts → src/app.ts, src/index.ts
  * tools/ (Node only) may import src/; src/ never imports tools/ or test/ (tests beside the code excepted).
  * sdk/ is the typed client for integrators: the Worker never imports it, and it imports nothing of ours.
  */
@@ -88,21 +89,37 @@ module.exports = {
       severity: "error",
       comment: "http/ is request plumbing (errors, auth, guards, OpenAPI helpers); it knows no resource.",
       from: { path: "^src/http/" },
-      to: { path: "^src/(domain|routes|accounting|suppliers|webhooks)/|^src/(app|index)\\.ts$" },
+      to: { path: "^src/(domain|routes|accounting|suppliers|webhooks|changes)/|^src/(app|index|resources)\\.ts$" },
     },
     {
       name: "domain-below-resources",
       severity: "error",
       comment: "domain/ is what several resources and the accounting delivery share.",
       from: { path: "^src/domain/", pathNot: TEST },
-      to: { path: "^src/(routes|accounting|suppliers|webhooks)/|^src/(app|index)\\.ts$" },
+      to: { path: "^src/(routes|accounting|suppliers|webhooks|changes)/|^src/(app|index|resources)\\.ts$" },
     },
     {
-      name: "integrations-below-routes",
+      name: "integrations-below-changes",
       severity: "error",
-      comment: "accounting/ and suppliers/ serve routes; they never import one.",
+      comment: "accounting/, suppliers/ and webhooks/ serve the change layer and the routes; they never import either.",
       from: { path: "^src/(accounting|suppliers|webhooks)/", pathNot: TEST },
-      to: { path: "^src/routes/|^src/(app|index)\\.ts$" },
+      to: { path: "^src/(changes|routes)/|^src/(app|index|resources)\\.ts$" },
+    },
+    {
+      name: "changes-below-routes",
+      severity: "error",
+      comment: "changes/ is how a write is written, for every resource; it knows none.",
+      from: { path: "^src/changes/", pathNot: TEST },
+      to: { path: "^src/routes/|^src/(app|index|resources)\\.ts$" },
+    },
+    {
+      name: "routes-write-through-changes",
+      severity: "error",
+      comment:
+        "A route says what it changes; the change layer writes its outbox rows and webhook events (counters: statement triggers) " +
+        "and hands them on after commit. Routes may read what those rows say (accounting/payload.ts, the event declarations).",
+      from: { path: "^src/routes/", pathNot: TEST },
+      to: { path: "^src/(accounting|webhooks)/", pathNot: "^src/accounting/payload\\.ts$|^src/webhooks/(events-catalog|url)\\.ts$" },
     },
     {
       name: "routes-do-not-import-each-other",
@@ -110,6 +127,13 @@ module.exports = {
       comment: "Share through domain/ instead.",
       from: { path: "^src/routes/([^/]+)/", pathNot: TEST },
       to: { path: "^src/routes/", pathNot: "^src/routes/$1/" },
+    },
+    {
+      name: "routes-below-the-resource-list",
+      severity: "error",
+      comment: "src/resources.ts lists every resource (and builds the event catalog from them); a resource gets what it needs from its loader.",
+      from: { path: "^src/routes/", pathNot: TEST },
+      to: { path: "^src/(resources|index)\\.ts$" },
     },
     {
       name: "only-the-entry-imports-the-app",

@@ -31,10 +31,10 @@ export async function recordAccountingChange(tx: Db, row: OutboxRow<number>): Pr
 /**
  * The same row as a CTE (`outbox`, returning the row) of a single-statement write: written once per row
  * of `from` (none when it is empty), so it lands only when the statement's change does. Ids may be SQL
- * reading other CTEs of the statement.
+ * reading other CTEs of the statement; `suffix` tells apart several such CTEs in one statement.
  */
-export const accountingChangeCte = (db: Db, row: OutboxRow<number | SQL>, from: SQL) =>
-  insertFrom(db, "outbox", accountingOutbox, outboxValues(row), from);
+export const accountingChangeCte = (db: Db, row: OutboxRow<number | SQL>, from: SQL, suffix = "") =>
+  insertFrom(db, `outbox${suffix}`, accountingOutbox, outboxValues(row), from);
 
 /** Hands outbox rows to the queue; used after commit and by the cron re-enqueue pass. */
 export async function enqueueOutbox(env: Bindings, outboxIds: number[], delaySeconds?: number): Promise<void> {

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
+import { applyChange } from "../../changes/change";
 import { webhookEndpoints } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
-import { resumeEndpointDeliveries } from "../../webhooks/queue";
 import { checkEndpointUrl, ownEndpoint } from "./queries";
 import { type EndpointBodies, endpointColumns, serializeEndpoint, WebhookEndpointEnvelopeSchema } from "./schema";
 
@@ -56,13 +56,15 @@ export const registerPatchWebhookEndpoint = (api: Router, bodySchema: EndpointBo
     const { id } = c.req.valid("param");
     const { enabled, ...fields } = c.req.valid("json");
     checkEndpointUrl(c.var.config, fields.url);
-    const [row] = await c.var.db
-      .update(webhookEndpoints)
-      .set({ ...endpointColumns(fields), ...enabledColumns(enabled), updatedAt: sql`now()` })
-      .where(ownEndpoint(c.var.auth.companyId, id))
-      .returning();
-    if (!row) throw notFound("Webhook endpoint");
-    // Deliveries that waited while it was disabled go out now, not at the next cron pass.
-    if (enabled === true) c.var.defer(resumeEndpointDeliveries(c.var.db, c.env, id));
-    return c.json({ webhook_endpoint: serializeEndpoint(row) }, 200);
+    return applyChange(c, async (change) => {
+      const [row] = await change.db
+        .update(webhookEndpoints)
+        .set({ ...endpointColumns(fields), ...enabledColumns(enabled), updatedAt: sql`now()` })
+        .where(ownEndpoint(change.companyId, id))
+        .returning();
+      if (!row) throw notFound("Webhook endpoint");
+      // Deliveries that waited while it was disabled go out now, not at the next cron pass.
+      if (enabled === true) change.resumeDeliveries(id);
+      return c.json({ webhook_endpoint: serializeEndpoint(row) }, 200);
+    });
   });

@@ -1,5 +1,5 @@
+import { applyIdempotentChange } from "../../changes/change";
 import { webhookEndpoints } from "../../db/schema";
-import { withIdempotency } from "../../http/idempotency";
 import { createAuthRoute, type Router } from "../../http/openapi";
 import { checkEndpointUrl, newSecret } from "./queries";
 import { type EndpointBodies, serializeEndpoint, WebhookEndpointWithSecretSchema } from "./schema";
@@ -29,11 +29,11 @@ export const registerCreateWebhookEndpoint = (api: Router, bodySchema: EndpointB
   api.openapi(route(bodySchema), async (c) => {
     const body = c.req.valid("json");
     checkEndpointUrl(c.var.config, body.url);
-    return withIdempotency(c, async (db) => {
+    return applyIdempotentChange(c, async (change) => {
       const secret = newSecret();
-      const [row] = await db
+      const [row] = await change.db
         .insert(webhookEndpoints)
-        .values({ companyId: c.var.auth.companyId, url: body.url, events: body.events, description: body.description ?? null, secret })
+        .values({ companyId: change.companyId, url: body.url, events: body.events, description: body.description ?? null, secret })
         .returning();
       return { status: 200, body: { webhook_endpoint: serializeEndpoint(row), secret } };
     });

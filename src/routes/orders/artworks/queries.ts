@@ -1,11 +1,12 @@
 import type { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
+import type { Change } from "../../../changes/change";
 import { artworks } from "../../../db/schema";
 import { invalid } from "../../../http/errors";
 import { columnFields } from "../../../http/openapi";
-import type { Db } from "../../../platform/db";
-import { insertRecord, type OrderContents, updateRecord, writeContents } from "../contents/queries";
+import type { OrderContents } from "../contents/read";
 import { type ArtworkFieldsSchema, MAX_CONTENTS } from "../contents/schema";
+import { insertRecord, updateRecord, writeContents } from "../contents/write";
 import { orderTotals } from "../serialize";
 
 type ArtworkFields = z.infer<typeof ArtworkFieldsSchema>;
@@ -30,26 +31,26 @@ function artworkColumns(body: Partial<ArtworkFields>, storedStatus: string | nul
 }
 
 /** Writes the artwork change; the invoice's totals are unchanged by it. */
-async function write(db: Db, companyId: number, read: OrderContents, record: (ready: SQL, from: SQL) => ReturnType<typeof insertRecord>) {
-  const row = await writeContents(db, companyId, read, NO_LINES, artworks, (ready, from) => ({ record: record(ready, from) }));
+async function write(change: Change, read: OrderContents, record: (ready: SQL, from: SQL) => ReturnType<typeof insertRecord>) {
+  const row = await writeContents(change, read, NO_LINES, artworks, (ready, from) => ({ record: record(ready, from) }));
   if (!row) return undefined;
   return { ...row, totals: orderTotals({ invoice: row.invoice, taxRate: read.taxRate, lines: read.lines, payments: read.payments }) };
 }
 
-export function insertArtwork(db: Db, companyId: number, read: OrderContents, body: ArtworkFields) {
+export function insertArtwork(change: Change, read: OrderContents, body: ArtworkFields) {
   if (read.artworkCount >= MAX_CONTENTS) {
     throw invalid("Too many artworks", [{ field: "(order)", message: `An order holds at most ${MAX_CONTENTS} live artworks` }]);
   }
-  const values = { companyId, projectId: read.projectId, ...artworkColumns({ status: "draft", ...body }, null) };
-  return write(db, companyId, read, (_ready, from) => insertRecord(db, artworks, values, from));
+  const values = { companyId: change.companyId, projectId: read.projectId, ...artworkColumns({ status: "draft", ...body }, null) };
+  return write(change, read, (_ready, from) => insertRecord(change.db, artworks, values, from));
 }
 
-export function updateArtwork(db: Db, companyId: number, read: OrderContents<"artwork">, body: Partial<ArtworkFields>) {
+export function updateArtwork(change: Change, read: OrderContents<"artwork">, body: Partial<ArtworkFields>) {
   const { id, status } = read.target!;
-  return write(db, companyId, read, (ready) => updateRecord(db, artworks, id, artworkColumns(body, status), ready));
+  return write(change, read, (ready) => updateRecord(change.db, artworks, id, artworkColumns(body, status), ready));
 }
 
-export function deleteArtwork(db: Db, companyId: number, read: OrderContents<"artwork">) {
+export function deleteArtwork(change: Change, read: OrderContents<"artwork">) {
   const id = read.target!.id;
-  return write(db, companyId, read, (ready) => updateRecord(db, artworks, id, { deletedAt: sql`now()` }, ready));
+  return write(change, read, (ready) => updateRecord(change.db, artworks, id, { deletedAt: sql`now()` }, ready));
 }

@@ -1,5 +1,5 @@
 import { createAuthRoute, idParam, type Router } from "../../../http/openapi";
-import { createContents } from "../contents/queries";
+import { createContents } from "../contents/change";
 import { changedSchema, MAX_CONTENTS, PaymentCreateSchema, PaymentSchema } from "../contents/schema";
 import { serializeInvoice, serializePayment } from "../serialize";
 import { insertPayment } from "./queries";
@@ -39,7 +39,7 @@ export const registerCreatePayment = (api: Router) =>
     return createContents(
       c,
       id,
-      (db, companyId, read) => insertPayment(db, companyId, read, body),
+      (change, read) => insertPayment(change, read, body),
       (result) => ({ payment: serializePayment(result.record), invoice: serializeInvoice(result.invoice, result.totals) }),
     );
   });

@@ -1,0 +1,57 @@
+import type { Context } from "hono";
+import { applyChange, applyIdempotentChange, type Change } from "../../../changes/change";
+import type { AppEnv } from "../../../http/context";
+import { notFound } from "../../../http/errors";
+import { renderOrderObject } from "../webhook-object";
+import { type ContentsKind, type OrderContents, readContents, WHAT } from "./read";
+
+/**
+ * A contents change for a request: read the order (`readContents`), then `write` (which validates and
+ * writes one statement, `writeContents`, answering undefined when the invoice moved on in between),
+ * retried under the invoice's row lock when it missed (read.ts says why that is exact). 404 for a
+ * missing order or row. After the commit, the order's event carries the order as it is then.
+ */
+function contentsChange<K extends ContentsKind, R>(
+  change: Change,
+  orderId: number,
+  target: { kind: K; id: number } | undefined,
+  write: (change: Change, read: OrderContents<K>) => Promise<R | undefined>,
+): Promise<R> {
+  change.objects(renderOrderObject);
+  return change.readThenWrite(
+    async (attempt) => {
+      const read = await readContents(attempt.db, attempt.companyId, orderId, target, attempt.locked);
+      if (!read) throw notFound("Order");
+      if (target && !read.target) throw notFound(WHAT[target.kind]);
+      return write(attempt, read);
+    },
+    {
+      log: "order changed between read and write; writing again under its invoice's row lock",
+      fields: { order_id: orderId },
+      failed: "invoice changed under its row lock",
+    },
+  );
+}
+
+/** A contents PATCH or DELETE: the change to the row `target` addresses. */
+export const changeContents = <K extends ContentsKind, R>(
+  c: Context<AppEnv>,
+  orderId: number,
+  target: { kind: K; id: number },
+  write: (change: Change, read: OrderContents<K>) => Promise<R | undefined>,
+): Promise<R> => applyChange(c, (change) => contentsChange(change, orderId, target, write));
+
+/**
+ * A contents POST (a new item, payment or artwork), idempotent with `Idempotency-Key`: keyed, the
+ * change runs under the invoice's row lock inside the key's transaction.
+ */
+export const createContents = <R, T>(
+  c: Context<AppEnv>,
+  orderId: number,
+  write: (change: Change, read: OrderContents) => Promise<R | undefined>,
+  respond: (result: R) => T,
+) =>
+  applyIdempotentChange(c, async (change) => ({
+    status: 200 as const,
+    body: respond(await contentsChange(change, orderId, undefined, write)),
+  }));
