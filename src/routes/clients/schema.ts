@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ClientSchema } from "../../domain/client";
+import { CLIENT_FIELDS, ClientSchema } from "../../domain/client";
 import { columnFields, nullableText, text } from "../../http/openapi";
 
 /** The client's writable fields; strict, so unknown fields are rejected by name (mass-assignment defence). */
@@ -33,15 +33,4 @@ export const ClientPatchSchema = z
 export const ClientEnvelopeSchema = z.object({ client: ClientSchema }).openapi("ClientEnvelope");
 
 /** Wire fields → columns, for the fields present in the body. */
-export const clientColumns = (body: Partial<z.infer<typeof ClientCreateSchema>>) =>
-  columnFields(body, [
-    "companyName",
-    "firstName",
-    "lastName",
-    "email",
-    "website",
-    "phone",
-    "quickbooksEnabled",
-    "taxExempt",
-    "taxExemptReason",
-  ]);
+export const clientColumns = (body: Partial<z.infer<typeof ClientCreateSchema>>) => columnFields(body, CLIENT_FIELDS);
