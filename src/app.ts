@@ -41,18 +41,7 @@ const documentInfo = (origin: string) => ({
       "x-internal": false,
     },
   ],
-  tags: [
-    { name: "Clients", description: "The company's clients" },
-    { name: "Orders", description: "Orders: a project with its default invoice" },
-    { name: "Order contents", description: "An order's line items, payments and artworks" },
-    { name: "Products", description: "Product lookup across the catalog, the suppliers and invoice lines" },
-    { name: "Mail", description: "Mail add-on data: cached thread context and stored email threads" },
-    {
-      name: "Webhooks",
-      description: "Endpoints that receive the company's change events, signed per Standard Webhooks; the events are under `webhooks`",
-    },
-    { name: "Health", description: "Liveness and readiness for operators; no token needed" },
-  ],
+  tags: RESOURCES.flatMap((r) => r.tags),
 });
 
 /** The v1 API: paths in its OpenAPI document are relative to the server base `<origin>/api/v1`. */

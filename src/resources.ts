@@ -10,12 +10,13 @@ import { type EventCatalog, eventCatalog, type ResourceEvents, type WebhookRende
 /**
  * A resource, described once in its own folder (`routes/<resource>/resource.ts`): its path prefix and
  * its routes, loaded on the first request under the prefix (or for the OpenAPI document), never at
- * start-up (docs/bundle.md#start-up-cpu); and the webhook events it declares. Or, for a router that
- * must answer at once (health), the router itself and its public paths.
+ * start-up (docs/bundle.md#start-up-cpu); the webhook events it declares; and the OpenAPI tags its
+ * operations use. Or, for a router that must answer at once (health), the router itself and its public paths.
  */
-export type Resource =
+export type Resource = { tags: readonly { name: string; description: string }[] } & (
   | { prefix: string; load: (events: EventCatalog) => Promise<Router>; events?: ResourceEvents }
-  | { router: Router; publicPaths: readonly string[] };
+  | { router: Router; publicPaths: readonly string[] }
+);
 
 /**
  * Every resource, in the OpenAPI document's order: the one list to add a resource to. The app mounts

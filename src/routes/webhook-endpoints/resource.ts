@@ -6,5 +6,11 @@ import type { EventCatalog } from "../../webhooks/events-catalog";
  */
 export const webhookEndpointsResource = {
   prefix: "/webhook-endpoints",
+  tags: [
+    {
+      name: "Webhooks",
+      description: "Endpoints that receive the company's change events, signed per Standard Webhooks; the events are under `webhooks`",
+    },
+  ],
   load: async (events: EventCatalog) => (await import(".")).webhookEndpointsApi(events),
 };
