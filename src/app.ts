@@ -28,6 +28,8 @@ const resources: (LazyResource | Router)[] = [
   { prefix: "/products", load: async () => (await import("./routes/products")).productsApi },
   { prefix: "/mail", load: async () => (await import("./routes/mail")).mailApi },
   { prefix: "/webhook-endpoints", load: async () => (await import("./routes/webhook-endpoints")).webhookEndpointsApi },
+  // The MCP endpoint (docs/mcp.md): its tools run the operations above as requests through this app.
+  { prefix: "/mcp", load: async () => (await import("./mcp")).createMcpApi((request, env, ctx) => app.fetch(request, env, ctx)) },
   healthApi,
 ];
 
