@@ -77,6 +77,13 @@ module.exports = {
       to: { path: "^src/routes/", pathNot: "^src/routes/$1/" },
     },
     {
+      name: "mcp-runs-operations-through-the-app",
+      severity: "error",
+      comment: "A tool runs its operation as a request through the app (src/mcp/server.ts): no second implementation.",
+      from: { path: "^src/mcp/", pathNot: TEST },
+      to: { path: "^src/(domain|routes|accounting|suppliers|webhooks)/|^src/(app|index)\\.ts$" },
+    },
+    {
       name: "only-the-entry-imports-the-app",
       severity: "error",
       comment: "app.ts builds the whole app when loaded; tools import constants from http/ instead.",

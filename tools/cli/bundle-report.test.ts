@@ -36,6 +36,8 @@ const good = () => ({
     "src/platform/drizzle-pg-columns.ts": input(),
     "node_modules/@upstash/ratelimit/dist/index.mjs": input("src/platform/no-rate-limit-analytics.ts"),
     "src/platform/no-rate-limit-analytics.ts": input(),
+    "node_modules/@modelcontextprotocol/sdk/dist/esm/server/index.js": input("src/mcp/sdk-ajv-unbundled.ts"),
+    "src/mcp/sdk-ajv-unbundled.ts": input(),
   } as Record<string, { imports: { path: string }[] }>,
 });
 
