@@ -19,7 +19,8 @@ const asText = (value: unknown) => (typeof value === "string" ? value : JSON.str
  * `idempotency_key` as the `Idempotency-Key` header, the other arguments as the JSON body, and the
  * caller's own `Authorization`. The route validates all of it as it validates any request, so a tool
  * call gets the operation's own answers. Returns the error result instead when the arguments make no
- * request: a path parameter missing, or arguments an operation without a body does not take.
+ * request: a path parameter missing (or one that would change the path), arguments an operation
+ * without a body does not take, or an `idempotency_key` no header can carry.
  */
 export function toolRequest(
   operation: Operation,
@@ -27,12 +28,13 @@ export function toolRequest(
   origin: string,
   headers: Record<string, string>,
 ): Request | ToolResult {
-  const missing = operation.pathParams.filter((name) => args[name] === undefined || args[name] === null);
-  if (missing.length)
-    return invalidArguments(
-      "Invalid request path",
-      missing.map((field) => ({ field, message: "Required" })),
-    );
+  // Encoded, a value stays one segment, but an empty one or a dot segment would make another path (the URL parser resolves `..`).
+  const badPath = operation.pathParams.flatMap((field) => {
+    const value = args[field];
+    if (value === undefined || value === null) return [{ field, message: "Required" }];
+    return /^\.{0,2}$/.test(asText(value)) ? [{ field, message: "Must not be empty, '.' or '..'" }] : [];
+  });
+  if (badPath.length) return invalidArguments("Invalid request path", badPath);
   const taken = new Set([...operation.pathParams, ...operation.queryParams, ...(operation.idempotent ? [IDEMPOTENCY_ARGUMENT] : [])]);
   const rest = Object.keys(args).filter((name) => !taken.has(name) && args[name] !== undefined);
   if (operation.body === "none" && rest.length) {
@@ -61,7 +63,14 @@ export function toolRequest(
     init.headers["content-type"] = "application/json";
   }
   const search = query.size ? `?${query}` : "";
-  return new Request(`${origin}${API_PREFIX}${path}${search}`, init);
+  try {
+    return new Request(`${origin}${API_PREFIX}${path}${search}`, init);
+  } catch {
+    // Only a header can be refused here: `idempotency_key` with characters no HTTP header carries.
+    return invalidArguments("Invalid request headers", [
+      { field: IDEMPOTENCY_ARGUMENT, message: "Must be 1 to 255 printable ASCII characters" },
+    ]);
+  }
 }
 
 /**

@@ -297,7 +297,7 @@ describe("MCP tools: calls", () => {
     expect(await companyRows(co.companyId)).toEqual(before);
   });
 
-  it("arguments that make no request are refused as the API refuses input: a missing path parameter, an argument a GET tool does not take", async () => {
+  it("arguments that make no request are refused as the API refuses input: a missing or path-changing path parameter, an argument a GET tool does not take, a key no header carries", async () => {
     const co = await newCompany();
     const client = await mcpClient(co.token);
     const noId = await callTool(client, "get_order", {});
@@ -308,6 +308,16 @@ describe("MCP tools: calls", () => {
     });
     const unknown = await callTool(client, "list_orders", { search: "hoodies" });
     expect(unknown.error?.details).toEqual([{ field: "search", message: "Unknown field" }]);
+    // A dot segment would take the request to another path (`/orders/{id}/items` with `..` is `/items`).
+    for (const id of ["..", ".", ""]) {
+      const escaped = await callTool(client, "create_order_item", { id, title: "x", unit_price: "1.00" });
+      expect(escaped.error?.details, id).toEqual([{ field: "id", message: "Must not be empty, '.' or '..'" }]);
+    }
+    // Percent signs and slashes stay inside the one segment: the route refuses the id.
+    const slashed = await callTool(client, "get_order", { id: "1/../../clients" });
+    expect(slashed.error).toEqual(expectError(await co.get("/orders/1%2F..%2F..%2Fclients"), 400, "invalid_request"));
+    const badKey = await callTool(client, "create_client", { company_name: "Keyed", idempotency_key: "line\nbreak" });
+    expect(badKey.error?.details).toEqual([{ field: "idempotency_key", message: "Must be 1 to 255 printable ASCII characters" }]);
     await expect(client.callTool({ name: "drop_everything", arguments: {} })).rejects.toThrow(McpError);
   });
 
