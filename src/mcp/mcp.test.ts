@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import Ajv from "ajv";
 import Ajv2020 from "ajv/dist/2020";
@@ -9,9 +9,9 @@ import { call, db, expectError, newCompany, sql } from "../../test/support/api";
 import { callTool, mcpClient, toolAnswer } from "../../test/support/mcp";
 import { companyRows, type Operation, populated, tokenOperations } from "../../test/support/operations";
 import { newClient, newOrder, outboxRows } from "../../test/support/orders";
+import { earlyInMinute, windowKey } from "../../test/support/ratelimit";
 import { webhookEvents } from "../../test/support/webhooks";
 import { createToken, revokeToken } from "../../tools/ops/commands";
-import { RATE_WINDOW_SECONDS } from "../http/ratelimit";
 import { toolName } from "./catalog";
 
 /** The document's operations that are tools: every token operation but webhook-endpoint management. */
@@ -343,14 +343,12 @@ describe("MCP tools: calls", () => {
 });
 
 describe("MCP tools: the rate limit", () => {
-  const digest = (token: string) => createHash("sha256").update(token).digest("hex");
-  const windowKey = (token: string) => `crm:ratelimit:${digest(token)}:${Math.floor(Date.now() / (RATE_WINDOW_SECONDS * 1000))}`;
   const remaining = async (co: Awaited<ReturnType<typeof newCompany>>) =>
     Number((await co.get("/clients?per_page=1")).headers.get("x-ratelimit-remaining"));
 
   it("counts each tools/call once, as the request it runs; initialize, tools/list and notifications are not counted", async () => {
     // Late in a minute the window turns over between the two readings.
-    if (Date.now() % 60_000 > 40_000) await new Promise((r) => setTimeout(r, 60_000 - (Date.now() % 60_000) + 200));
+    await earlyInMinute(40_000);
     const co = await newCompany();
     const { project } = await newOrder(co);
     const start = await remaining(co);

@@ -48,9 +48,9 @@ function tools(origin: string, run: (request: Request) => Response | Promise<Res
 /**
  * Answers one MCP request (`request`: the one `c` serves, its body read), stateless Streamable HTTP
  * with JSON answers: a server and transport of the SDK per request, for the token this request carries
- * (`c.var.auth`, checked before). A tool call runs
- * its operation as a request through the app (`dispatch`), with the caller's `Authorization`, so the
- * route's validation, tenancy, scope check, rate limit, idempotency and events apply as they do over HTTP.
+ * (`c.var.auth`, checked before). A tool call runs its operation as a request through the app
+ * (`dispatch`), with the caller's `Authorization`, so the route's validation, tenancy, scope check,
+ * rate limit, idempotency and events apply as they do over HTTP.
  */
 export async function serveMcp(c: Context<AppEnv>, request: Request, dispatch: Dispatch): Promise<Response> {
   let ctx: ExecutionCtx | undefined;
