@@ -62,6 +62,12 @@ const LAYERS = [
     holds: "the one list of resources; the event catalog and the renderers come from it",
   },
   {
+    rule: "mcp-below-the-app",
+    paths: ["src/mcp/"],
+    holds:
+      "the remote MCP endpoint (`/api/v1/mcp`): one tool per operation of the OpenAPI document, each run as a request through the app (the app passes it its `fetch`)",
+  },
+  {
     rule: "only-the-entry-imports-the-app",
     paths: ["src/app.ts", "src/index.ts"],
     holds: "the app (middleware, the resources under `/api/v1`, the OpenAPI document) and the Worker entry (`fetch`, `queue`, `scheduled`)",
@@ -98,6 +104,13 @@ const config = {
       comment: "A resource folder imports no other resource's folder (its own sub-folders are part of it); what two share goes to src/domain/.",
       from: { path: "^src/routes/([^/]+)/", pathNot: TEST },
       to: { path: "^src/routes/", pathNot: "^src/routes/$1/" },
+    },
+    {
+      name: "mcp-runs-operations-through-the-app",
+      severity: "error",
+      comment: "A tool runs its operation as a request through the app (src/mcp/server.ts): no second implementation, so src/mcp/ reaches no resource, domain, change or integration code.",
+      from: { path: "^src/mcp/", pathNot: TEST },
+      to: { path: "^src/(domain|routes|changes|accounting|suppliers|webhooks)/|^src/resources\\.ts$" },
     },
     {
       name: "routes-write-through-changes",

@@ -58,6 +58,13 @@ function createApi() {
     api.route("/", resource.router);
     return async () => resource.router;
   });
+  // The MCP endpoint (docs/mcp.md), loaded on its first request: its tools run the operations above as
+  // requests through this app. Not a resource: it adds no operation to the document.
+  mountLazy(
+    api,
+    { prefix: "/mcp", load: async () => (await import("./mcp")).createMcpApi((request, env, ctx) => app.fetch(request, env, ctx)) },
+    noRoute,
+  );
 
   // Built once per origin and isolate, with every resource's routes: they do not change at run time.
   const documents = new Map<string, object>();

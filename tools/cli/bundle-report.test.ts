@@ -32,6 +32,8 @@ const good = () => ({
     "src/bundle-stand-ins/drizzle-pg-columns.ts": input(),
     "node_modules/@upstash/ratelimit/dist/index.mjs": input("src/bundle-stand-ins/no-rate-limit-analytics.ts"),
     "src/bundle-stand-ins/no-rate-limit-analytics.ts": input(),
+    "node_modules/@modelcontextprotocol/sdk/dist/esm/server/index.js": input("src/bundle-stand-ins/mcp-sdk-ajv.ts"),
+    "src/bundle-stand-ins/mcp-sdk-ajv.ts": input(),
   } as Record<string, { imports: { path: string }[] }>,
 });
 

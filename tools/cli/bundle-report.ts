@@ -258,6 +258,12 @@ const STAND_INS: { module: string; importers: RegExp; replaces: RegExp }[] = [
     replaces: /node_modules\/drizzle-orm\/pg-core\/columns\/index\.js$/,
   },
   {
+    // The MCP SDK's Server imports its ajv provider as the default validator; our server passes its own.
+    module: "src/bundle-stand-ins/mcp-sdk-ajv.ts",
+    importers: /^node_modules\/@modelcontextprotocol\/sdk\//,
+    replaces: /node_modules\/(ajv|ajv-formats)\/|node_modules\/@modelcontextprotocol\/sdk\/.*\/ajv-provider\.js$/,
+  },
+  {
     module: "src/bundle-stand-ins/no-rate-limit-analytics.ts",
     importers: /^node_modules\/@upstash\/ratelimit\//,
     replaces: /node_modules\/@upstash\/core-analytics\//,
