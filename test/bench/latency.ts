@@ -16,18 +16,24 @@
  * Last, the Workers' own CPU per request with the database's answers replayed in the isolate
  * (test/bench/replay): the API's overhead over the minimal Worker without the network in the way.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import { drizzle } from "drizzle-orm/node-postgres";
-import pg from "pg";
-import * as schema from "../../src/db/schema";
-import { workerdCpuNs } from "../../tools/cli/bundle-report";
-import { startStack } from "../../tools/local/stack";
-import { createCompany, createToken, importFile } from "../../tools/ops/commands";
-import { runMigrations } from "../../tools/ops/migrate";
+import { createToken } from "../../tools/ops/commands";
+import { openapiDocument } from "../../tools/ops/openapi";
+import { workerdCpuNs } from "../../tools/ops/workerd-cpu";
 import { buildWorker, type RunningWorker, startWorker } from "../support/worker";
+import {
+  benchCompany,
+  coldPath,
+  coldPathLines,
+  coldProbes,
+  REPLAYED_REQUESTS,
+  type ReplayedRequest,
+  replayedCpu,
+  replayLines,
+} from "./cpu";
 import { benchScenarios } from "./scenarios";
 
 const dbDelay = Number(process.env.BENCH_DB_DELAY_MS ?? 25);
@@ -52,10 +58,11 @@ const script = bundle("worker");
 const minimalConfig = path.join(import.meta.dirname, "minimal/wrangler.toml");
 const minimalScript = bundle("minimal", minimalConfig);
 const replayScript = bundle("replay", undefined, "replay/worker.ts");
+const CPU_RUNS = Number(process.env.BENCH_CPU_RUNS ?? 5);
 const logNotWrittenScript = bundle("log-not-written", undefined, "log-not-written/worker.ts");
 /** Replayed CPU: rounds alternating these Workers, each this many requests inside one request to the replay Worker. */
-const REPLAY_ROUNDS = 7;
-const REPLAY_REQUESTS = 1000;
+const REPLAY_ROUNDS = Number(process.env.BENCH_REPLAY_ROUNDS ?? 7);
+const REPLAY_REQUESTS = Number(process.env.BENCH_REPLAY_REQUESTS ?? 1000);
 const REPLAY_WORKERS = ["minimal", "apiLogNotWritten", "apiMemoryLimiter", "api"] as const;
 
 /** The Workers measured side by side: requests per second and workerd CPU time per request (ms) of each. */
@@ -98,49 +105,16 @@ async function rps(urls: string[], headers: Record<string, string>[], concurrenc
   return { rps: result.rps, cpuNs, requests };
 }
 
-/**
- * µs of workerd CPU per GET /clients/{id} for each of REPLAY_WORKERS, database answers replayed
- * (test/bench/replay/worker.ts); the median of REPLAY_ROUNDS alternating rounds.
- */
-async function replayedCpu(bindings: Record<string, string>, db: Parameters<typeof createToken>[0], companyId: number, clientId: number) {
-  const worker = await startWorker({ script: replayScript, bindings, logFile: path.join(tmp, "replay.log"), assets: false });
-  try {
-    // Fresh tokens: each stays well below 300 requests per minute (the two in-memory-limiter variants share one count).
-    const tokens = await Promise.all(Array.from({ length: 128 }, async () => (await createToken(db, { companyId })).token));
-    const run = async (which: string, n: number, replay: boolean) => {
-      const url = `${worker.url}/?which=${which}&n=${n}&id=${clientId}&company=${companyId}&replay=${replay ? 1 : 0}&tokens=${tokens.join(",")}`;
-      const before = workerdCpuNs();
-      const statuses = (await (await fetch(url)).json()) as Record<string, number>;
-      const us = (workerdCpuNs() - before) / n / 1000;
-      if (Object.keys(statuses).some((status) => status !== "200")) throw new Error(`replay ${which}: ${JSON.stringify(statuses)}`);
-      return us;
-    };
-    // Record every answer (each token's lookup included), then warm the replayed path.
-    for (const which of REPLAY_WORKERS) await run(which, tokens.length, false);
-    for (const which of REPLAY_WORKERS) await run(which, 300, true);
-    const samples = Object.fromEntries(REPLAY_WORKERS.map((w) => [w, [] as number[]]));
-    for (let round = 0; round < REPLAY_ROUNDS; round++)
-      for (const which of REPLAY_WORKERS) samples[which].push(await run(which, REPLAY_REQUESTS, true));
-    return Object.fromEntries(REPLAY_WORKERS.map((w) => [w, median(samples[w])])) as Record<(typeof REPLAY_WORKERS)[number], number>;
-  } finally {
-    await worker.dispose();
-  }
-}
-
 async function measure(delays: { db: number; redis: number }, withThroughput: boolean) {
   const dir = path.join(tmp, `stack-${delays.db}`);
-  const stack = await startStack({ dataDir: path.join(dir, "pg"), redis: "required", proxyDelayMs: delays.db, redisDelayMs: delays.redis });
+  const company = await benchCompany(dir, delays);
+  const { stack, db, pool, companyId: company_id, load, ids } = company;
   const disposers: (() => Promise<void>)[] = [];
   const workers: RunningWorker[] = [];
-  const pool = new pg.Pool({ connectionString: stack.postgres!.url });
   try {
-    await runMigrations(stack.postgres!.url);
     // Without Miniflare's local asset router in front (see Throughput): the Worker alone, as the minimal one runs.
     const worker = await startWorker({ script, bindings: stack.vars, logFile: path.join(tmp, `worker-${delays.db}.log`), assets: false });
     workers.push(worker);
-    const db = drizzle(pool, { schema });
-    const { company_id } = await createCompany(db, { name: "Bench Co" });
-    const load = async (data: unknown) => (await importFile(db, { companyId: company_id, data })).ids;
     const ctx = {
       db,
       companyId: company_id,
@@ -149,7 +123,6 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
       api: `${worker.url}/api/v1`,
       requests,
     };
-    const ids = await load(JSON.parse(readFileSync(path.join(import.meta.dirname, "../../tools/ops/demo-seed.json"), "utf8")));
     const results: Record<string, number> = {};
     const only = process.env.BENCH_ONLY?.toLowerCase().split(",");
     for (const scenario of benchScenarios.filter((s) => !only || only.some((part) => s.name.toLowerCase().includes(part)))) {
@@ -180,7 +153,7 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
     }
 
     const throughput: Throughput[] = [];
-    let replayed: Record<(typeof REPLAY_WORKERS)[number], number> | undefined;
+    let cpu: string[] = [];
     if (withThroughput) {
       // Fresh Workers only: the scenarios' writes left queue messages (accounting, webhooks) whose
       // consumers would spend workerd CPU meanwhile.
@@ -252,14 +225,24 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
         throughput.push({ concurrency, rps: each((s) => s.rps / ROUNDS), cpu: each((s) => s.cpuNs / s.requests / 1e6), roundRatios });
       }
       for (const w of workers.splice(0)) await w.dispose();
-      replayed = await replayedCpu(stack.vars, db, company_id, Number(ids.northside));
+      // The Workers' CPU: the cold path (fresh isolates), then warm requests with the answers replayed (cpu.ts).
+      const { token } = await createToken(db, { companyId: company_id });
+      const probes = coldProbes((await openapiDocument()) as Parameters<typeof coldProbes>[0], token);
+      const cold = await coldPath(script, stack.vars, probes, CPU_RUNS);
+      const warm = await replayedCpu(replayScript, company, {
+        requests: Object.keys(REPLAYED_REQUESTS) as ReplayedRequest[],
+        workers: REPLAY_WORKERS,
+        rounds: REPLAY_ROUNDS,
+        n: REPLAY_REQUESTS,
+        logFile: path.join(tmp, "replay.log"),
+      });
+      cpu = [...coldPathLines(cold), ...replayLines(warm, REPLAY_ROUNDS, REPLAY_REQUESTS)];
     }
-    return { results, throughput, replayed };
+    return { results, throughput, cpu };
   } finally {
     for (const dispose of disposers) await dispose();
-    await pool.end();
     for (const w of workers) await w.dispose();
-    await stack.stop();
+    await company.stop();
   }
 }
 
@@ -304,16 +287,7 @@ try {
       );
     }
   }
-  if (base.replayed) {
-    const r = base.replayed;
-    console.log(
-      `Workers' own CPU per GET /clients/{id}, database answers replayed in the isolate (median of ${REPLAY_ROUNDS} rounds of ${REPLAY_REQUESTS}):`,
-    );
-    for (const name of REPLAY_WORKERS) {
-      const over = name === "minimal" ? "" : `  (+${(r[name] - r.minimal).toFixed(0)} µs over the minimal Worker)`;
-      console.log(`  ${labels[name].padEnd(40)} ${r[name].toFixed(0).padStart(5)} µs${over}`);
-    }
-  }
+  for (const line of base.cpu) console.log(line);
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }

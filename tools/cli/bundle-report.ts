@@ -16,180 +16,34 @@
  * each wrangler.toml `[alias]` stand-in in place of its module, imported only by the package it was
  * meant for, and every `z.<name>` our bundled code reads at run time present in zod's namespace stand-in.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { Readable } from "node:stream";
-import { originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
+import { TraceMap } from "@jridgewell/trace-mapping";
 import { transformSync } from "esbuild";
-import { Miniflare } from "miniflare";
-import { unstable_getMiniflareWorkerOptions } from "wrangler";
-import WebSocket from "ws";
 import * as zodNames from "../../src/bundle-stand-ins/zod-names";
+import { type CpuProfile, packageOf, profiled, summarize, topLines } from "../ops/cpu-profile";
+import { firstRequest, freshIsolate, median } from "../ops/workerd-cpu";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-}
-interface CpuProfile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
-
-/**
- * The harness Worker. `/import` imports the bundle (its start-up, as `wrangler check startup` does);
- * `/request` also imports it if not yet done, then hands it one request for an unknown path (404:
- * the request middleware and router, no database), so a first and a second `/request` show a cold
- * and a warm request, start-up work deferred into the first request included.
- */
-const WRAPPER = `let worker;
-export default {
-  async fetch(req, env, ctx) {
-    worker ??= (await import("./index.js")).default;
-    if (new URL(req.url).pathname === "/request") await (await worker.fetch(new Request("http://localhost/startup-probe"), env, ctx)).arrayBuffer();
-    return new Response("ok");
-  },
-};`;
-const TRIVIAL = `export default { fetch() { return new Response("ok"); } };`;
-
-/**
- * wrangler.toml's compatibility settings; the Worker's log lines (stdout) are dropped, its errors kept.
- * A placeholder DATABASE_URL passes the config check (the 404 probe never connects).
- */
-function runtimeOptions() {
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(root, "wrangler.toml"));
-  return {
-    compatibilityDate: workerOptions.compatibilityDate,
-    compatibilityFlags: workerOptions.compatibilityFlags,
-    bindings: { DATABASE_URL: "postgresql://startup-probe@127.0.0.1:9/never-connected" },
-    handleRuntimeStdio(stdout: Readable, stderr: Readable) {
-      stdout.resume();
-      stderr.on("data", (chunk) => process.stderr.write(chunk));
-    },
-  };
-}
-
-/**
- * CPU time (ns) used so far by every thread of the workerd processes this process started: what the
- * kernel counted on a CPU, so time spent waiting for one on a busy machine is not in it.
- */
-export function workerdCpuNs(): number {
-  let ns = 0;
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    } catch {
-      continue; // exited meanwhile
-    }
-    const [comm, rest] = [stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), stat.slice(stat.lastIndexOf(")") + 2)];
-    if (comm !== "workerd" || Number(rest.split(" ")[1]) !== process.pid) continue;
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
-      } catch {}
-    }
-  }
-  return ns;
-}
-
-/** One fresh workerd; the CPU time (ms) workerd spent answering each of `paths` in turn. */
-async function cpuOnce(bundle: string | null, paths: string[]): Promise<number[]> {
-  const mf = new Miniflare({ name: "profiler", modulesRoot: "/", modules: modulesFor(bundle), ...runtimeOptions() });
-  try {
-    await mf.ready;
-    const spent: number[] = [];
-    for (const p of paths) {
-      const before = workerdCpuNs();
-      const res = await mf.dispatchFetch(`http://localhost${p}`, { signal: AbortSignal.timeout(60_000) });
-      if ((await res.text()) !== "ok") throw new Error(`${p} answered ${res.status}`);
-      spent.push((workerdCpuNs() - before) / 1e6);
-    }
-    return spent;
-  } finally {
-    await mf.dispose();
-  }
-}
-
-function modulesFor(bundle: string | null) {
-  const modules = [{ type: "ESModule" as const, path: "/profiler-entry.js", contents: bundle === null ? TRIVIAL : WRAPPER }];
-  if (bundle !== null) modules.push({ type: "ESModule", path: "/index.js", contents: bundle });
-  return modules;
-}
+/** The settings check needs a DATABASE_URL; the 404 probe never connects to it. */
+const PLACEHOLDER = { DATABASE_URL: "postgresql://startup-probe@127.0.0.1:9/never-connected" };
+/** An unknown path: the request middleware and router, no database. */
+const PROBE = { path: "/startup-probe" };
 
 /** One fresh workerd, one profiled first request (the start-up); resolves to the CPU profile. */
 async function profileOnce(bundle: string): Promise<CpuProfile> {
-  const mf = new Miniflare({ name: "profiler", modulesRoot: "/", modules: modulesFor(bundle), inspectorPort: 0, ...runtimeOptions() });
+  const isolate = await freshIsolate(bundle, PLACEHOLDER, { inspector: true });
   try {
-    await mf.ready;
-    const ws = new WebSocket(new URL("/core:user:profiler", await mf.getInspectorURL()).href);
-    const deadline = AbortSignal.timeout(60_000);
-    await new Promise((resolve, reject) => {
-      ws.once("open", resolve).once("error", reject);
-      deadline.addEventListener("abort", () => reject(new Error("inspector did not open within 60 s")));
-    });
-    let next = 0;
-    const pending = new Map<number, (result: unknown) => void>();
-    ws.on("message", (data) => {
-      const msg = JSON.parse(String(data));
-      pending.get(msg.id)?.(msg.result);
-    });
-    const send = (method: string, params: object = {}) =>
-      new Promise<unknown>((resolve, reject) => {
-        const id = ++next;
-        pending.set(id, resolve);
-        ws.send(JSON.stringify({ id, method, params }));
-        deadline.addEventListener("abort", () => reject(new Error(`${method}: no answer within 60 s`)));
-      });
-    await send("Profiler.enable");
-    await send("Profiler.setSamplingInterval", { interval: 100 });
-    await send("Profiler.start");
-    const res = await mf.dispatchFetch("http://localhost/");
-    if ((await res.text()) !== "ok") throw new Error(`start-up request answered ${res.status}`);
-    const { profile } = (await send("Profiler.stop")) as { profile: CpuProfile };
-    ws.close();
-    return profile;
+    return await profiled(isolate.mf, () => isolate.request());
   } finally {
-    await mf.dispose();
+    await isolate.dispose();
   }
 }
 
 /**
- * A source path as its npm package, or as one of our files. drizzle-orm's own source maps drop the
- * package name (node_modules/src/pg-core/...).
- */
-function packageOf(source: string): string {
-  const pkg = source.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1];
-  if (pkg) return pkg === "src" ? "drizzle-orm" : pkg;
-  return source.replace(/^(\.\.\/)+/, "").replace(/^.*?\/(src\/)/, "$1");
-}
-
-/** Self time per npm package or file of ours (via the bundle's source map), ms. */
-function bySource(profile: CpuProfile, map: TraceMap): Map<string, number> {
-  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-  const out = new Map<string, number>();
-  profile.samples.forEach((id, i) => {
-    const frame = nodes.get(id)?.callFrame;
-    if (!frame || frame.functionName === "(idle)") return;
-    // Frames without a URL are V8's own: (garbage collector), (program) = compiling, workerd getters.
-    let key = frame.url || frame.functionName || "(anonymous)";
-    if (/(^|\/)index\.js$/.test(frame.url)) {
-      // The bundle's top level holds the bodies of every module esbuild inlined.
-      const pos = frame.lineNumber >= 0 && originalPositionFor(map, { line: frame.lineNumber + 1, column: frame.columnNumber });
-      key = pos ? (pos.source ? packageOf(pos.source) : "(bundle, unmapped)") : "(bundle top level: module bodies)";
-    }
-    out.set(key, (out.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
-  });
-  return out;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-/**
- * Medians over fresh isolates (ms of workerd CPU): start-up (importing the bundle, minus the same
- * harness around a one-line Worker), a cold request (start-up plus the first request) and a warm one.
+ * Medians over fresh isolates (ms of workerd CPU): start-up (importing the bundle, minus a one-line
+ * Worker's first request), a cold request (start-up plus the first request) and a warm one.
  */
 export async function measureStartup(bundlePath: string, runs = 5) {
   const bundle = readFileSync(bundlePath, "utf8");
@@ -199,11 +53,15 @@ export async function measureStartup(bundlePath: string, runs = 5) {
   const baseline: number[] = [];
   // Interleaved, so a burst of load elsewhere on the machine hits every series alike.
   for (let i = 0; i < runs; i++) {
-    startup.push(...(await cpuOnce(bundle, ["/import"])));
-    const [first, second] = await cpuOnce(bundle, ["/request", "/request"]);
-    cold.push(first);
-    warm.push(second);
-    baseline.push(...(await cpuOnce(null, ["/"])));
+    startup.push((await firstRequest(bundle, PLACEHOLDER)).cpuMs);
+    const isolate = await freshIsolate(bundle, PLACEHOLDER);
+    try {
+      cold.push((await isolate.request(PROBE)).cpuMs);
+      warm.push((await isolate.request(PROBE)).cpuMs);
+    } finally {
+      await isolate.dispose();
+    }
+    baseline.push((await firstRequest(null, {})).cpuMs);
   }
   const base = median(baseline);
   return {
@@ -346,23 +204,25 @@ async function main() {
   const problems = metafile ? [...checkInputs(metafile), ...checkZodNames(bundledSources(metafile))] : [];
   for (const p of problems) console.error(`bundle: ${p}`);
 
-  const result = await measureStartup(path.join(dir, "index.js"), runs);
   const fmt = (ms: number) => ms.toFixed(1);
-  console.log(
-    `start-up CPU: ${fmt(result.startupMs)} ms (median of ${runs} fresh isolates: ${result.startup.map(fmt).join(", ")} ms, ` +
-      `minus ${fmt(result.baseline)} ms for a one-line Worker; workerd's CPU time on this machine)`,
-  );
-  console.log(
-    `a 404 request: ${fmt(result.coldRequestMs)} ms CPU on a fresh isolate (start-up included), ${fmt(result.warmRequestMs)} ms the next time; ` +
-      `a one-line Worker's request: ${fmt(result.baseline)} ms`,
-  );
+  // --runs=0: the checks alone (.ci/run measures the cold path with the database: npm run bench:cpu).
+  const result = runs > 0 ? await measureStartup(path.join(dir, "index.js"), runs) : undefined;
+  if (result) {
+    console.log(
+      `start-up CPU: ${fmt(result.startupMs)} ms (median of ${runs} fresh isolates: ${result.startup.map(fmt).join(", ")} ms, ` +
+        `minus ${fmt(result.baseline)} ms for a one-line Worker; workerd's CPU time on this machine)`,
+    );
+    console.log(
+      `a 404 request: ${fmt(result.coldRequestMs)} ms CPU on a fresh isolate (start-up included), ${fmt(result.warmRequestMs)} ms the next time; ` +
+        `a one-line Worker's request: ${fmt(result.baseline)} ms`,
+    );
+  }
   if (args.includes("--top")) {
     const map = new TraceMap(readFileSync(path.join(dir, "index.js.map"), "utf8"));
-    const total = new Map<string, number>();
-    const profiles = await profileStartup(path.join(dir, "index.js"), runs);
-    for (const profile of profiles) for (const [k, v] of bySource(profile, map)) total.set(k, (total.get(k) ?? 0) + v / runs);
-    console.log(`start-up profile, self time per package (mean of ${runs}; wall-clock samples):`);
-    for (const [k, v] of [...total].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${fmt(v).padStart(7)} ms  ${k}`);
+    const summary = summarize(await profileStartup(path.join(dir, "index.js"), Math.max(runs, 1)), map);
+    console.log(`start-up profile (mean of ${Math.max(runs, 1)} fresh isolates; wall-clock samples), self time per package:`);
+    for (const [k, v] of summary.byPackage.slice(0, 20)) console.log(`${fmt(v).padStart(7)} ms  ${k}`);
+    for (const line of topLines(summary)) console.log(line);
     if (metafile) {
       console.log("bundle, minified bytes per package:");
       const bytes = [...bytesByPackage(metafile)].sort((a, b) => b[1] - a[1]);

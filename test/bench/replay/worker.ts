@@ -2,26 +2,30 @@ import { app } from "../../../src/app";
 import minimal from "../minimal/worker";
 
 /**
- * The Workers' own CPU per request, without the database's network hop: GET /clients/{id} through the
- * API's app and through the minimal Worker (test/bench/minimal), `n` times within one request to this
- * Worker. Each SQL-over-HTTP answer is recorded the first time its query is sent and replayed from memory
- * afterwards (with `replay=1`), so what workerd spends is each Worker's own JavaScript and runtime work;
- * the difference is what the API adds (auth, limiter, validation, routing, log line). Redis calls of the
- * Upstash limiter stay real. Unlike requests per second, this hardly moves with the machine's load.
+ * The Workers' own CPU per request, without the database's network hop: one of the measured requests
+ * (REPLAYED_REQUESTS) through the API's app and through the minimal Worker (test/bench/minimal), `n`
+ * times within one request to this Worker. Each SQL-over-HTTP answer is recorded the first time its
+ * query is sent and replayed from memory afterwards (with `replay=1`), so what workerd spends is each
+ * Worker's own JavaScript and runtime work; the difference is what the API adds (auth, limiter,
+ * validation, routing, log line). Redis calls of the Upstash limiter stay real. Unlike requests per
+ * second, this hardly moves with the machine's load.
  * `apiLogNotWritten` is the API with the in-memory limiter and `console.log` kept from writing (the line
  * is still built): what writing the request's log line costs locally, where workerd writes each line
  * to Miniflare's stdout pipe.
- * GET /?which=minimal|apiLogNotWritten|apiMemoryLimiter|api&n=&id=&company=&tokens=a,b,…&replay=0|1 → { status: count }
+ * GET /?which=minimal|apiLogNotWritten|apiMemoryLimiter|api&request=<name>&n=&company=&client=&order=&tokens=a,b,…&replay=0|1
+ *   → { statuses: { status: count }, missed: SQL answers not found in the recording }
  */
 const networkFetch = globalThis.fetch;
 const recorded = new Map<string, { body: string; status: number; headers: [string, string][] }>();
 let replay = false;
+let missed = 0;
 
 globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
   const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
   if (!url.endsWith("/sql") || typeof init?.body !== "string") return networkFetch(input, init);
   const answer = replay ? recorded.get(init.body) : undefined;
   if (answer) return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  if (replay) missed++;
   const res = await networkFetch(input, init);
   const body = await res.text();
   recorded.set(init.body, { body, status: res.status, headers: [...res.headers] });
@@ -31,24 +35,51 @@ globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
 type Env = Record<string, string>;
 let memoryLimiterEnv: Env | undefined;
 
+/** The measured requests: path (under /api/v1 for the API; with `?company=` for the minimal Worker), method, body. */
+const REQUESTS: Record<string, (q: URLSearchParams) => { path: string; method?: string; body?: string }> = {
+  getClient: (q) => ({ path: `/clients/${q.get("client")}` }),
+  listClients: () => ({ path: "/clients" }),
+  createClient: () => ({
+    path: "/clients",
+    method: "POST",
+    body: JSON.stringify({ company_name: "Replayed Print Co", email: "replayed@example.com" }),
+  }),
+  getOrder: (q) => ({ path: `/orders/${q.get("order")}` }),
+};
+
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext) {
     const q = new URL(request.url).searchParams;
-    const [which, n, id, company] = [q.get("which"), Number(q.get("n")), q.get("id"), q.get("company")];
+    const [which, n, company] = [q.get("which"), Number(q.get("n")), q.get("company")];
+    const measured = REQUESTS[q.get("request") ?? "getClient"](q);
     const tokens = (q.get("tokens") ?? "").split(",");
     replay = q.get("replay") === "1";
+    missed = 0;
     // One bindings object for every request, as an isolate sees it.
     memoryLimiterEnv ??= { ...env, RATE_LIMIT_BACKEND: "memory" };
     const statuses: Record<number, number> = {};
     const writeLog = console.log;
     if (which === "apiLogNotWritten") console.log = () => {};
+    const json = measured.body ? { "content-type": "application/json" } : undefined;
     try {
       for (let i = 0; i < n; i++) {
         const res =
           which === "minimal"
-            ? await minimal.fetch(new Request(`http://bench/clients/${id}?company=${company}`), env, ctx)
+            ? await minimal.fetch(
+                new Request(`http://bench${measured.path}?company=${company}`, {
+                  method: measured.method,
+                  headers: json,
+                  body: measured.body,
+                }),
+                env,
+                ctx,
+              )
             : await app.fetch(
-                new Request(`http://bench/api/v1/clients/${id}`, { headers: { authorization: `Bearer ${tokens[i % tokens.length]}` } }),
+                new Request(`http://bench/api/v1${measured.path}`, {
+                  method: measured.method,
+                  headers: { authorization: `Bearer ${tokens[i % tokens.length]}`, ...json },
+                  body: measured.body,
+                }),
                 which === "api" ? env : memoryLimiterEnv,
                 ctx,
               );
@@ -58,6 +89,6 @@ export default {
     } finally {
       console.log = writeLog;
     }
-    return Response.json(statuses);
+    return Response.json({ statuses, missed });
   },
 };

@@ -1,0 +1,285 @@
+/**
+ * The Worker's CPU on the cold path and on warm requests, against the goals (docs/bundle.md#cpu-goals):
+ * `npm run bench:cpu` (which `.ci/run` runs on every push); `npm run bench` prints the same after its
+ * round trips.
+ *
+ * - Start-up: a fresh isolate importing the bundle.
+ * - A fresh isolate's first request to each resource, start-up included: one probe per tag of the
+ *   OpenAPI document (the tags come from src/resources.ts, so a new resource is measured without a
+ *   change here) and one for the MCP endpoint (`tools/list`). A probe is the tag's first GET operation,
+ *   else its first operation without a body, with the parameters' examples; the id of a row that does
+ *   not exist answers 404 after the full path (token lookup, limiter, validation, the route's query).
+ * - Each is the median over fresh isolates, beside a one-line Worker's first request measured in the
+ *   same run and subtracted (what workerd spends on any request and isolate).
+ * - Warm: each Worker's own CPU per request with the database's answers replayed in the isolate
+ *   (test/bench/replay), the API against the minimal Worker (test/bench/minimal), per request of
+ *   REPLAYED_REQUESTS; the median of alternating rounds.
+ * The database is the local stack (embedded PostgreSQL, the Neon stand-in, redis-server behind the
+ * Upstash-protocol server), loaded with the demo seed.
+ *   BENCH_CPU_RUNS (fresh isolates per probe, default 5), BENCH_REPLAY_ROUNDS (default 7),
+ *   BENCH_REPLAY_REQUESTS (per round, default 1000)
+ */
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { drizzle } from "drizzle-orm/node-postgres";
+import pg from "pg";
+import * as schema from "../../src/db/schema";
+import { startStack } from "../../tools/local/stack";
+import { createCompany, createToken, importFile } from "../../tools/ops/commands";
+import { runMigrations } from "../../tools/ops/migrate";
+import { openapiDocument } from "../../tools/ops/openapi";
+import { firstRequest, type HarnessRequest, median, workerdCpuNs } from "../../tools/ops/workerd-cpu";
+import { buildWorker, startWorker } from "../support/worker";
+
+export const GOALS = { startupMs: 20, firstRequestMs: 30, replayRatio: 1.35 };
+
+/** The warm requests measured with replayed answers (names as test/bench/replay/worker.ts knows them). */
+export const REPLAYED_REQUESTS = {
+  getClient: "GET /clients/{id}",
+  listClients: "GET /clients (a page)",
+  createClient: "POST /clients",
+  getOrder: "GET /orders/{id}",
+} as const;
+export type ReplayedRequest = keyof typeof REPLAYED_REQUESTS;
+/** The Workers a replay round runs: the baseline and the API (and, for `bench`, variants of the API). */
+export type ReplayWorker = "minimal" | "api" | "apiMemoryLimiter" | "apiLogNotWritten";
+
+/** The bundles the CPU measurements run, built as `wrangler deploy` builds them. */
+export function buildCpuBundles(dir: string) {
+  const bundle = (name: string, config?: string, entry?: string) => {
+    mkdirSync(path.join(dir, name), { recursive: true });
+    return buildWorker(path.join(dir, name), config, entry && path.join(import.meta.dirname, entry));
+  };
+  return {
+    worker: bundle("worker"),
+    replay: bundle("replay", undefined, "replay/worker.ts"),
+  };
+}
+
+/** A local stack loaded with the demo seed: the company, its ids and a token. */
+export async function benchCompany(dir: string, delays: { db: number; redis: number } = { db: 0, redis: 0 }) {
+  const stack = await startStack({ dataDir: path.join(dir, "pg"), redis: "required", proxyDelayMs: delays.db, redisDelayMs: delays.redis });
+  const pool = new pg.Pool({ connectionString: stack.postgres!.url });
+  try {
+    await runMigrations(stack.postgres!.url);
+    const db = drizzle(pool, { schema });
+    const { company_id: companyId } = await createCompany(db, { name: "Bench Co" });
+    const load = async (data: unknown) => (await importFile(db, { companyId, data })).ids;
+    const ids = await load(JSON.parse(readFileSync(path.join(import.meta.dirname, "../../tools/ops/demo-seed.json"), "utf8")));
+    return {
+      stack,
+      pool,
+      db,
+      companyId,
+      ids,
+      load,
+      stop: async () => {
+        await pool.end();
+        await stack.stop();
+      },
+    };
+  } catch (e) {
+    await pool.end();
+    await stack.stop();
+    throw e;
+  }
+}
+export type BenchCompany = Awaited<ReturnType<typeof benchCompany>>;
+
+/** A first request to measure: its name and the request the harness hands the Worker. */
+export interface Probe {
+  name: string;
+  request: HarnessRequest;
+}
+
+type Doc = {
+  tags: { name: string }[];
+  paths: Record<string, Record<string, { tags?: string[]; security?: unknown[]; parameters?: any[]; requestBody?: unknown }>>;
+};
+
+/**
+ * One probe per tag of the document (in the document's order, which is src/resources.ts's), and the
+ * MCP endpoint's first `tools/list`.
+ */
+export function coldProbes(document: Doc, token: string): Probe[] {
+  const operations = Object.entries(document.paths).flatMap(([p, item]) =>
+    Object.entries(item).map(([method, op]) => ({ path: p, method, op })),
+  );
+  const probes: Probe[] = [];
+  for (const { name: tag } of document.tags) {
+    const tagged = operations.filter((o) => o.op.tags?.includes(tag));
+    const chosen = tagged.find((o) => o.method === "get") ?? tagged.find((o) => !o.op.requestBody);
+    if (!chosen) continue;
+    const example = (p: any) => String(p.example ?? p.schema?.example ?? 1);
+    const url = chosen.path.replace(/\{([^}]+)\}/g, (_, name) =>
+      encodeURIComponent(example(chosen.op.parameters?.find((p: any) => p.in === "path" && p.name === name) ?? {})),
+    );
+    const query = new URLSearchParams(
+      (chosen.op.parameters ?? []).filter((p: any) => p.in === "query" && p.required).map((p: any) => [p.name, example(p)]),
+    ).toString();
+    const headers: Record<string, string> = chosen.op.security?.length ? { authorization: `Bearer ${token}` } : {};
+    probes.push({
+      name: `${tag}: ${chosen.method.toUpperCase()} ${chosen.path}`,
+      request: { path: `/api/v1${url}${query ? `?${query}` : ""}`, init: { method: chosen.method.toUpperCase(), headers } },
+    });
+  }
+  probes.push({
+    name: "MCP: tools/list",
+    request: {
+      path: "/api/v1/mcp",
+      init: {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      },
+    },
+  });
+  return probes;
+}
+
+export interface ColdPath {
+  runs: number;
+  /** The one-line Worker's first request (ms, median), subtracted from the others. */
+  oneLineMs: number;
+  startup: number[];
+  probes: { name: string; samples: number[]; status: number }[];
+}
+
+/**
+ * Start-up and each probe's first request, `runs` fresh isolates each, interleaved round by round with
+ * the one-line Worker, so a burst of load elsewhere on the machine hits every series alike.
+ */
+export async function coldPath(bundlePath: string, bindings: Record<string, string>, probes: Probe[], runs: number): Promise<ColdPath> {
+  const bundle = readFileSync(bundlePath, "utf8");
+  const oneLine: number[] = [];
+  const startup: number[] = [];
+  const measured = probes.map((p) => ({ name: p.name, samples: [] as number[], status: 0 }));
+  for (let round = 0; round < runs; round++) {
+    oneLine.push((await firstRequest(null, {})).cpuMs);
+    startup.push((await firstRequest(bundle, bindings)).cpuMs);
+    for (const [i, probe] of probes.entries()) {
+      const answer = await firstRequest(bundle, bindings, probe.request);
+      if (answer.status >= 500) throw new Error(`${probe.name}: answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+      measured[i].samples.push(answer.cpuMs);
+      measured[i].status = answer.status;
+    }
+  }
+  return { runs, oneLineMs: median(oneLine), startup, probes: measured };
+}
+
+/**
+ * µs of workerd CPU per request for each of `workers` and `requests`, database answers replayed
+ * (test/bench/replay/worker.ts); the median of `rounds` rounds alternating the Workers.
+ */
+export async function replayedCpu(
+  script: string,
+  company: BenchCompany,
+  opts: { requests: readonly ReplayedRequest[]; workers: readonly ReplayWorker[]; rounds: number; n: number; logFile: string },
+) {
+  const worker = await startWorker({ script, bindings: company.stack.vars, logFile: opts.logFile, assets: false });
+  try {
+    // Fresh tokens: each stays well below 300 requests per minute (the in-memory-limiter variants share one count).
+    const tokens = await Promise.all(
+      Array.from({ length: 128 }, async () => (await createToken(company.db, { companyId: company.companyId })).token),
+    );
+    const ids = `company=${company.companyId}&client=${company.ids.northside}&order=${company.ids["ord-northside-tees"]}`;
+    const run = async (which: ReplayWorker, request: ReplayedRequest, n: number, replay: boolean) => {
+      const url = `${worker.url}/?which=${which}&request=${request}&n=${n}&${ids}&replay=${replay ? 1 : 0}&tokens=${tokens.join(",")}`;
+      const before = workerdCpuNs();
+      const answer = (await (await fetch(url)).json()) as { statuses: Record<string, number>; missed: number };
+      const us = (workerdCpuNs() - before) / n / 1000;
+      if (Object.keys(answer.statuses).some((status) => status !== "200"))
+        throw new Error(`replay ${which} ${request}: ${JSON.stringify(answer)}`);
+      if (replay && answer.missed) throw new Error(`replay ${which} ${request}: ${answer.missed} statements were not in the recording`);
+      return us;
+    };
+    const out = {} as Record<ReplayedRequest, Partial<Record<ReplayWorker, number>>>;
+    for (const request of opts.requests) {
+      // Record every answer (each token's lookup included), then warm the replayed path.
+      for (const which of opts.workers) await run(which, request, tokens.length, false);
+      for (const which of opts.workers) await run(which, request, Math.min(300, opts.n), true);
+      const samples = Object.fromEntries(opts.workers.map((w) => [w, [] as number[]]));
+      for (let round = 0; round < opts.rounds; round++)
+        for (const which of opts.workers) samples[which].push(await run(which, request, opts.n, true));
+      out[request] = Object.fromEntries(opts.workers.map((w) => [w, median(samples[w])]));
+    }
+    return out;
+  } finally {
+    await worker.dispose();
+  }
+}
+
+const verdict = (ok: boolean) => (ok ? "met" : "NOT MET");
+
+/** The cold path's lines: start-up, then each probe, against the goals. */
+export function coldPathLines(c: ColdPath): string[] {
+  const fmt = (ms: number) => ms.toFixed(1).padStart(5);
+  const startup = median(c.startup) - c.oneLineMs;
+  const lines = [
+    `Cold path: workerd CPU, median of ${c.runs} fresh isolates each, minus a one-line Worker's first request (${c.oneLineMs.toFixed(1)} ms, same run):`,
+    `  ${"start-up (importing the bundle)".padEnd(58)} ${fmt(startup)} ms  goal ≤ ${GOALS.startupMs} ms: ${verdict(startup <= GOALS.startupMs)}`,
+    `  first request of a fresh isolate, start-up included (goal ≤ ${GOALS.firstRequestMs} ms):`,
+  ];
+  for (const p of c.probes) {
+    const ms = median(p.samples) - c.oneLineMs;
+    lines.push(`    ${`${p.name} (${p.status})`.padEnd(56)} ${fmt(ms)} ms  ${verdict(ms <= GOALS.firstRequestMs)}`);
+  }
+  return lines;
+}
+
+/** The warm replay's lines: per request, the minimal Worker, the API and their ratio against the goal. */
+export function replayLines(r: Awaited<ReturnType<typeof replayedCpu>>, rounds: number, n: number): string[] {
+  const lines = [`Warm: Workers' own CPU per request, database answers replayed in the isolate (median of ${rounds} rounds of ${n}):`];
+  for (const [request, by] of Object.entries(r) as [ReplayedRequest, Partial<Record<ReplayWorker, number>>][]) {
+    const ratio = by.api! / by.minimal!;
+    lines.push(
+      `  ${REPLAYED_REQUESTS[request].padEnd(24)} minimal ${by.minimal!.toFixed(0).padStart(4)} µs  API ${by.api!.toFixed(0).padStart(4)} µs  ` +
+        `ratio ${ratio.toFixed(2)}  goal ≤ ${GOALS.replayRatio}: ${verdict(ratio <= GOALS.replayRatio)}`,
+    );
+    if (by.apiMemoryLimiter !== undefined)
+      lines.push(`    API, in-memory limiter                 ${by.apiMemoryLimiter.toFixed(0).padStart(4)} µs`);
+    if (by.apiLogNotWritten !== undefined)
+      lines.push(`    API, in-memory limiter, log not written ${by.apiLogNotWritten.toFixed(0).padStart(3)} µs`);
+  }
+  return lines;
+}
+
+/** The whole measurement on its own stack: cold path, then warm replay. */
+export async function measureCpu(opts: { runs: number; rounds: number; n: number; workers?: readonly ReplayWorker[] }) {
+  const dir = mkdtempSync(path.join(tmpdir(), "crm-bench-cpu-"));
+  // embedded PostgreSQL runs as another user, which must reach its data folder inside.
+  chmodSync(dir, 0o755);
+  try {
+    const bundles = buildCpuBundles(dir);
+    const company = await benchCompany(dir);
+    try {
+      const { token } = await createToken(company.db, { companyId: company.companyId });
+      const probes = coldProbes((await openapiDocument()) as unknown as Doc, token);
+      const cold = await coldPath(bundles.worker, company.stack.vars, probes, opts.runs);
+      const warm = await replayedCpu(bundles.replay, company, {
+        requests: Object.keys(REPLAYED_REQUESTS) as ReplayedRequest[],
+        workers: opts.workers ?? ["minimal", "api"],
+        rounds: opts.rounds,
+        n: opts.n,
+        logFile: path.join(dir, "replay.log"),
+      });
+      return [...coldPathLines(cold), ...replayLines(warm, opts.rounds, opts.n)];
+    } finally {
+      await company.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+  const lines = await measureCpu({
+    runs: env("BENCH_CPU_RUNS", 5),
+    rounds: env("BENCH_REPLAY_ROUNDS", 7),
+    n: env("BENCH_REPLAY_REQUESTS", 1000),
+  });
+  for (const line of lines) console.log(line);
+  process.exit(0);
+}
