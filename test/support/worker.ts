@@ -9,10 +9,11 @@ const root = path.resolve(import.meta.dirname, "../..");
 
 /**
  * Builds the Worker bundle exactly as `wrangler deploy` would, without uploading it (`config`: another
- * wrangler.toml; `entry`: another entry module, bundled with the config's settings and aliases).
+ * wrangler.toml; `entry`: another entry module, bundled with the config's settings and aliases;
+ * `extraArgs`: more of wrangler's flags, such as `--minify=false`).
  */
-export function buildWorker(outdir: string, config?: string, entry?: string): string {
-  const args = ["deploy", "--dry-run", "--outdir", outdir, ...(config ? ["--config", config] : []), ...(entry ? [entry] : [])];
+export function buildWorker(outdir: string, config?: string, entry?: string, extraArgs: string[] = []): string {
+  const args = ["deploy", "--dry-run", "--outdir", outdir, ...(config ? ["--config", config] : []), ...extraArgs, ...(entry ? [entry] : [])];
   const res = spawnSync(path.join(root, "node_modules/.bin/wrangler"), args, {
     cwd: root,
     encoding: "utf8",

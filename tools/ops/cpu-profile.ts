@@ -94,7 +94,10 @@ function frameInfo(frame: ProfileNode["callFrame"], map: TraceMap): { label: str
   // Unmapped: code esbuild wrote (its module wrappers and helpers), run as modules are first imported.
   if (!pos.source) return { label: `${frame.functionName || "(anonymous)"} (bundle, unmapped)`, pkg: "(bundle, unmapped)" };
   const source = pos.source.replace(/^(\.\.\/)+/, "").replace(/^.*node_modules\//, "");
-  return { label: `${pos.name ?? frame.functionName ?? "(anonymous)"} ${source}:${pos.line}`, pkg: packageOf(pos.source) };
+  const name = pos.name ?? frame.functionName ?? "(anonymous)";
+  // A module's init function is named after its file (unminified builds).
+  const label = source.endsWith(name) || name.endsWith(source) ? `${source} (module body)` : `${name} ${source}:${pos.line}`;
+  return { label, pkg: packageOf(pos.source) };
 }
 
 /** Per function (`name source:line`) and per package: self and total time, ms per profile (the mean). */
