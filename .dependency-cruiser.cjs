@@ -68,9 +68,16 @@ const LAYERS = [
       "the remote MCP endpoint (`/api/v1/mcp`): one tool per operation of the OpenAPI document, each run as a request through the app (the app passes it its `fetch`)",
   },
   {
+    rule: "the-document-below-the-app",
+    paths: ["src/openapi-document.ts"],
+    holds:
+      "the OpenAPI document, built from every resource's contracts and event declarations at build time (`npm run openapi:build`) and by the tools; the Worker serves the build's output and never imports it",
+  },
+  {
     rule: "only-the-entry-imports-the-app",
-    paths: ["src/app.ts", "src/index.ts"],
-    holds: "the app (middleware, the resources under `/api/v1`, the OpenAPI document) and the Worker entry (`fetch`, `queue`, `scheduled`)",
+    paths: ["src/app.ts", "src/index.ts", "src/build-output.d.ts"],
+    holds:
+      "the app (middleware, the resources under `/api/v1`, the OpenAPI document built at build time) and the Worker entry (`fetch`, `queue`, `scheduled`); the build's output for the Worker, typed (`build-output.d.ts`)",
   },
 ];
 
@@ -97,6 +104,14 @@ const config = {
       comment: "Only src/index.ts (and tests) import src/app.ts, which builds the whole app when loaded; tools import constants from src/http/.",
       from: { path: "^(src|tools)/", pathNot: `^src/index\\.ts$|${TEST}` },
       to: { path: "^src/app\\.ts$" },
+    },
+    {
+      name: "the-worker-serves-the-built-document",
+      comment:
+        "The Worker serves the OpenAPI document and the MCP tools made at build time (crm-build:openapi): no module of src/ imports the builder, so no isolate builds them.",
+      severity: "error",
+      from: { path: "^src/", pathNot: `^src/openapi-document\\.ts$|${TEST}` },
+      to: { path: "^src/openapi-document\\.ts$" },
     },
     {
       name: "routes-do-not-import-each-other",

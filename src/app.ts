@@ -6,43 +6,14 @@ import type { AppEnv } from "./http/context";
 import { corsPolicy } from "./http/cors";
 import { docsPage } from "./http/docs-page";
 import { errorBody, onError } from "./http/errors";
-import { drainUnreadBody, MAX_JSON_DEPTH } from "./http/json-body";
+import { drainUnreadBody } from "./http/json-body";
 import { mountLazy } from "./http/lazy-resource";
 import { createRouter } from "./http/openapi";
-import { withResponseHeaders } from "./http/openapi-headers";
 import { paramsGuard } from "./http/params-guard";
 import { requestContext } from "./http/request-context";
-import { RESOURCES, WEBHOOK_EVENT_DECLARATIONS, WEBHOOK_EVENTS } from "./resources";
+import { RESOURCES, WEBHOOK_EVENTS } from "./resources";
 
 const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", ...RESOURCES.flatMap((r) => ("publicPaths" in r ? r.publicPaths : []))]);
-
-/** Title, description and server of the OpenAPI document; paths come from the routes' contracts. */
-const documentInfo = (origin: string) => ({
-  openapi: "3.1.0",
-  info: {
-    title: "CRM integration API",
-    version: "1.0.0",
-    description:
-      "Company-scoped CRM API for apparel-decoration shops. Every request carries `Authorization: Bearer <token>`; " +
-      "the token's company scopes all reads and writes, and a body never carries a company id. " +
-      "Errors are `{ error: { code, message, details } }`. Rate limit: 300 requests per 60 s sliding window per API key " +
-      "(`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` in Unix seconds; 429 `rate_limited` with `Retry-After`). " +
-      "Request bodies are JSON (`Content-Type: application/json`) in UTF-8 (a declared charset other than UTF-8 is 415, bytes that are not UTF-8 are 400), " +
-      "at most 1 MiB unless a route says otherwise (413 above), and must arrive within 10 s (408 otherwise); " +
-      `strings and keys must not contain the NUL character (U+0000) or a lone surrogate escape (such as \\ud800), and JSON may nest at most ${MAX_JSON_DEPTH} levels (400 otherwise). ` +
-      "CORS is off unless the operator lists allowed origins (`CORS_ALLOWED_ORIGINS`): then preflight requests are answered " +
-      "and answers to those origins carry `Access-Control-Allow-Origin`.",
-    contact: { name: "CRM API maintainers", url: `${origin}${API_PREFIX}/docs` },
-  },
-  servers: [
-    {
-      url: `${origin}${API_PREFIX}`,
-      description: "The deployment that served this document (local, preview or production)",
-      "x-internal": false,
-    },
-  ],
-  tags: RESOURCES.flatMap((r) => r.tags),
-});
 
 /** The v1 API: paths in its OpenAPI document are relative to the server base `<origin>/api/v1`. */
 function createApi() {
@@ -53,11 +24,10 @@ function createApi() {
   api.use("*", async (c, next) => (PUBLIC_PATHS.has(c.req.path.slice(API_PREFIX.length)) ? next() : requireBearer(c, next)));
   api.use("*", paramsGuard);
   // A lazy resource's folder is imported on the first request under its prefix; a router is mounted as it is.
-  const routes = RESOURCES.map((resource) => {
-    if ("load" in resource) return mountLazy(api, { prefix: resource.prefix, load: () => resource.load(WEBHOOK_EVENTS) }, noRoute);
-    api.route("/", resource.router);
-    return async () => resource.router;
-  });
+  for (const resource of RESOURCES) {
+    if ("load" in resource) mountLazy(api, { prefix: resource.prefix, load: () => resource.load(WEBHOOK_EVENTS) }, noRoute);
+    else api.route("/", resource.router);
+  }
   // The MCP endpoint (docs/mcp.md), loaded on its first request: its tools run the operations above as
   // requests through this app. Not a resource: it adds no operation to the document.
   mountLazy(
@@ -66,29 +36,24 @@ function createApi() {
     noRoute,
   );
 
-  // Built once per origin and isolate, with every resource's routes: they do not change at run time.
-  const documents = new Map<string, object>();
-  api.get("/openapi.json", async (c) => {
-    const origin = new URL(c.req.url).origin;
-    if (!documents.has(origin)) {
-      const all = createRouter();
-      for (const resource of await Promise.all(routes.map((load) => load()))) all.route("/", resource);
-      // The event payloads (OpenAPI `webhooks`) use every resource's schemas: loaded with them, not at start-up.
-      await (await import("./webhooks/events-doc")).registerWebhookEvents(all.openAPIRegistry, WEBHOOK_EVENT_DECLARATIONS);
-      all.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
-        type: "http",
-        scheme: "bearer",
-        description:
-          "64 hexadecimal characters, bound to one company. Every request is scoped to that company. " +
-          "A token's scope is `write` (every operation) or `read` (GET operations only; others answer 403 `forbidden`); " +
-          "each operation names the scope it needs in `x-required-scope`.",
-      });
-      documents.set(origin, withResponseHeaders(all.getOpenAPI31Document(documentInfo(origin))));
-    }
-    return c.json(documents.get(origin)!);
-  });
+  // Built at build time (src/openapi-document.ts, docs/bundle.md#built-at-build-time): served with this origin.
+  api.get("/openapi.json", async (c) =>
+    c.body(await servedDocument(new URL(c.req.url).origin), 200, { "Content-Type": "application/json" }),
+  );
   api.get("/docs", docsPage);
   return api;
+}
+
+/** The last origin's document text: the build's, with that origin in place of its placeholder. */
+let served: { origin: string; text: string } | undefined;
+
+async function servedDocument(origin: string): Promise<string> {
+  if (served?.origin !== origin) {
+    const { ORIGIN_PLACEHOLDER, documentText } = await import("crm-build:openapi");
+    // As JSON.stringify writes the origin, so the text is the document built for it, byte for byte.
+    served = { origin, text: documentText.replaceAll(ORIGIN_PLACEHOLDER, JSON.stringify(origin).slice(1, -1)) };
+  }
+  return served.text;
 }
 
 export function createApp() {

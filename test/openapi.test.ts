@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { openApiDocumentText } from "../src/openapi-document";
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from "../src/resources";
-import { call, expectError, newCompany } from "./support/api";
+import { apiUrl, call, expectError, newCompany } from "./support/api";
 
 describe("OpenAPI document and docs page", () => {
   it("serves an OpenAPI 3.1 document without a token, with the bearer scheme", async () => {
@@ -10,6 +11,15 @@ describe("OpenAPI document and docs page", () => {
     expect(res.body.info.version).toBe("1.0.0");
     expect(res.body.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
     expect(res.body.servers[0].url).toMatch(/\/api\/v1$/);
+  });
+
+  it("serves the document built at build time with its origin: byte for byte what the routes make for that origin", async () => {
+    const res = await fetch(`${apiUrl()}/openapi.json`);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    const served = await res.text();
+    // Compared as text, not parsed: the bytes are the contract (a client may hash or cache them).
+    expect(served === (await openApiDocumentText(new URL(apiUrl()).origin)), "served document differs from the routes' own").toBe(true);
+    expect(served).not.toContain("openapi-document.invalid");
   });
 
   it("documents every secured operation with the bearer scheme and its error statuses", async () => {

@@ -6,8 +6,8 @@ import { createRouter, type Router } from "./openapi";
 
 /**
  * A resource whose routes (their `createRoute` contracts and zod schemas) are built on the first
- * request under its path prefix, or when the OpenAPI document is asked for, instead of when the
- * Worker starts. `load` is a dynamic `import()` of the resource's folder: esbuild keeps it in the
+ * request under its path prefix instead of when the Worker starts (the OpenAPI document is built at
+ * build time: src/openapi-document.ts). `load` is a dynamic `import()` of the resource's folder: esbuild keeps it in the
  * one bundle file but runs those modules' top level only when it is called, so start-up does not
  * grow with the number of routes (docs/bundle.md#routes-built-per-resource-on-first-use).
  */
@@ -40,9 +40,8 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
  * per-request services, CORS, the bearer check) runs first, as for any route; then the resource's
  * router gets the same request, with the same variables and the same onError (which turns an error
  * into its answer where it is thrown, so the middleware around it still adds its headers).
- * Returns the resource's routes, loading them if needed (for the OpenAPI document).
  */
-export function mountLazy(api: Router, resource: LazyResource, noRoute: NoRoute): () => Promise<Router> {
+export function mountLazy(api: Router, resource: LazyResource, noRoute: NoRoute): void {
   const routes = once(async () => {
     const loaded = await resource.load();
     for (const r of loaded.routes) {
@@ -85,5 +84,4 @@ export function mountLazy(api: Router, resource: LazyResource, noRoute: NoRoute)
   };
   api.all(resource.prefix, handler);
   api.all(`${resource.prefix}/*`, handler);
-  return routes;
 }

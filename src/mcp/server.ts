@@ -3,11 +3,10 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { Context } from "hono";
-import { API_PREFIX } from "../http/api-prefix";
 import type { AppEnv } from "../http/context";
 import type { Bindings } from "../platform/env";
 import { toolRequest, toolResult } from "./call";
-import { type OpenApiDocument, type Tool, toolsOf } from "./catalog";
+import type { Tool } from "./catalog";
 
 /** The app's own fetch: a tool's request goes through it like any request to the API. */
 export type Dispatch = (request: Request, env: Bindings, ctx: ExecutionCtx | undefined) => Response | Promise<Response>;
@@ -30,18 +29,14 @@ const NO_VALIDATION: jsonSchemaValidator = {
   },
 };
 
-let catalog: Promise<Map<string, Tool>> | undefined;
+let catalog: Map<string, Tool> | undefined;
 
-/** The tools, from the OpenAPI document the app serves; derived once per isolate (a failure is retried next time). */
-function tools(origin: string, run: (request: Request) => Response | Promise<Response>) {
-  if (!catalog) {
-    catalog = (async () => {
-      const res = await run(new Request(`${origin}${API_PREFIX}/openapi.json`));
-      if (!res.ok) throw new Error(`the OpenAPI document answered ${res.status}`);
-      return toolsOf((await res.json()) as OpenApiDocument);
-    })();
-    catalog.catch(() => (catalog = undefined));
-  }
+/**
+ * The tools, derived at build time from the OpenAPI document the app serves (tools/cli/openapi-build.ts,
+ * with src/mcp/catalog.ts); read once per isolate.
+ */
+async function tools(): Promise<Map<string, Tool>> {
+  catalog ??= new Map(JSON.parse((await import("crm-build:openapi")).toolsText) as [string, Tool][]);
   return catalog;
 }
 
@@ -67,12 +62,12 @@ export async function serveMcp(c: Context<AppEnv>, request: Request, dispatch: D
 
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_VALIDATION });
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const all = [...(await tools(origin, run)).values()];
+    const all = [...(await tools()).values()];
     // A read token lists what it may call: the operations that need only the read scope.
     return { tools: all.filter((t) => scope === "write" || t.operation.scope === "read").map((t) => t.definition) };
   });
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
-    const tool = (await tools(origin, run)).get(params.name);
+    const tool = (await tools()).get(params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
     const operation = toolRequest(tool.operation, params.arguments ?? {}, origin, headers);
     return operation instanceof Request ? toolResult(await run(operation)) : operation;

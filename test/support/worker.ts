@@ -13,7 +13,15 @@ const root = path.resolve(import.meta.dirname, "../..");
  * `extraArgs`: more of wrangler's flags, such as `--minify=false`).
  */
 export function buildWorker(outdir: string, config?: string, entry?: string, extraArgs: string[] = []): string {
-  const args = ["deploy", "--dry-run", "--outdir", outdir, ...(config ? ["--config", config] : []), ...extraArgs, ...(entry ? [entry] : [])];
+  const args = [
+    "deploy",
+    "--dry-run",
+    "--outdir",
+    outdir,
+    ...(config ? ["--config", config] : []),
+    ...extraArgs,
+    ...(entry ? [entry] : []),
+  ];
   const res = spawnSync(path.join(root, "node_modules/.bin/wrangler"), args, {
     cwd: root,
     encoding: "utf8",

@@ -94,10 +94,11 @@ function frameInfo(frame: ProfileNode["callFrame"], map: TraceMap): { label: str
   // Unmapped: code esbuild wrote (its module wrappers and helpers), run as modules are first imported.
   if (!pos.source) return { label: `${frame.functionName || "(anonymous)"} (bundle, unmapped)`, pkg: "(bundle, unmapped)" };
   const source = pos.source.replace(/^(\.\.\/)+/, "").replace(/^.*node_modules\//, "");
-  const name = pos.name ?? frame.functionName ?? "(anonymous)";
-  // A module's init function is named after its file (unminified builds).
-  const label = source.endsWith(name) || name.endsWith(source) ? `${source} (module body)` : `${name} ${source}:${pos.line}`;
-  return { label, pkg: packageOf(pos.source) };
+  // V8 names an anonymous function after what encloses it, here a module's init function, which esbuild
+  // names after its file: such a name says only where the function is.
+  const named = pos.name ?? frame.functionName;
+  const name = !named || /\.(ts|m?js)$/.test(named) ? "(anonymous)" : named;
+  return { label: `${name} ${source}:${pos.line}`, pkg: packageOf(pos.source) };
 }
 
 /** Per function (`name source:line`) and per package: self and total time, ms per profile (the mean). */
