@@ -1,21 +1,33 @@
-import { handleQueue, handleScheduled } from "./accounting/queue";
 import { app } from "./app";
-import { purgeExpiredIdempotencyKeys } from "./http/idempotency";
-import { createDb } from "./platform/db";
 import type { Bindings, OutboxMessage, WebhookMessage } from "./platform/env";
 import { WEBHOOK_RENDERERS } from "./resources";
-import { handleWebhookCron, handleWebhookQueue, isWebhookQueue } from "./webhooks/queue";
 
+/**
+ * The Worker's handlers. The queue consumers and the cron pass are imported when they first run: an
+ * isolate that serves requests never builds them (docs/bundle.md#start-up-cpu).
+ */
 export default {
   fetch: app.fetch,
   // Queues, told apart by name: webhook delivery (and its dead-letter queue), else accounting delivery
   // (the outbox queue and its dead-letter queue).
-  queue: (batch, env) =>
-    isWebhookQueue(batch.queue)
-      ? handleWebhookQueue(batch as MessageBatch<WebhookMessage>, env, WEBHOOK_RENDERERS)
-      : handleQueue(batch as MessageBatch<OutboxMessage>, env),
+  queue: async (batch, env) => {
+    const webhooks = await import("./webhooks/queue");
+    if (webhooks.isWebhookQueue(batch.queue))
+      return webhooks.handleWebhookQueue(batch as MessageBatch<WebhookMessage>, env, WEBHOOK_RENDERERS);
+    return (await import("./accounting/queue")).handleQueue(batch as MessageBatch<OutboxMessage>, env);
+  },
   // The cron: both re-enqueue passes, and expired idempotency keys are dropped.
   scheduled: async (_controller, env) => {
-    await Promise.all([handleScheduled(env), handleWebhookCron(env, WEBHOOK_RENDERERS), purgeExpiredIdempotencyKeys(createDb(env))]);
+    const [accounting, webhooks, idempotency, db] = await Promise.all([
+      import("./accounting/queue"),
+      import("./webhooks/queue"),
+      import("./http/idempotency"),
+      import("./platform/db"),
+    ]);
+    await Promise.all([
+      accounting.handleScheduled(env),
+      webhooks.handleWebhookCron(env, WEBHOOK_RENDERERS),
+      idempotency.purgeExpiredIdempotencyKeys(db.createDb(env)),
+    ]);
   },
 } satisfies ExportedHandler<Bindings, OutboxMessage | WebhookMessage>;
