@@ -29,7 +29,7 @@ import { startStack } from "../../tools/local/stack";
 import { createCompany, createToken, importFile } from "../../tools/ops/commands";
 import { runMigrations } from "../../tools/ops/migrate";
 import { openapiDocument } from "../../tools/ops/openapi";
-import { firstRequest, type HarnessRequest, median, workerdCpuNs } from "../../tools/ops/workerd-cpu";
+import { firstRequest, type HarnessRequest, median, readBundle, workerdCpuNs } from "../../tools/ops/workerd-cpu";
 import { buildWorker, startWorker } from "../support/worker";
 
 export const GOALS = { startupMs: 20, firstRequestMs: 30, replayRatio: 1.35 };
@@ -151,7 +151,7 @@ export interface ColdPath {
  * the one-line Worker, so a burst of load elsewhere on the machine hits every series alike.
  */
 export async function coldPath(bundlePath: string, bindings: Record<string, string>, probes: Probe[], runs: number): Promise<ColdPath> {
-  const bundle = readFileSync(bundlePath, "utf8");
+  const bundle = readBundle(bundlePath);
   const oneLine: number[] = [];
   const startup: number[] = [];
   const measured = probes.map((p) => ({ name: p.name, samples: [] as number[], status: 0 }));

@@ -17,14 +17,13 @@
  * (default 5; the summary is their mean). The samples are wall-clock time: on a busy machine read them
  * as shares, and take absolute CPU from `npm run bench:cpu`.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { TraceMap } from "@jridgewell/trace-mapping";
 import { createToken } from "../../tools/ops/commands";
-import { type CpuProfile, profiled, summarize, topLines } from "../../tools/ops/cpu-profile";
+import { type CpuProfile, profiled, readSourceMaps, summarize, topLines } from "../../tools/ops/cpu-profile";
 import { openapiDocument } from "../../tools/ops/openapi";
-import { freshIsolate } from "../../tools/ops/workerd-cpu";
+import { freshIsolate, readBundle } from "../../tools/ops/workerd-cpu";
 import { buildWorker } from "../support/worker";
 import { benchCompany, coldProbes, REPLAYED_REQUESTS } from "./cpu";
 
@@ -43,9 +42,9 @@ try {
   const out = path.join(tmp, "bundle");
   mkdirSync(out);
   const entry = what === "warm" ? path.join(import.meta.dirname, "replay/worker.ts") : undefined;
-  const script = buildWorker(out, undefined, entry, ["--minify=false"]);
-  const bundle = readFileSync(script, "utf8");
-  const map = new TraceMap(readFileSync(`${script}.map`, "utf8"));
+  const script = buildWorker(out, undefined, entry, { minify: false });
+  const bundle = readBundle(script);
+  const maps = readSourceMaps(script);
   const company = await benchCompany(tmp);
   try {
     const { token } = await createToken(company.db, { companyId: company.companyId });
@@ -95,7 +94,7 @@ try {
       writeFileSync(file, JSON.stringify(profile));
       return path.relative(root, file);
     });
-    const summary = summarize(profiles, map);
+    const summary = summarize(profiles, maps);
     console.log(`${label}: ${profiles.length === 1 ? "one profile" : `mean of ${profiles.length} fresh isolates`} (${files.join(", ")})`);
     if (what === "warm") console.log(`  ${warmRequests} requests: divide by ${warmRequests} for per-request figures`);
     for (const line of topLines(summary, 25)) console.log(line);

@@ -8,28 +8,31 @@ import { unstable_getMiniflareWorkerOptions } from "wrangler";
 const root = path.resolve(import.meta.dirname, "../..");
 
 /**
- * Builds the Worker bundle exactly as `wrangler deploy` would, without uploading it (`config`: another
- * wrangler.toml; `entry`: another entry module, bundled with the config's settings and aliases;
- * `extraArgs`: more of wrangler's flags, such as `--minify=false`).
+ * Builds the Worker as `wrangler deploy` would, without uploading it: the project's with its own build
+ * (tools/cli/worker-build.ts, wrangler.toml's [build]), whose modules wrangler uploads as they are, or
+ * another entry module with the same build (`entry`; `minify: false` for readable profiles); with
+ * `config` (another wrangler.toml, the benchmarks' minimal Worker), wrangler's own bundling. Returns the
+ * entry module's path; the modules it imports are beside it.
  */
-export function buildWorker(outdir: string, config?: string, entry?: string, extraArgs: string[] = []): string {
-  const args = [
-    "deploy",
-    "--dry-run",
-    "--outdir",
-    outdir,
-    ...(config ? ["--config", config] : []),
-    ...extraArgs,
-    ...(entry ? [entry] : []),
-  ];
-  const res = spawnSync(path.join(root, "node_modules/.bin/wrangler"), args, {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-  });
-  if (res.status !== 0) throw new Error(`wrangler build failed:\n${res.stdout}\n${res.stderr}`);
-  // Named after the entry (index.js for the project's).
-  return path.join(outdir, readdirSync(outdir).find((f) => f.endsWith(".js"))!);
+export function buildWorker(outdir: string, config?: string, entry?: string, opts: { minify?: boolean } = {}): string {
+  const [command, args] = config
+    ? [path.join(root, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--outdir", outdir, "--config", config]]
+    : [
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          "tools/cli/worker-build.ts",
+          "--outdir",
+          outdir,
+          ...(entry ? ["--entry", entry] : []),
+          ...(opts.minify === false ? ["--minify=false"] : []),
+        ],
+      ];
+  const res = spawnSync(command, args, { cwd: root, encoding: "utf8", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
+  if (res.status !== 0) throw new Error(`build failed:\n${res.stdout}\n${res.stderr}`);
+  // Named after the entry (index.js for ours).
+  return path.join(outdir, readdirSync(outdir).find((f) => f.endsWith(".js") && !f.startsWith("chunk-"))!);
 }
 
 export interface RunningWorker {

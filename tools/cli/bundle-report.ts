@@ -1,6 +1,6 @@
 /**
- * What the Worker bundle costs: `npm run bundle:report -- dist/local [--runs=N] [--top]`, on the output
- * of `wrangler deploy --dry-run --outdir dist/local --metafile dist/local/meta.json`.
+ * What the Worker bundle costs: `npm run bundle:report -- dist/worker [--runs=N] [--top]`, on the output
+ * of the Worker's build (tools/cli/worker-build.ts: its modules and meta.json, esbuild's metafile).
  *
  * Start-up CPU, measured as `wrangler check startup` sets it up, but counted differently: a fresh
  * workerd (Miniflare) whose first request imports the bundle; the cost is the CPU time the kernel
@@ -13,16 +13,15 @@
  * the bundle's minified bytes per package.
  *
  * With the metafile it also checks what went in, and exits 1 otherwise: nothing from tools/ or test/,
- * each wrangler.toml `[alias]` stand-in in place of its module, imported only by the package it was
+ * each of the build's ALIASES stand-ins in place of its module, imported only by the package it was
  * meant for, and every `z.<name>` our bundled code reads at run time present in zod's namespace stand-in.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { TraceMap } from "@jridgewell/trace-mapping";
 import { transformSync } from "esbuild";
 import * as zodNames from "../../src/bundle-stand-ins/zod-names";
-import { type CpuProfile, packageOf, profiled, summarize, topLines } from "../ops/cpu-profile";
-import { firstRequest, freshIsolate, median } from "../ops/workerd-cpu";
+import { type CpuProfile, packageOf, profiled, readSourceMaps, summarize, topLines } from "../ops/cpu-profile";
+import { type Bundle, firstRequest, freshIsolate, median, readBundle } from "../ops/workerd-cpu";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -32,7 +31,7 @@ const PLACEHOLDER = { DATABASE_URL: "postgresql://startup-probe@127.0.0.1:9/neve
 const PROBE = { path: "/startup-probe" };
 
 /** One fresh workerd, one profiled first request (the start-up); resolves to the CPU profile. */
-async function profileOnce(bundle: string): Promise<CpuProfile> {
+async function profileOnce(bundle: Bundle): Promise<CpuProfile> {
   const isolate = await freshIsolate(bundle, PLACEHOLDER, { inspector: true });
   try {
     return await profiled(isolate.mf, () => isolate.request());
@@ -46,7 +45,7 @@ async function profileOnce(bundle: string): Promise<CpuProfile> {
  * Worker's first request), a cold request (start-up plus the first request) and a warm one.
  */
 export async function measureStartup(bundlePath: string, runs = 5) {
-  const bundle = readFileSync(bundlePath, "utf8");
+  const bundle = readBundle(bundlePath);
   const startup: number[] = [];
   const cold: number[] = [];
   const warm: number[] = [];
@@ -75,7 +74,7 @@ export async function measureStartup(bundlePath: string, runs = 5) {
 
 /** CPU profiles of the bundle's start-up (for where the time goes, not how much: samples are wall-clock). */
 export async function profileStartup(bundlePath: string, runs: number) {
-  const bundle = readFileSync(bundlePath, "utf8");
+  const bundle = readBundle(bundlePath);
   const profiles: CpuProfile[] = [];
   for (let i = 0; i < runs; i++) profiles.push(await profileOnce(bundle));
   return profiles;
@@ -133,13 +132,14 @@ interface Metafile {
   outputs: Record<string, { entryPoint?: string; inputs: Record<string, { bytesInOutput: number }> }>;
 }
 
-/** Minified bytes per npm package or file of ours in the bundle. */
+/** Minified bytes per npm package or file of ours in the bundle (every module of it: the entry and its chunks). */
 function bytesByPackage(metafile: Metafile): Map<string, number> {
   const out = new Map<string, number>();
-  const bundle = Object.values(metafile.outputs).find((o) => o.entryPoint);
-  for (const [p, { bytesInOutput }] of Object.entries(bundle?.inputs ?? {})) {
-    const key = packageOf(p).replace(/^(src\/[^/]+)\/.*/, "$1");
-    out.set(key, (out.get(key) ?? 0) + bytesInOutput);
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [p, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const key = packageOf(p).replace(/^(src\/[^/]+)\/.*/, "$1");
+      out.set(key, (out.get(key) ?? 0) + bytesInOutput);
+    }
   }
   return out;
 }
@@ -218,8 +218,10 @@ async function main() {
     );
   }
   if (args.includes("--top")) {
-    const map = new TraceMap(readFileSync(path.join(dir, "index.js.map"), "utf8"));
-    const summary = summarize(await profileStartup(path.join(dir, "index.js"), Math.max(runs, 1)), map);
+    const summary = summarize(
+      await profileStartup(path.join(dir, "index.js"), Math.max(runs, 1)),
+      readSourceMaps(path.join(dir, "index.js")),
+    );
     console.log(`start-up profile (mean of ${Math.max(runs, 1)} fresh isolates; wall-clock samples), self time per package:`);
     for (const [k, v] of summary.byPackage.slice(0, 20)) console.log(`${fmt(v).padStart(7)} ms  ${k}`);
     for (const line of topLines(summary)) console.log(line);

@@ -5,7 +5,9 @@
  * machine they include waiting for a CPU: read them as shares, and take absolute CPU from
  * workerd-cpu.ts.
  */
-import { originalPositionFor, type TraceMap } from "@jridgewell/trace-mapping";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
 import type { Miniflare } from "miniflare";
 import WebSocket from "ws";
 
@@ -80,12 +82,26 @@ export function packageOf(source: string): string {
   return source.replace(/^(\.\.\/)+/, "").replace(/^.*?\/(src\/)/, "$1");
 }
 
+/** The source maps of a built Worker's modules (the entry and its chunks), by file name. */
+export type SourceMaps = Map<string, TraceMap>;
+
+/** The source maps beside the Worker's entry module `entryPath`. */
+export function readSourceMaps(entryPath: string): SourceMaps {
+  const dir = path.dirname(entryPath);
+  return new Map(
+    readdirSync(dir)
+      .filter((f) => f.endsWith(".js.map"))
+      .map((f) => [f.slice(0, -".map".length), new TraceMap(readFileSync(path.join(dir, f), "utf8"))]),
+  );
+}
+
 /**
- * A frame as `function source:line` (through the bundle's source map for frames in the bundle,
- * index.js), and the npm package or file of ours it belongs to.
+ * A frame as `function source:line` (through the module's source map for frames in the Worker's
+ * modules), and the npm package or file of ours it belongs to.
  */
-function frameInfo(frame: ProfileNode["callFrame"], map: TraceMap): { label: string; pkg: string } {
-  if (!/(^|\/)index\.js$/.test(frame.url) || frame.lineNumber < 0) {
+function frameInfo(frame: ProfileNode["callFrame"], maps: SourceMaps): { label: string; pkg: string } {
+  const map = maps.get(frame.url.replace(/^.*\//, ""));
+  if (!map || frame.lineNumber < 0) {
     // V8's own frames have no URL: (garbage collector), (program) = compiling, (idle).
     const label = [frame.functionName || "(anonymous)", frame.url.replace(/^.*\//, "")].filter(Boolean).join(" ");
     return { label, pkg: frame.url || label };
@@ -102,7 +118,7 @@ function frameInfo(frame: ProfileNode["callFrame"], map: TraceMap): { label: str
 }
 
 /** Per function (`name source:line`) and per package: self and total time, ms per profile (the mean). */
-export function summarize(profiles: CpuProfile[], map: TraceMap) {
+export function summarize(profiles: CpuProfile[], maps: SourceMaps) {
   const self = new Map<string, number>();
   const total = new Map<string, number>();
   const byPackage = new Map<string, number>();
@@ -116,7 +132,7 @@ export function summarize(profiles: CpuProfile[], map: TraceMap) {
     const info = (n: ProfileNode) => {
       const known = infos.get(n.id);
       if (known) return known;
-      const found = frameInfo(n.callFrame, map);
+      const found = frameInfo(n.callFrame, maps);
       infos.set(n.id, found);
       return found;
     };

@@ -94,6 +94,21 @@ export function workerdCpuNs(pids: number[] = workerdPids()): number {
   return ns;
 }
 
+/** A built Worker: its entry module's text and the other modules beside it (code-split chunks), by file name. */
+export interface Bundle {
+  main: string;
+  chunks: { name: string; contents: string }[];
+}
+
+/** The Worker built at `entryPath` (wrangler's output: the entry and, beside it, the chunks it imports). */
+export function readBundle(entryPath: string): Bundle {
+  const dir = path.dirname(entryPath);
+  const chunks = readdirSync(dir)
+    .filter((f) => f.endsWith(".js") && f !== path.basename(entryPath))
+    .map((name) => ({ name, contents: readFileSync(path.join(dir, name), "utf8") }));
+  return { main: readFileSync(entryPath, "utf8"), chunks };
+}
+
 /** What a request to a fresh isolate answered, and the workerd CPU (ms) it took. */
 export interface Measured {
   cpuMs: number;
@@ -108,14 +123,17 @@ export interface HarnessRequest {
 }
 
 /**
- * A fresh workerd running `bundle` (its text) behind the harness, or the one-line Worker (`null`).
+ * A fresh workerd running `bundle` behind the harness, or the one-line Worker (`null`).
  * `request()` with no argument imports the bundle only (start-up); with one, hands it to the Worker.
  * With `inspector`, workerd opens its inspector on a free port (for `bench:profile`).
  */
-export async function freshIsolate(bundle: string | null, bindings: Record<string, string>, opts: { inspector?: boolean } = {}) {
+export async function freshIsolate(bundle: Bundle | null, bindings: Record<string, string>, opts: { inspector?: boolean } = {}) {
   const before = new Set(workerdPids());
   const modules = [{ type: "ESModule" as const, path: "/harness.js", contents: bundle === null ? ONE_LINE : HARNESS }];
-  if (bundle !== null) modules.push({ type: "ESModule", path: "/index.js", contents: bundle });
+  if (bundle !== null) {
+    modules.push({ type: "ESModule", path: "/index.js", contents: bundle.main });
+    for (const chunk of bundle.chunks) modules.push({ type: "ESModule", path: `/${chunk.name}`, contents: chunk.contents });
+  }
   const mf = new Miniflare({
     name: "harness",
     modulesRoot: "/",
@@ -144,7 +162,7 @@ export async function freshIsolate(bundle: string | null, bindings: Record<strin
 }
 
 /** One fresh isolate's first request (or start-up alone, without `request`); the isolate is disposed after. */
-export async function firstRequest(bundle: string | null, bindings: Record<string, string>, request?: HarnessRequest): Promise<Measured> {
+export async function firstRequest(bundle: Bundle | null, bindings: Record<string, string>, request?: HarnessRequest): Promise<Measured> {
   const isolate = await freshIsolate(bundle, bindings);
   try {
     return await isolate.request(bundle === null ? { path: "/" } : request);
