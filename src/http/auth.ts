@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { apiTokens, type TokenScope } from "../db/schema";
+import { apiTokens, type TokenScope } from "../db/schema/companies";
 import type { Db } from "../platform/db";
 import { createLimiter, type LimitResult } from "../ratelimit";
 import type { AppEnv } from "./context";

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { Context, TypedResponse } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { idempotencyKeys } from "../db/schema";
+import { idempotencyKeys } from "../db/schema/idempotency";
 import type { Db } from "../platform/db";
 import type { AppEnv } from "./context";
 import { ApiError } from "./errors";

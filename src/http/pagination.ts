@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
-import { listCounts } from "../db/schema";
+import { listCounts } from "../db/schema/counts";
 import { isoDateTime } from "../platform/dates";
 import type { Db } from "../platform/db";
 import { invalid } from "./errors";

@@ -3,7 +3,7 @@ import { drizzle as drizzleHttp } from "drizzle-orm/neon-http";
 import { drizzle as drizzlePool } from "drizzle-orm/neon-serverless";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pLimit from "p-limit";
-import * as schema from "../db/schema";
+import type * as schema from "../db/schema";
 import { workerConfig } from "./config";
 import { withDeadline } from "./deadline";
 import type { Bindings } from "./env";
@@ -91,7 +91,9 @@ let httpDb: { url: string; db: Db } | undefined;
  */
 export function createDb(env: Bindings): Db {
   configure(env);
-  if (httpDb?.url !== env.DATABASE_URL) httpDb = { url: env.DATABASE_URL, db: drizzleHttp(neon(env.DATABASE_URL), { schema }) };
+  // Typed with the schema, built without it: nothing uses relational queries (`db.query`), whose
+  // config drizzle would otherwise derive from every table on each drizzle() call.
+  if (httpDb?.url !== env.DATABASE_URL) httpDb = { url: env.DATABASE_URL, db: drizzleHttp<typeof schema>(neon(env.DATABASE_URL)) };
   return httpDb.db;
 }
 
@@ -110,7 +112,7 @@ export function openSession(env: Bindings): { db: Db; end: () => Promise<void> }
     query_timeout: deadlineMs + 1000,
   });
   pool.on("error", () => {}); // a broken idle connection fails its next query, which reports it
-  return { db: drizzlePool(pool, { schema }), end: () => pool.end() };
+  return { db: drizzlePool<typeof schema>(pool), end: () => pool.end() };
 }
 
 /**

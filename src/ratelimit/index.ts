@@ -1,7 +1,6 @@
 import type { Bindings } from "../platform/env";
 import type { Limiter } from "./interface";
 import { createMemoryLimiter } from "./memory";
-import { createUpstashLimiter } from "./upstash";
 
 /*
  * The per-key rate limit (RATE_LIMIT requests per RATE_WINDOW_SECONDS per API token), as Unkey's API
@@ -10,12 +9,31 @@ import { createUpstashLimiter } from "./upstash";
  * Request handling (http/auth.ts) calls `createLimiter` and knows nothing else of it.
  */
 export { CIRCUIT_OPEN_AFTER, CIRCUIT_RETRY_MS } from "./circuit";
-export { type Limiter, type LimitResult, RATE_LIMIT, RATE_WINDOW_SECONDS } from "./interface";
+export { LIMITER_TIMEOUT_MS, type Limiter, type LimitResult, RATE_LIMIT, RATE_WINDOW_SECONDS } from "./interface";
 export { RESERVE_MAX } from "./reservations";
-export { LIMITER_TIMEOUT_MS } from "./upstash";
 
 let memoryLimiter: Limiter | undefined;
 let upstashLimiter: { config: string; limiter: Limiter } | undefined;
+
+/**
+ * The Upstash limiter, its module (the Redis client, every command of it, and @upstash/ratelimit)
+ * imported on the first call: requests that carry no token (health, the document, the docs page) never
+ * build it. Before that call nothing is known of any key, so nothing is refused early.
+ */
+function onFirstUse(url: string, token: string): Limiter {
+  let limiter: Limiter | undefined;
+  let loading: Promise<Limiter> | undefined;
+  const load = () => {
+    loading ??= import("./upstash").then((m) => (limiter = m.createUpstashLimiter(url, token)));
+    // A failed import is retried by the next call.
+    loading.catch(() => (loading = undefined));
+    return loading;
+  };
+  return {
+    refused: (key) => limiter?.refused(key),
+    limit: async (key, defer, logger) => (limiter ?? (await load())).limit(key, defer, logger),
+  };
+}
 
 /** The limiter for these bindings, built once per isolate (bindings do not change within one). */
 export function createLimiter(env: Bindings): Limiter {
@@ -28,9 +46,7 @@ export function createLimiter(env: Bindings): Limiter {
   const config = `${url}|${token}`;
   if (upstashLimiter?.config !== config) {
     const limiter =
-      url && token
-        ? createUpstashLimiter(url, token)
-        : createMemoryLimiter("UPSTASH_REDIS_REST_URL / UPSTASH_REDIS_REST_TOKEN not configured");
+      url && token ? onFirstUse(url, token) : createMemoryLimiter("UPSTASH_REDIS_REST_URL / UPSTASH_REDIS_REST_TOKEN not configured");
     upstashLimiter = { config, limiter };
   }
   return upstashLimiter.limiter;

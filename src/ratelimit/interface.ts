@@ -4,6 +4,8 @@ import type { Logger } from "../platform/logger";
 export const RATE_LIMIT = 300;
 export const RATE_WINDOW_SECONDS = 60;
 export const WINDOW_MS = RATE_WINDOW_SECONDS * 1000;
+/** Past this the Upstash limiter is treated as down and the request is served (fail-open). */
+export const LIMITER_TIMEOUT_MS = 1000;
 /** Keys one isolate keeps state for at most (each a few dozen bytes). */
 export const LOCAL_KEYS_MAX = 10_000;
 

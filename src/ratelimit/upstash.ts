@@ -1,12 +1,10 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import { upstashRedis } from "../platform/redis";
 import { Circuit } from "./circuit";
-import { type Limiter, type LimitResult, RATE_LIMIT, RATE_WINDOW_SECONDS, WINDOW_MS, windowEnd } from "./interface";
+import { LIMITER_TIMEOUT_MS, type Limiter, type LimitResult, RATE_LIMIT, RATE_WINDOW_SECONDS, WINDOW_MS, windowEnd } from "./interface";
 import { LocalWindow } from "./local-window";
 import { Reservations } from "./reservations";
 
-/** Past this the limiter is treated as down and the request is served (fail-open). */
-export const LIMITER_TIMEOUT_MS = 1000;
 /** A limiter call still unanswered after this is abandoned (it keeps counting the request until then). */
 const LIMITER_ABANDON_MS = 10_000;
 const PREFIX = "crm:ratelimit";
