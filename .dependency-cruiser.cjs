@@ -180,7 +180,7 @@ const config = {
     {
       name: "bundle-stand-ins-are-only-aliased",
       severity: "error",
-      comment: "src/bundle-stand-ins/ replaces packages' modules in the bundle through wrangler.toml [alias]; no module of ours imports them.",
+      comment: "src/bundle-stand-ins/ replaces packages' modules in the bundle through the build's aliases (tools/cli/worker-build.ts); no module of ours imports them.",
       from: { path: "^src/", pathNot: "^src/bundle-stand-ins/" },
       to: { path: "^src/bundle-stand-ins/" },
     },

@@ -6,34 +6,29 @@ import { checkInputs, checkZodNames } from "./bundle-report";
 
 const input = (...imports: string[]) => ({ imports: imports.map((path) => ({ path })) });
 
-/** A metafile as esbuild writes it for a bundle where every wrangler.toml alias applied. */
+/** A metafile as esbuild writes it for a bundle where every alias of the build applied. */
 const good = () => ({
   inputs: {
     "src/index.ts": input("src/app.ts"),
     "src/app.ts": input("node_modules/@hono/zod-openapi/dist/index.mjs", "node_modules/zod/v4/classic/external.js"),
-    "node_modules/@hono/zod-openapi/dist/index.mjs": input("src/bundle-stand-ins/zod-namespace.ts"),
+    "node_modules/@hono/zod-openapi/dist/index.mjs": input(
+      "src/bundle-stand-ins/zod-namespace.ts",
+      "src/bundle-stand-ins/zod-to-openapi.ts",
+    ),
     "src/platform/config.ts": input("src/bundle-stand-ins/zod-namespace.ts"),
     "src/bundle-stand-ins/zod-namespace.ts": input("src/bundle-stand-ins/zod-names.ts"),
     "src/bundle-stand-ins/zod-names.ts": input("node_modules/zod/v4/index.js"),
     "node_modules/zod/v4/index.js": input("node_modules/zod/v4/classic/external.js"),
     "node_modules/zod/v4/classic/external.js": input("src/bundle-stand-ins/zod-locales.ts", "src/bundle-stand-ins/zod-unbundled.ts"),
     "node_modules/zod/v4/core/index.js": input("src/bundle-stand-ins/zod-locales.ts", "src/bundle-stand-ins/zod-unbundled.ts"),
-    "node_modules/zod/v4/classic/schemas.js": input("node_modules/zod/v4/core/json-schema-processors.js"),
-    "node_modules/zod/v4/core/json-schema-processors.js": input("src/bundle-stand-ins/zod-unbundled.ts"),
     "src/bundle-stand-ins/zod-unbundled.ts": input(),
     "src/bundle-stand-ins/zod-locales.ts": input("node_modules/zod/v4/locales/en.js"),
     "node_modules/zod/v4/locales/en.js": input(),
     "node_modules/drizzle-orm/pg-core/table.js": input("src/bundle-stand-ins/drizzle-column-builders.ts"),
     "src/bundle-stand-ins/drizzle-column-builders.ts": input(),
-    "src/db/schema/clients.ts": input("src/bundle-stand-ins/drizzle-pg-core.ts"),
-    "node_modules/drizzle-orm/neon-http/session.js": input("src/bundle-stand-ins/drizzle-pg-core.ts"),
-    "src/bundle-stand-ins/drizzle-pg-core.ts": input("node_modules/drizzle-orm/pg-core/table.js"),
-    "node_modules/drizzle-orm/pg-core/dialect.js": input("src/bundle-stand-ins/drizzle-pg-columns.ts"),
-    "src/bundle-stand-ins/drizzle-pg-columns.ts": input(),
-    "node_modules/@upstash/ratelimit/dist/index.mjs": input("src/bundle-stand-ins/no-rate-limit-analytics.ts"),
-    "src/bundle-stand-ins/no-rate-limit-analytics.ts": input(),
     "node_modules/@modelcontextprotocol/sdk/dist/esm/server/index.js": input("src/bundle-stand-ins/mcp-sdk-ajv.ts"),
     "src/bundle-stand-ins/mcp-sdk-ajv.ts": input(),
+    "src/bundle-stand-ins/zod-to-openapi.ts": input(),
   } as Record<string, { imports: { path: string }[] }>,
 });
 
@@ -60,7 +55,7 @@ describe("bundle input checks", () => {
     meta.inputs["node_modules/zod/v4/locales/index.js"] = input("node_modules/zod/v4/locales/de.js");
     meta.inputs["node_modules/zod/v4/locales/de.js"] = input();
     expect(checkInputs(meta)).toEqual([
-      "src/bundle-stand-ins/zod-locales.ts is not in the bundle: its [alias] in wrangler.toml did not apply",
+      "src/bundle-stand-ins/zod-locales.ts is not in the bundle: its alias in tools/cli/worker-build.ts did not apply",
       "the bundle contains node_modules/zod/v4/locales/index.js, which src/bundle-stand-ins/zod-locales.ts stands in for",
       "the bundle contains node_modules/zod/v4/locales/de.js, which src/bundle-stand-ins/zod-locales.ts stands in for",
     ]);

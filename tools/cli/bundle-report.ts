@@ -80,7 +80,7 @@ export async function profileStartup(bundlePath: string, runs: number) {
   return profiles;
 }
 
-/** The wrangler.toml `[alias]` stand-ins, the only modules that may import each, and what each replaces. */
+/** The build's alias stand-ins (tools/cli/worker-build.ts ALIASES), the only modules that may import each, and what each replaces. */
 const STAND_INS: { module: string; importers: RegExp; replaces: RegExp }[] = [
   // Imported as "zod" by @hono/zod-openapi (which re-exports it as our `z`) and by our own modules.
   {
@@ -96,23 +96,12 @@ const STAND_INS: { module: string; importers: RegExp; replaces: RegExp }[] = [
   {
     module: "src/bundle-stand-ins/zod-unbundled.ts",
     importers: /^node_modules\/zod\//,
-    replaces: /node_modules\/zod\/v4\/(core\/compile|classic\/from-json-schema|core\/to-json-schema|core\/json-schema-generator)\.js$/,
+    replaces: /node_modules\/zod\/v4\/core\/compile\.js$/,
   },
   {
     module: "src/bundle-stand-ins/drizzle-column-builders.ts",
     importers: /^node_modules\/drizzle-orm\//,
     replaces: /node_modules\/drizzle-orm\/pg-core\/columns\/all\.js$/,
-  },
-  {
-    module: "src/bundle-stand-ins/drizzle-pg-core.ts",
-    // Our code (`drizzle-orm/pg-core`) and drizzle's Neon sessions (`../pg-core/index.js`).
-    importers: /^(src\/|node_modules\/drizzle-orm\/neon-(http|serverless)\/)/,
-    replaces: /node_modules\/drizzle-orm\/pg-core\/index\.js$/,
-  },
-  {
-    module: "src/bundle-stand-ins/drizzle-pg-columns.ts",
-    importers: /^node_modules\/drizzle-orm\/pg-core\//,
-    replaces: /node_modules\/drizzle-orm\/pg-core\/columns\/index\.js$/,
   },
   {
     // The MCP SDK's Server imports its ajv provider as the default validator; our server passes its own.
@@ -121,9 +110,10 @@ const STAND_INS: { module: string; importers: RegExp; replaces: RegExp }[] = [
     replaces: /node_modules\/(ajv|ajv-formats)\/|node_modules\/@modelcontextprotocol\/sdk\/.*\/ajv-provider\.js$/,
   },
   {
-    module: "src/bundle-stand-ins/no-rate-limit-analytics.ts",
-    importers: /^node_modules\/@upstash\/ratelimit\//,
-    replaces: /node_modules\/@upstash\/core-analytics\//,
+    // The Worker serves the document built at build time; @hono/zod-openapi's registry and `.openapi()` record nothing.
+    module: "src/bundle-stand-ins/zod-to-openapi.ts",
+    importers: /^node_modules\/@hono\/zod-openapi\//,
+    replaces: /node_modules\/@asteasolutions\/zod-to-openapi\//,
   },
 ];
 
@@ -155,7 +145,7 @@ export function checkInputs(metafile: Pick<Metafile, "inputs">): string[] {
       if (i.path.startsWith("node:")) problems.push(`${p} imports ${i.path}, which the Worker's runtime does not have`);
   }
   for (const { module, importers, replaces } of STAND_INS) {
-    if (!inputs.includes(module)) problems.push(`${module} is not in the bundle: its [alias] in wrangler.toml did not apply`);
+    if (!inputs.includes(module)) problems.push(`${module} is not in the bundle: its alias in tools/cli/worker-build.ts did not apply`);
     for (const p of inputs) if (replaces.test(p)) problems.push(`the bundle contains ${p}, which ${module} stands in for`);
     for (const [p, input] of Object.entries(metafile.inputs)) {
       if (input.imports.some((i) => i.path === module) && !importers.test(p)) problems.push(`${p} imports ${module}`);

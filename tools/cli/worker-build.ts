@@ -35,25 +35,14 @@ export const ALIASES: Record<string, string> = {
   zod: local("src/bundle-stand-ins/zod-namespace.ts"),
   // zod's translations (zod v4/classic/external.js and v4/core/index.js import "../locales/index.js"): English only.
   "../locales/index.js": local("src/bundle-stand-ins/zod-locales.ts"),
-  // zod's parser compiler and JSON Schema import, reached only through `z.*` and never called.
+  // zod's parser compiler, reached only through `z.*` and never called: without it esbuild reports its names as ambiguous imports.
   "./compile.js": local("src/bundle-stand-ins/zod-unbundled.ts"),
-  "./from-json-schema.js": local("src/bundle-stand-ins/zod-unbundled.ts"),
-  // zod's JSON Schema output (`z.toJSONSchema`); the OpenAPI document does not use it.
-  "./to-json-schema.js": local("src/bundle-stand-ins/zod-unbundled.ts"),
-  "../core/to-json-schema.js": local("src/bundle-stand-ins/zod-unbundled.ts"),
-  "./json-schema-generator.js": local("src/bundle-stand-ins/zod-unbundled.ts"),
   // drizzle's builders for pgTable's callback form (every column type); our tables pass an object.
   "./columns/all.js": local("src/bundle-stand-ins/drizzle-column-builders.ts"),
-  // drizzle's pg-core index (re-exports every column type, views, policies...): only the names we import.
-  "drizzle-orm/pg-core": local("src/bundle-stand-ins/drizzle-pg-core.ts"),
-  "../pg-core/index.js": local("src/bundle-stand-ins/drizzle-pg-core.ts"),
-  "./columns/index.js": local("src/bundle-stand-ins/drizzle-pg-columns.ts"),
-  // Rate-limit analytics, which the limiter has turned off.
-  "@upstash/core-analytics": local("src/bundle-stand-ins/no-rate-limit-analytics.ts"),
   // The MCP SDK's default JSON Schema validator (ajv), which our MCP server does not use (src/mcp/server.ts).
   "../validation/ajv-provider.js": local("src/bundle-stand-ins/mcp-sdk-ajv.ts"),
-  // The limiter's ES module build: its package.json names only the CommonJS one, which esbuild cannot tree-shake.
-  "@upstash/ratelimit": local("node_modules/@upstash/ratelimit/dist/index.mjs"),
+  // OpenAPI metadata and document generation, which the Worker never reads: it serves the build's document (step 1).
+  "@asteasolutions/zod-to-openapi": local("src/bundle-stand-ins/zod-to-openapi.ts"),
   // The build-time output (step 1).
   "crm-build:openapi": local(".build/openapi.js"),
 };

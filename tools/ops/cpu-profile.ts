@@ -109,7 +109,10 @@ function frameInfo(frame: ProfileNode["callFrame"], maps: SourceMaps): { label: 
   const pos = originalPositionFor(map, { line: frame.lineNumber + 1, column: frame.columnNumber });
   // Unmapped: code esbuild wrote (its module wrappers and helpers), run as modules are first imported.
   if (!pos.source) return { label: `${frame.functionName || "(anonymous)"} (bundle, unmapped)`, pkg: "(bundle, unmapped)" };
-  const source = pos.source.replace(/^(\.\.\/)+/, "").replace(/^.*node_modules\//, "");
+  const source = pos.source
+    .replace(/^(\.\.\/)+/, "")
+    .replace(/^.*node_modules\//, "")
+    .replace(/^.*?\/((src|test|tools)\/)/, "$1");
   // V8 names an anonymous function after what encloses it, here a module's init function, which esbuild
   // names after its file: such a name says only where the function is.
   const named = pos.name ?? frame.functionName;
