@@ -1,5 +1,5 @@
 /**
- * `drizzle-orm/pg-core/columns/all.js` as the Worker bundle sees it (the build's ALIASES (tools/cli/worker-build.ts)): the
+ * `drizzle-orm/pg-core/columns/all.js` as the Worker bundle sees it (an alias of the build, tools/cli/worker-build.ts): the
  * column builders `pgTable(name, (t) => ({ ... }))` hands to its callback, which import every
  * PostgreSQL column type (PostGIS, pgvector, geometric, network...). Our tables pass their columns as
  * an object (`pgTable(name, { ... })`), so drizzle never calls this; the stand-in throws if it does.

@@ -1,5 +1,5 @@
 /**
- * Stands in for the MCP SDK's ajv provider (the build's ALIASES (tools/cli/worker-build.ts) "../validation/ajv-provider.js"):
+ * Stands in for the MCP SDK's ajv provider (the build's alias, tools/cli/worker-build.ts, for "../validation/ajv-provider.js"):
  * the SDK's `Server` imports it as its default JSON Schema validator, which would put ajv (about 35 KiB
  * gzip) in the bundle. Our server passes a validator of its own and validates no schema
  * (src/mcp/server.ts), so this class is never constructed; if it were, it throws.

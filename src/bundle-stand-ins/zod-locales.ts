@@ -1,5 +1,5 @@
 /**
- * zod's `locales` module as the Worker bundle sees it (the build's ALIASES (tools/cli/worker-build.ts)): English only.
+ * zod's `locales` module as the Worker bundle sees it (an alias of the build, tools/cli/worker-build.ts): English only.
  * `z` is zod's namespace object, re-exported by `@hono/zod-openapi` (which also hands it to
  * `extendZodWithOpenApi`), so esbuild keeps every export of it, `z.locales` and `z.core.locales`
  * (40-odd translations) included. The API

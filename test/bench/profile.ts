@@ -6,7 +6,9 @@
  *                      <part> (as `npm run bench:cpu` lists them: `Clients`, `Order contents`, `MCP` …)
  *   warm <request>     warm requests with the database's answers replayed (getClient, listClients,
  *                      createClient, getOrder: test/bench/replay), BENCH_PROFILE_REQUESTS of them (default
- *                      3000) after a warm-up; `warm <request> minimal` profiles the minimal Worker instead
+ *                      3000) after a warm-up; a third word profiles another Worker of the replay: `minimal`,
+ *                      `apiMemoryLimiter` or `apiLogNotWritten` (with the inspector attached, console.log
+ *                      also goes to it and costs far more than without: this one leaves the line unwritten)
  *
  * It builds the bundle as `wrangler deploy` does but not minified (function names and module paths stay
  * readable: esbuild names each module's init function after its file), starts the local stack with the
@@ -52,7 +54,8 @@ try {
     const profiles: CpuProfile[] = [];
     let label = what;
     if (what === "warm") {
-      const which = variant === "minimal" ? "minimal" : "api";
+      const which = variant ?? "api";
+      if (!["minimal", "api", "apiMemoryLimiter", "apiLogNotWritten"].includes(which)) throw new Error(usage);
       label = `warm-${target}-${which}`;
       const tokens = await Promise.all(
         Array.from({ length: 128 }, async () => (await createToken(company.db, { companyId: company.companyId })).token),

@@ -79,7 +79,7 @@ export async function profiled<T>(mf: Miniflare, action: () => Promise<T>, inter
 export function packageOf(source: string): string {
   const pkg = source.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1];
   if (pkg) return pkg === "src" ? "drizzle-orm" : pkg;
-  return source.replace(/^(\.\.\/)+/, "").replace(/^.*?\/(src\/)/, "$1");
+  return source.replace(/^(\.\.\/)+/, "").replace(/^.*?\/((src|test|tools)\/)/, "$1");
 }
 
 /** The source maps of a built Worker's modules (the entry and its chunks), by file name. */
