@@ -44,7 +44,7 @@ describe("constraint and data errors from the database", () => {
       { body: { company_name: "Third", phone: "refused by the database" }, field: "phone", message: "Too long" },
     ];
     for (const { body, field, message } of cases) {
-      for (const headers of [{}, { "idempotency-key": randomUUID() }]) {
+      for (const headers of [{}, { "idempotency-key": randomUUID() }] as Record<string, string>[]) {
         const res = await call("POST", "/clients", { token: co.token, body, headers });
         const err = expectError(res, 400, "invalid_request");
         expect(err.details, JSON.stringify(headers)).toEqual([{ field, message }]);
