@@ -27,7 +27,8 @@ import { createCompany, createToken } from "../ops/commands";
 /** Worker settings for the run: deliveries retried within seconds, so the run can wait for them. */
 export const DATABASE_FAULTS_WORKER_VARS = {
   RATE_LIMIT_BACKEND: "memory",
-  WEBHOOK_RETRY_SCHEDULE: "2",
+  // A crashing delivery's retries (10 at most, then the dead-letter queue) span more than the run's faults.
+  WEBHOOK_RETRY_SCHEDULE: "2,4,8",
   WEBHOOK_DISABLE_MIN_FAILURES: "10000",
   ACCOUNTING_RETRY_BASE_SECONDS: "1",
 } as const;
@@ -388,7 +389,8 @@ export async function runDatabaseFaults(opts: {
         `select (select count(*) from webhook_events where company_id = $1)::int as events,
                 count(*) filter (where d.status = 'succeeded')::int as succeeded,
                 count(*) filter (where d.status <> 'succeeded')::int as left,
-                count(*) filter (where d.status = 'pending' and (d.claimed_until > now() or d.next_attempt_at > now()))::int as held,
+                count(*) filter (where d.status = 'pending'
+                  and (d.claimed_until > now() or d.next_attempt_at > now() or d.enqueued_at > now()))::int as held,
                 count(*) filter (where d.status <> 'succeeded' and e.resource_id = any(case e.resource_type when 'client' then $3::text[] else $4::text[] end))::int as acked_left,
                 (select count(*) from accounting_outbox where company_id = $1)::int as rows,
                 (select count(*) from accounting_outbox where company_id = $1 and status = 'done')::int as done,
@@ -407,11 +409,12 @@ export async function runDatabaseFaults(opts: {
       while (Date.now() - from < deadlineMs && (last.left > 0 || last.done < last.rows)) {
         await sleep(1000);
         const now = await state();
-        if (now.succeeded !== last.succeeded || now.done !== last.done) still = Date.now();
+        // Something moved, or waits for its time (a claim to lapse, a retry to come due; its message
+        // comes a moment after): the queues are still at work.
+        if (now.succeeded !== last.succeeded || now.done !== last.done || now.held > 0 || now.backing_off > 0) still = Date.now();
         last = now;
-        // Nothing moved for 20 s and nothing waits for its time (a claim to lapse, a retry to come due):
-        // what is left waits for the cron pass.
-        if (Date.now() - still > 20_000 && last.held === 0 && last.backing_off === 0) break;
+        // Nothing for 20 s: what is left waits for the cron pass.
+        if (Date.now() - still > 20_000) break;
       }
       return last;
     };
@@ -424,7 +427,7 @@ export async function runDatabaseFaults(opts: {
       [companyId],
     );
     const leftByQueues = await query<Record<string, unknown>>(
-      `select e.type, e.resource_id, d.status, d.attempts, d.claimed_until > now() as claimed, d.next_attempt_at > now() as later, d.last_error
+      `select d.id, e.type, e.resource_id, d.status, d.attempts, d.claimed_until > now() as claimed, d.next_attempt_at > now() as later, d.last_error
        from webhook_deliveries d join webhook_events e on e.id = d.event_id where d.endpoint_id = $1 and d.status <> 'succeeded' limit 10`,
       [endpointId],
     );
