@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from "../src/webhooks/events-catalog";
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from "../src/resources";
 import { call, expectError, newCompany } from "./support/api";
 
 describe("OpenAPI document and docs page", () => {
@@ -162,7 +162,7 @@ describe("OpenAPI document and docs page", () => {
   it("describes every webhook event type under `webhooks`: signature headers and the { id, type, created_at, data.object } payload", async () => {
     const doc = (await call("GET", "/openapi.json")).body;
     expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
-    const objectRef = { client: "Client", order: "OrderEnvelope", email_thread: "EmailThread" } as const;
+    const objectRef: Record<string, string> = { client: "Client", order: "OrderEnvelope", email_thread: "EmailThread" };
     for (const type of WEBHOOK_EVENT_TYPES) {
       const op = doc.webhooks[type].post;
       expect(op.security).toEqual([]);

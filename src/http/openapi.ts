@@ -169,5 +169,26 @@ export function wireFields<R extends object, K extends keyof R & string>(
   return out as { [P in K as SnakeCase<P>]: WireValue<P, R[P]> };
 }
 
+/** The column (camelCase) a wire field (snake_case) of `B` is read into. */
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+type ColumnOf<B> = { [W in keyof B & string]: CamelCase<W> }[keyof B & string];
+
+/**
+ * The inverse of `wireFields`: the named columns whose wire field (snake_case) the body sent, with the
+ * sent value. A field left out (undefined) stays out, so an update changes only what was sent; null is
+ * kept (it clears the column).
+ */
+export function columnFields<B extends object, K extends ColumnOf<B>>(
+  body: B,
+  keys: readonly K[],
+): { [P in K]?: Exclude<B[SnakeCase<P> & keyof B], undefined> } {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const value = body[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) as keyof B];
+    if (value !== undefined) out[key] = value;
+  }
+  return out as { [P in K]?: Exclude<B[SnakeCase<P> & keyof B], undefined> };
+}
+
 /** Escapes %, _ and \ so user text is matched literally inside LIKE / ILIKE patterns. */
 export const likeContains = (q: string) => `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;

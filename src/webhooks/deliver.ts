@@ -3,8 +3,8 @@ import type { Config } from "../platform/config";
 import type { Db } from "../platform/db";
 import type { Logger } from "../platform/logger";
 import { rowsOf } from "../platform/sql-kit";
-import { fillPayload, type WebhookRenderers } from "./events";
-import type { WebhookResource } from "./events-catalog";
+import { fillPayload } from "./events";
+import type { WebhookRenderers } from "./events-catalog";
 import { signatureHeader } from "./sign";
 import { webhookUrlProblem } from "./url";
 
@@ -37,7 +37,7 @@ interface Claimed {
   event_id: string;
   type: string;
   company_id: number;
-  resource_type: WebhookResource;
+  resource_type: string;
   resource_id: string;
   payload: string | null;
   url: string;
@@ -221,7 +221,7 @@ export interface DeliveryContext {
 /** Renders and stores a missing payload (the after-commit step was lost); answers the stored text. */
 export async function renderPayload(
   ctx: Pick<DeliveryContext, "db" | "renderers">,
-  event: { id: number; companyId: number; type: string; resourceType: WebhookResource; resourceId: string },
+  event: { id: number; companyId: number; type: string; resourceType: string; resourceId: string },
 ): Promise<string> {
   const render = ctx.renderers[event.resourceType];
   const object = render ? await render(ctx.db, event) : undefined;

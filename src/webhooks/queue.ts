@@ -8,8 +8,7 @@ import { crashText, DEAD_LETTER_RETRY_SECONDS, isDeadLetterQueue, messageRowIds 
 import { rowsOf } from "../platform/sql-kit";
 import { type DeliveryContext, deliver, renderPayload } from "./deliver";
 import { enqueueWebhookDeliveries } from "./enqueue";
-import type { WebhookRenderers } from "./events";
-import type { WebhookResource } from "./events-catalog";
+import type { WebhookRenderers } from "./events-catalog";
 
 /** The webhook queues' names start with this (wrangler.toml); the dead-letter queue's end in `-dlq`. */
 export const WEBHOOK_QUEUE_PREFIX = "crm-webhooks";
@@ -177,7 +176,7 @@ export async function handleWebhookCron(env: Bindings, renderers: WebhookRendere
   const eventIds = [...new Set(rows.map((r) => Number(r.event_id)))];
   let rendered = 0;
   if (eventIds.length) {
-    const missing = rowsOf<{ id: string; company_id: number; type: string; resource_type: WebhookResource; resource_id: string }>(
+    const missing = rowsOf<{ id: string; company_id: number; type: string; resource_type: string; resource_id: string }>(
       await db.execute(sql`
         select id, company_id, type, resource_type, resource_id from webhook_events
         where id = any(${`{${eventIds.join(",")}}`}::bigint[]) and payload is null`),

@@ -8,6 +8,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeQbo, startFakeQbo } from "../../test/fakes/qbo";
 import { startWebhookReceiver, type WebhookReceiver } from "../../test/fakes/webhook-receiver";
+import { mcpClient, orderWithTwoItems } from "../../test/support/mcp";
 import { freePort } from "../local/ports";
 import { projectRoot } from "../ops/config";
 
@@ -331,6 +332,7 @@ describe("npm run dev (the real script, redis-server missing)", () => {
       const lines = run.output().split("\n");
       expect(lines.filter((l) => l.includes("redis-server") || l.includes("in-memory"))).toEqual([REDIS_NOTICE]);
       expect(lines).toContain(`[dev] API:       http://127.0.0.1:${run.port}/api/v1`);
+      expect(lines.find((l) => l.startsWith("[dev] MCP:"))).toContain(` http://127.0.0.1:${run.port}/api/v1/mcp `);
       const inspectorPorts = [run, other].map((r) => Number(/--inspector-port (\d+)/.exec(secretsCmd(r))?.[1]));
       expect(new Set(inspectorPorts).size).toBe(2);
       expect(inspectorPorts).not.toContain(9229);
@@ -351,6 +353,12 @@ describe("npm run dev (the real script, redis-server missing)", () => {
       expect((await fetch(`${base}/clients`, { headers: { authorization: `Bearer ${"0".repeat(64)}` } })).status).toBe(401);
       expect((await fetch(`${base}/docs`)).status).toBe(200);
       expect(await (await fetch(`${base}/health/ready`)).json()).toEqual({ status: "ready", checks: { database: "ok", redis: "memory" } });
+      // The printed MCP URL serves the official SDK's client: the worked session of docs/mcp.md, on the demo data.
+      const assistant = await mcpClient(token, base);
+      const session = await orderWithTwoItems(assistant, "Lakeside");
+      expect(session.customer.company_name).toBe("Lakeside 5K Run Club");
+      expect(session.order.invoice.totals.total).toBe("830.00");
+      await assistant.close();
       const otherBase = `http://127.0.0.1:${other.port}/api/v1`;
       expect((await fetch(`${otherBase}/clients`, { headers: { authorization: `Bearer ${otherToken}` } })).status).toBe(200);
       expect((await fetch(`${otherBase}/clients`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);

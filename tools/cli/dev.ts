@@ -154,6 +154,7 @@ try {
 
 const base = `http://127.0.0.1:${port}/api/v1`;
 say(`API:       ${base}`);
+say(`MCP:       ${base}/mcp   (header Authorization: Bearer <token>; docs/mcp.md)`);
 say(`Docs:      ${base}/docs`);
 say(`Demo token: ${token}`);
 say(`Try:       curl -H "Authorization: Bearer ${token}" ${base}/clients`);

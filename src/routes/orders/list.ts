@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, gte, lt, sql } from "drizzle-orm";
 import { clients, companies, invoices, orderStatuses, projects, taxes } from "../../db/schema";
-import { invoiceTotals } from "../../domain/totals";
 import { createAuthRoute, digitsInt, MAX_INT_ID, paginationQuery, type Router, timestamp, wireFields } from "../../http/openapi";
 import {
   countedTotal,
@@ -19,7 +18,7 @@ import { isoDate } from "../../platform/dates";
 import { moneyString } from "../../platform/money";
 import { invoiceAmountsColumns, liveProjects } from "./queries";
 import { ProjectSchema } from "./schema";
-import { invoiceTerms, serializeProject } from "./serialize";
+import { orderTotals, serializeProject } from "./serialize";
 
 const OrderSummarySchema = ProjectSchema.extend({
   status_name: z.string().nullable(),
@@ -163,11 +162,7 @@ export const registerListOrders = (api: Router) =>
     return c.json(
       {
         data: data.map((r) => {
-          const totals = invoiceTotals(
-            invoiceTerms(r.invoice, r.taxRate),
-            r.lines,
-            r.payments.map((p) => p.amount),
-          );
+          const totals = orderTotals(r);
           return {
             ...serializeProject(r.project),
             status_name: r.statusName,

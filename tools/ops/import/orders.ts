@@ -5,17 +5,19 @@ import { liveClients } from "../../../src/domain/client";
 import { isoDate, isoDateTime } from "../../../src/platform/dates";
 import {
   ArtworkFieldsSchema,
-  dbId,
   ItemFieldsSchema,
+  MAX_CONTENTS,
+  newItemQuantity,
+  PaymentFieldsSchema,
+  quantityMatchesSizes,
+} from "../../../src/routes/orders/contents/schema";
+import {
+  dbId,
   importedDiscountInRange,
   invoiceColumns,
   invoiceFields,
-  MAX_CONTENTS,
-  newItemQuantity,
   OrderCreateSchema,
-  PaymentFieldsSchema,
   PERCENT_MESSAGE,
-  quantityMatchesSizes,
   startDate,
 } from "../../../src/routes/orders/schema";
 import { insertStatuses, insertTaxes, StatusCreateSchema, TaxCreateSchema } from "../settings";
