@@ -1277,7 +1277,7 @@ export interface components {
             tax_exempt?: boolean;
             tax_exempt_reason?: string | null;
             /**
-             * @description Discount: a percent (0–100) or an amount (≥ 0), per discount_amount_type: a JSON number or decimal string with at most 2 decimals
+             * @description Discount: a percent (0–100) or an amount (≥ 0), per discount_amount_type: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 10.00
              */
             discount_amount?: number | string;
@@ -1313,12 +1313,12 @@ export interface components {
             title: string;
             description?: string | null;
             /**
-             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string with at most 2 decimals
+             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 24
              */
             quantity?: number | string;
             /**
-             * @description Unit price: a JSON number or decimal string with at most 2 decimals
+             * @description Unit price: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 12.50
              */
             unit_price: number | string;
@@ -1344,12 +1344,12 @@ export interface components {
             title?: string;
             description?: string | null;
             /**
-             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string with at most 2 decimals
+             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 24
              */
             quantity?: number | string;
             /**
-             * @description Unit price: a JSON number or decimal string with at most 2 decimals
+             * @description Unit price: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 12.50
              */
             unit_price?: number | string;
@@ -1386,7 +1386,7 @@ export interface components {
         };
         PaymentCreate: {
             /**
-             * @description Amount paid: a JSON number or decimal string with at most 2 decimals
+             * @description Amount paid: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 150.00
              */
             amount: number | string;
@@ -1409,7 +1409,7 @@ export interface components {
         };
         PaymentPatch: {
             /**
-             * @description Amount paid: a JSON number or decimal string with at most 2 decimals
+             * @description Amount paid: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 150.00
              */
             amount?: number | string;
@@ -2093,7 +2093,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -2202,7 +2202,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2703,7 +2703,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -2812,7 +2812,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3338,7 +3338,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3464,7 +3464,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3828,7 +3828,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3954,7 +3954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4318,7 +4318,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -4444,7 +4444,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5581,7 +5581,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -5690,7 +5690,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6161,7 +6161,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -6241,7 +6241,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6428,7 +6428,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -6524,7 +6524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
