@@ -179,12 +179,12 @@ export async function replayedCpu(
 ) {
   const worker = await startWorker({ script, bindings: company.stack.vars, logFile: opts.logFile, assets: false });
   try {
-    // Fresh tokens: each stays well below 300 requests per minute (the in-memory-limiter variants share one count).
-    const tokens = await Promise.all(
-      Array.from({ length: 128 }, async () => (await createToken(company.db, { companyId: company.companyId })).token),
-    );
+    // Fresh tokens for each request and Worker: each stays well below 300 requests per minute (the
+    // in-memory limiters of the API's variants count in the same isolate, the Upstash one in Redis).
+    const newTokens = () =>
+      Promise.all(Array.from({ length: 128 }, async () => (await createToken(company.db, { companyId: company.companyId })).token));
     const ids = `company=${company.companyId}&client=${company.ids.northside}&order=${company.ids["ord-northside-tees"]}`;
-    const run = async (which: ReplayWorker, request: ReplayedRequest, n: number, replay: boolean) => {
+    const run = async (which: ReplayWorker, request: ReplayedRequest, tokens: string[], n: number, replay: boolean) => {
       const url = `${worker.url}/?which=${which}&request=${request}&n=${n}&${ids}&replay=${replay ? 1 : 0}&tokens=${tokens.join(",")}`;
       const before = workerdCpuNs();
       const answer = (await (await fetch(url)).json()) as { statuses: Record<string, number>; missed: number };
@@ -196,12 +196,13 @@ export async function replayedCpu(
     };
     const out = {} as Record<ReplayedRequest, Partial<Record<ReplayWorker, number>>>;
     for (const request of opts.requests) {
+      const tokens = Object.fromEntries(await Promise.all(opts.workers.map(async (w) => [w, await newTokens()] as const)));
       // Record every answer (each token's lookup included), then warm the replayed path.
-      for (const which of opts.workers) await run(which, request, tokens.length, false);
-      for (const which of opts.workers) await run(which, request, Math.min(300, opts.n), true);
+      for (const which of opts.workers) await run(which, request, tokens[which], tokens[which].length, false);
+      for (const which of opts.workers) await run(which, request, tokens[which], Math.min(300, opts.n), true);
       const samples = Object.fromEntries(opts.workers.map((w) => [w, [] as number[]]));
       for (let round = 0; round < opts.rounds; round++)
-        for (const which of opts.workers) samples[which].push(await run(which, request, opts.n, true));
+        for (const which of opts.workers) samples[which].push(await run(which, request, tokens[which], opts.n, true));
       out[request] = Object.fromEntries(opts.workers.map((w) => [w, median(samples[w])]));
     }
     return out;
