@@ -16,8 +16,8 @@ import type { Dispatch } from "./server";
  * request itself: each tools/call is counted once, by the operation it runs with the same token, and
  * the other messages (initialize, tools/list, notifications) read no data.
  *
- * This module is loaded on the first request under /mcp (and when the OpenAPI document is built); the
- * SDK and the tools (`./server`) on the first MCP request.
+ * This module is loaded on the first request under /mcp; the SDK and the tools (`./server`) on the
+ * first MCP request.
  */
 export function createMcpApi(dispatch: Dispatch) {
   const api = createRouter();

@@ -171,8 +171,10 @@ const wranglerArgs = [
   // The Worker's settings come from this file only (wrangler then skips .dev.vars, whose values are in it).
   "--env-file",
   envFile,
-  // Serves /__scheduled, which the cron jobs below call.
+  // Serves /__scheduled, which the cron jobs below call. wrangler adds that route by bundling its own
+  // code around the Worker, so it bundles the build's output here (wrangler.toml uploads it as it is).
   "--test-scheduled",
+  "--bundle",
   // The local queues' storage (SQLite) in this stack's data dir: two stacks side by side sharing
   // .wrangler/state lock each other out (SQLITE_BUSY at start-up).
   "--persist-to",
