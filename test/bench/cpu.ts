@@ -195,8 +195,13 @@ export async function replayedCpu(
       return us;
     };
     const out = {} as Record<ReplayedRequest, Partial<Record<ReplayWorker, number>>>;
-    for (const request of opts.requests) {
-      const tokens = Object.fromEntries(await Promise.all(opts.workers.map(async (w) => [w, await newTokens()] as const)));
+    // All made before the first round: a pause between requests longer than the server's keep-alive
+    // would leave the next fetch a closed connection.
+    const tokenSets = await Promise.all(
+      opts.requests.map(async () => Object.fromEntries(await Promise.all(opts.workers.map(async (w) => [w, await newTokens()] as const)))),
+    );
+    for (const [i, request] of opts.requests.entries()) {
+      const tokens = tokenSets[i];
       // Record every answer (each token's lookup included), then warm the replayed path.
       for (const which of opts.workers) await run(which, request, tokens[which], tokens[which].length, false);
       for (const which of opts.workers) await run(which, request, tokens[which], Math.min(300, opts.n), true);
