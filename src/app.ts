@@ -8,12 +8,12 @@ import { docsPage } from "./http/docs-page";
 import { errorBody, onError } from "./http/errors";
 import { drainUnreadBody } from "./http/json-body";
 import { mountLazy } from "./http/lazy-resource";
-import { createRouter } from "./http/openapi";
 import { paramsGuard } from "./http/params-guard";
 import { requestContext } from "./http/request-context";
+import { createRouter } from "./http/router";
 import { RESOURCES, WEBHOOK_EVENTS } from "./resources";
 
-const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", ...RESOURCES.flatMap((r) => ("publicPaths" in r ? r.publicPaths : []))]);
+const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", ...RESOURCES.flatMap((r) => r.publicPaths ?? [])]);
 
 /** The v1 API: paths in its OpenAPI document are relative to the server base `<origin>/api/v1`. */
 function createApi() {

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { API_PREFIX } from "./api-prefix";
 import type { AppEnv } from "./context";
 import { onError } from "./errors";
-import { createRouter, type Router } from "./openapi";
+import { createRouter, type Router } from "./router";
 
 /**
  * A resource whose routes (their `createRoute` contracts and zod schemas) are built on the first

@@ -1,8 +1,7 @@
-import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
+import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
 import type { TokenScope } from "../db/schema";
 import { authenticate, authenticateReadingFirst, requireScope } from "./auth";
-import type { AppEnv } from "./context";
-import { authErrors, type ErrorStatus, errorResponses, validationHook } from "./errors";
+import { authErrors, type ErrorStatus, errorResponses } from "./errors";
 import { idempotencyHeaders, replayedHeader } from "./idempotency";
 import { exactJsonBody, jsonBody, readBody } from "./json-body";
 
@@ -14,9 +13,7 @@ const withReplayedHeader = (responses: RouteConfig["responses"]) =>
     ),
   );
 
-/** Every router is built here so all share the validation hook (400 with field details). */
-export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-export type Router = ReturnType<typeof createRouter>;
+export { createRouter, type Router } from "./router";
 
 type AuthRouteConfig = Omit<RouteConfig, "security" | "middleware" | "operationId"> & {
   /** Stable verb-resource name (`listClients`): client generators name their methods after it. */

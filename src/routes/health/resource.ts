@@ -1,11 +1,11 @@
-import { healthApi } from ".";
-
 /**
- * Health: two small routes built at start-up, so a load balancer's first probe does not wait for them;
- * public (no token, so no rate limit either: the limiter is keyed by token).
+ * Health: two small routes for load balancers and monitors; public (no token, so no rate limit either:
+ * the limiter is keyed by token). Built on the first probe, like every resource: most isolates serve
+ * only API traffic and never get one.
  */
 export const healthResource = {
-  router: healthApi,
+  prefix: "/health",
   publicPaths: ["/health", "/health/ready"],
   tags: [{ name: "Health", description: "Liveness and readiness for operators; no token needed" }],
+  load: async () => (await import(".")).healthApi,
 };
