@@ -11,18 +11,30 @@ const timestamps = {
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 };
 
+/**
+ * A company's order statuses, in the order the shop works through them. Live statuses hold the positions
+ * 0 … n−1 (every write keeps them dense); a deleted one keeps its row (orders deleted with it still name it),
+ * out of the order. Names are unique in the company, ignoring case, among live statuses.
+ */
 export const orderStatuses = pgTable(
   "order_statuses",
   {
     id: identityId(),
     companyId: ref("company_id", () => companies.id),
     name: text("name").notNull(),
+    // #RRGGBB, or null.
+    color: text("color"),
     position: integer("position").notNull().default(0),
     ...timestamps,
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
   },
-  (t) => [index("order_statuses_company_idx").on(t.companyId, t.position)],
+  (t) => [
+    index("order_statuses_company_idx").on(t.companyId, t.position),
+    uniqueIndex("order_statuses_company_name_uq").on(t.companyId, sql`lower(${t.name})`).where(sql`${t.deletedAt} is null`),
+  ],
 );
 
+/** A company's tax rates. A deleted one keeps its row: invoices of deleted orders still compute their totals with it. */
 export const taxes = pgTable(
   "taxes",
   {
@@ -32,6 +44,7 @@ export const taxes = pgTable(
     // Percent, e.g. 8.875 for 8.875 %.
     rate: numeric("rate", { precision: 7, scale: 4 }).notNull(),
     ...timestamps,
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
   },
   (t) => [index("taxes_company_idx").on(t.companyId)],
 );
