@@ -112,6 +112,23 @@ export async function waitFor<T>(what: string, probe: () => T | Promise<T>, done
   return value;
 }
 
+/**
+ * The error body an answer must carry for this error: `request_id` is the answer's own X-Request-Id.
+ * Compare with `toEqual`.
+ */
+export const errorEnvelope = (res: ApiResponse, error: { code: string; message: unknown; details: unknown }) => ({
+  error: { ...error, request_id: res.headers.get("x-request-id") },
+});
+
+/**
+ * Request options that give two requests the same X-Request-Id, for comparing their answers whole (an
+ * error body carries the request's id): the same request sent twice, say as company A and as company B.
+ */
+export const asRequest = (id: string, opts: Parameters<typeof call>[2] = {}) => ({
+  ...opts,
+  headers: { ...opts.headers, "x-request-id": id },
+});
+
 /** Asserts the error envelope and returns it. */
 export function expectError(res: ApiResponse, status: number, code: string) {
   if (res.status !== status || res.body?.error?.code !== code) {
