@@ -2,6 +2,7 @@ import type { Router } from "./http/openapi";
 import { clientsResource } from "./routes/clients/resource";
 import { healthResource } from "./routes/health/resource";
 import { mailResource } from "./routes/mail/resource";
+import { meResource } from "./routes/me/resource";
 import { ordersResource } from "./routes/orders/resource";
 import { productsResource } from "./routes/products/resource";
 import { webhookEndpointsResource } from "./routes/webhook-endpoints/resource";
@@ -24,6 +25,7 @@ export type Resource = { tags: readonly { name: string; description: string }[] 
  * the document's `webhooks` come from the events they declare.
  */
 export const RESOURCES: readonly Resource[] = [
+  meResource,
   clientsResource,
   ordersResource,
   productsResource,
