@@ -5,6 +5,8 @@ import { mailResource } from "./routes/mail/resource";
 import { meResource } from "./routes/me/resource";
 import { ordersResource } from "./routes/orders/resource";
 import { productsResource } from "./routes/products/resource";
+import { statusesResource } from "./routes/statuses/resource";
+import { taxesResource } from "./routes/taxes/resource";
 import { webhookEndpointsResource } from "./routes/webhook-endpoints/resource";
 import { type EventCatalog, eventCatalog, type ResourceEvents, type WebhookRenderers } from "./webhooks/events-catalog";
 
@@ -28,6 +30,8 @@ export const RESOURCES: readonly Resource[] = [
   meResource,
   clientsResource,
   ordersResource,
+  statusesResource,
+  taxesResource,
   productsResource,
   mailResource,
   webhookEndpointsResource,
