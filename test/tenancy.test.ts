@@ -45,8 +45,11 @@ describe("tenancy, on every operation of the document", () => {
     const { concrete, addressesRow, marker } = await populated(a);
     const listings = (await tokenOperations()).filter((operation) => operation.method === "get" && !addressesRow(operation));
     expect(listings.map(({ op }) => op.operationId).sort()).toEqual([
+      "getMe",
       "listClients",
       "listOrders",
+      "listStatuses",
+      "listTaxes",
       "listWebhookEndpoints",
       "searchProducts",
     ]);
