@@ -187,6 +187,14 @@ describe("OpenAPI document and docs page", () => {
       expect(payload.properties.data.properties.object.$ref ?? payload.properties.data.properties.object.allOf?.[0].$ref).toBe(
         `#/components/schemas/${objectRef[WEBHOOK_EVENTS[type].resource]}`,
       );
+      // Only a status change says what it replaced.
+      const previous = payload.properties.data.properties.previous_attributes;
+      if (type !== "order.status_changed") expect(previous, type).toBeUndefined();
+      else {
+        expect(payload.properties.data.required.sort()).toEqual(["object", "previous_attributes"]);
+        const schema = doc.components.schemas[(previous.$ref ?? previous.allOf[0].$ref).replace("#/components/schemas/", "")];
+        expect(schema.properties.status_id.type).toEqual(["integer", "null"]);
+      }
     }
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { asRequest, db, expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
+import { holdRow } from "../../../test/support/locks";
 import { newOrder } from "../../../test/support/orders";
 import { createOrderStatus } from "../../../tools/ops/commands";
 
@@ -195,26 +196,22 @@ describe("DELETE /statuses/{id}", () => {
     expect((await co.post("/statuses", { name: "production" })).status).toBe(200);
   });
 
-  it("an order given the status while it is being deleted: either the order keeps it and the delete is 409, or the order is refused", async () => {
-    for (let round = 0; round < 5; round++) {
-      const co = await newCompany();
-      const status = await create(co, { name: "Racing" });
-      const order = await newOrder(co);
-      const [patched, deleted] = await Promise.all([
-        co.patch(`/orders/${order.project.id}`, { status_id: status.id }),
-        co.del(`/statuses/${status.id}`),
-      ]);
-      const [row] = await sql<{ status_id: number | null }>("select status_id from projects where id = $1", [order.project.id]);
-      const [st] = await sql<{ deleted_at: Date | null }>("select deleted_at from order_statuses where id = $1", [status.id]);
-      if (patched.status === 200) {
-        expect(deleted.status, JSON.stringify(deleted.body)).toBe(409);
-        expect([row.status_id, st.deleted_at]).toEqual([status.id, null]);
-      } else {
-        expect([patched.status, deleted.status]).toEqual([400, 200]);
-        expect(row.status_id).toBeNull();
-        expect(st.deleted_at).not.toBeNull();
-      }
-    }
+  it("a delete waits for an order write that names the status (it holds the status until it commits), then counts that order: 409", async () => {
+    const co = await newCompany();
+    const status = await create(co, { name: "Racing" });
+    const order = await newOrder(co);
+    // The order write takes the status (for share), then waits for its project row, held here.
+    const held = await holdRow("projects", order.project.id);
+    const patching = co.patch(`/orders/${order.project.id}`, { status_id: status.id });
+    await held.blocked(1);
+    const deleting = co.del(`/statuses/${status.id}`);
+    await held.blocked(2);
+    await held.release();
+    const [patched, deleted] = await Promise.all([patching, deleting]);
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(expectError(deleted, 409, "conflict").details).toEqual({ live_orders: 1 });
+    const [row] = await sql<{ deleted_at: Date | null }>("select deleted_at from order_statuses where id = $1", [status.id]);
+    expect(row.deleted_at).toBeNull();
   });
 });
 
