@@ -49,6 +49,12 @@ export const taxes = pgTable(
   (t) => [index("taxes_company_idx").on(t.companyId)],
 );
 
+/**
+ * An order's payment state, for filtering: `unpaid` (nothing paid, total above 0), `partial`, `paid`
+ * (payments ≥ total, a total of 0 included). Kept by triggers from the invoice's totals (drizzle/0013).
+ */
+export const ORDER_PAYMENT_STATUSES = ["unpaid", "partial", "paid"] as const;
+
 export const projects = pgTable(
   "projects",
   {
@@ -61,16 +67,27 @@ export const projects = pgTable(
     startDate: text("start_date"),
     deadline: date("deadline", { mode: "string" }),
     statusId: integer("status_id").references(() => orderStatuses.id),
+    // Derived from the default invoice's totals and payments by triggers, never written by the API.
+    paymentStatus: text("payment_status", { enum: ORDER_PAYMENT_STATUSES }).notNull().default("paid"),
     ...timestamps,
     deletedAt: timestamp("deleted_at", { withTimezone: true }),
   },
   (t) => [
+    check("projects_payment_status_ck", sql`${t.paymentStatus} in ('unpaid', 'partial', 'paid')`),
     index("projects_company_created_idx").on(t.companyId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
     // Incremental sync (updated_since): every order, tombstones included, in (updated_at, id) order.
     index("projects_company_updated_idx").on(t.companyId, t.updatedAt, t.id),
     // The list's filters, each in the list's order (newest first), so a filtered page reads only its rows.
     index("projects_company_client_created_idx").on(t.companyId, t.clientId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
     index("projects_company_status_created_idx").on(t.companyId, t.statusId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
+    index("projects_company_payment_created_idx").on(t.companyId, t.paymentStatus, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
+    // sort=deadline and -deadline (nulls last either way) and the deadline range: the expressions the list orders by.
+    index("projects_company_deadline_idx")
+      .on(t.companyId, sql`coalesce(${t.deadline}, 'infinity'::date)`, t.id)
+      .where(sql`${t.deletedAt} is null`),
+    index("projects_company_deadline_desc_idx")
+      .on(t.companyId, sql`coalesce(${t.deadline}, '-infinity'::date)`, t.id)
+      .where(sql`${t.deletedAt} is null`),
   ],
 );
 
@@ -97,6 +114,8 @@ export const invoices = pgTable(
     // One default invoice per project, even under concurrent creates.
     uniqueIndex("invoices_project_default_uq").on(t.projectId).where(sql`${t.isDefault}`),
     index("invoices_company_idx").on(t.companyId),
+    // A tax's invoices: its rate change (their orders' payment status too, deleted ones included) and its delete's count.
+    index("invoices_tax_idx").on(t.taxId),
     check("invoices_discount_amount_type_ck", sql`${t.discountAmountType} in ('percentage', 'fixed_amount')`),
     check("invoices_discount_type_ck", sql`${t.discountType} in ('before_tax', 'after_tax')`),
     check("invoices_discount_amount_ck", sql`${t.discountAmount} >= 0`),
