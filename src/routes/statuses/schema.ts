@@ -13,6 +13,7 @@ const name = text(100)
   .openapi({ description: "1–100 characters, unique in your company ignoring case", example: "In production" });
 const color = z
   .string()
+  .max(7)
   .regex(/^#[0-9A-Fa-f]{6}$/, "Must be a color as #RRGGBB")
   .nullable()
   .openapi({ description: "`#RRGGBB` (hexadecimal), or null for none", example: "#1E88E5" });
