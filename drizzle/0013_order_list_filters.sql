@@ -29,25 +29,43 @@ CREATE TRIGGER projects_count_delete AFTER DELETE ON projects REFERENCING OLD TA
 INSERT INTO list_counts (company_id, list, shard, n)
 SELECT company_id, 'orders/payment_status=paid', 0, count(*) FROM projects WHERE deleted_at IS NULL GROUP BY company_id;--> statement-breakpoint
 -- The payment status of the orders of these invoices (default invoices only), written where it changed.
+-- Each input is read once per invoice (sums grouped by invoice), so a bulk write costs in proportion to it.
 CREATE FUNCTION order_payment_status_refresh(invoice_ids integer[]) RETURNS void LANGUAGE sql AS $$
-  UPDATE projects p SET payment_status = s.status
-  FROM (
-    SELECT i.project_id, CASE WHEN t.paid >= t.total THEN 'paid' WHEN t.paid = 0 THEN 'unpaid' ELSE 'partial' END AS status
-    FROM invoices i
-    LEFT JOIN taxes tx ON tx.id = i.tax_id
-    CROSS JOIN LATERAL (SELECT
-      coalesce((SELECT sum(round(it.quantity * it.unit_price, 2)) FROM invoice_items it WHERE it.invoice_id = i.id AND it.deleted_at IS NULL), 0) AS subtotal,
-      coalesce((SELECT sum(pm.amount) FROM payments pm WHERE pm.invoice_id = i.id AND pm.deleted_at IS NULL), 0) AS paid,
-      CASE WHEN i.tax_exempt OR tx.rate IS NULL THEN 0 ELSE tx.rate END AS rate) a
-    -- after_tax: the tax on the subtotal, the discount on subtotal + tax; before_tax: the discount first.
-    CROSS JOIN LATERAL (SELECT CASE WHEN i.discount_type = 'after_tax' THEN round(a.subtotal * a.rate * 0.01, 2) END AS tax_first) b
-    CROSS JOIN LATERAL (SELECT a.subtotal + coalesce(b.tax_first, 0) AS base) c
-    -- A discount never exceeds its base.
-    CROSS JOIN LATERAL (SELECT least(CASE WHEN i.discount_amount_type = 'fixed_amount' THEN i.discount_amount
-                                          ELSE round(c.base * i.discount_amount * 0.01, 2) END, greatest(c.base, 0)) AS discount) d
-    CROSS JOIN LATERAL (SELECT a.paid, a.subtotal - d.discount + coalesce(b.tax_first, round((a.subtotal - d.discount) * a.rate * 0.01, 2)) AS total) t
+  WITH inv AS (
+    SELECT i.id, i.project_id, i.discount_amount, i.discount_amount_type, i.discount_type,
+      CASE WHEN i.tax_exempt OR tx.rate IS NULL THEN 0 ELSE tx.rate END AS rate
+    FROM invoices i LEFT JOIN taxes tx ON tx.id = i.tax_id
     WHERE i.id = ANY(invoice_ids) AND i.is_default
-  ) s
+  ),
+  lines AS (
+    SELECT invoice_id, sum(round(quantity * unit_price, 2)) AS subtotal FROM invoice_items
+    WHERE invoice_id = ANY(invoice_ids) AND deleted_at IS NULL GROUP BY invoice_id
+  ),
+  paid AS (
+    SELECT invoice_id, sum(amount) AS paid FROM payments
+    WHERE invoice_id = ANY(invoice_ids) AND deleted_at IS NULL GROUP BY invoice_id
+  ),
+  -- after_tax: the tax on the subtotal, the discount on subtotal + tax; before_tax: the discount first.
+  a AS MATERIALIZED (
+    SELECT inv.*, coalesce(lines.subtotal, 0) AS subtotal, coalesce(paid.paid, 0) AS paid,
+      CASE WHEN inv.discount_type = 'after_tax' THEN round(coalesce(lines.subtotal, 0) * inv.rate * 0.01, 2) END AS tax_first
+    FROM inv LEFT JOIN lines ON lines.invoice_id = inv.id LEFT JOIN paid ON paid.invoice_id = inv.id
+  ),
+  -- A discount never exceeds its base.
+  d AS MATERIALIZED (
+    SELECT a.*, least(CASE WHEN discount_amount_type = 'fixed_amount' THEN discount_amount
+                           ELSE round((subtotal + coalesce(tax_first, 0)) * discount_amount * 0.01, 2) END,
+                      greatest(subtotal + coalesce(tax_first, 0), 0)) AS discount
+    FROM a
+  ),
+  t AS (
+    SELECT project_id, paid, subtotal - discount + coalesce(tax_first, round((subtotal - discount) * rate * 0.01, 2)) AS total FROM d
+  ),
+  s AS (
+    SELECT project_id, CASE WHEN paid >= total THEN 'paid' WHEN paid = 0 THEN 'unpaid' ELSE 'partial' END AS status FROM t
+  )
+  UPDATE projects p SET payment_status = s.status
+  FROM s
   WHERE p.id = s.project_id AND p.payment_status IS DISTINCT FROM s.status
 $$;--> statement-breakpoint
 -- Statement triggers: the invoices whose totals' inputs the statement changed (one set per statement).

@@ -1,0 +1,15 @@
+import path from "node:path";
+import pg from "pg";
+import { startPostgres } from "../tools/local/postgres";
+const p = await startPostgres(path.resolve(".bench-scale/10000/postgres"), () => {});
+const c = new pg.Client({ connectionString: p.url });
+await c.connect();
+const { rows: [{ ids }] } = await c.query("select array_agg(id) ids from (select id from invoices where is_default limit 10000) x");
+await c.query("begin");
+const body = (await c.query("select prosrc from pg_proc where proname = 'order_payment_status_refresh'")).rows[0].prosrc as string;
+const q = body.replace(/invoice_ids/g, "$1::int[]").replace(/^\s*UPDATE projects p SET payment_status = s.status\s*FROM \(/, "EXPLAIN ANALYZE UPDATE projects p SET payment_status = s.status FROM (");
+const { rows } = await c.query(q, [ids]);
+console.log(rows.map((r) => r["QUERY PLAN"]).join("\n"));
+await c.query("rollback");
+await c.end();
+await p.stop();
