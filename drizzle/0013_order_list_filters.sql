@@ -13,7 +13,7 @@ ALTER TABLE "projects" ADD COLUMN "payment_status" text DEFAULT 'paid' NOT NULL;
 ALTER TABLE "projects" ADD CONSTRAINT "projects_payment_status_ck" CHECK ("projects"."payment_status" in ('unpaid', 'partial', 'paid'));--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "invoices_tax_idx" ON "invoices" USING btree ("tax_id");--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "projects_company_payment_created_idx" ON "projects" USING btree ("company_id","payment_status","created_at","id") WHERE "projects"."deleted_at" is null;--> statement-breakpoint
-CREATE INDEX IF NOT EXISTS "projects_company_deadline_idx" ON "projects" USING btree ("company_id",coalesce("deadline", 'infinity'::date),"id") WHERE "projects"."deleted_at" is null;--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "projects_company_deadline_idx" ON "projects" USING btree ("company_id",coalesce("deadline", 'infinity'::date),"id","deadline","created_at") WHERE "projects"."deleted_at" is null;--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "projects_company_deadline_desc_idx" ON "projects" USING btree ("company_id",coalesce("deadline", '-infinity'::date),"id") WHERE "projects"."deleted_at" is null;--> statement-breakpoint
 -- Counters per payment status too ('orders/payment_status=paid'), beside the list's and the statuses'.
 DROP TRIGGER projects_count_insert ON projects;--> statement-breakpoint

@@ -80,8 +80,9 @@ async function endpointsFor(client: pg.Client, companyId: number, n: number): Pr
      where company_id = $1 and deleted_at is null order by coalesce(deadline, 'infinity'::date), id offset $2 limit 1`,
     [companyId, deep],
   );
-  const statuses = (await client.query<{ id: number }>("select id from order_statuses where company_id = $1 order by position", [companyId]))
-    .rows;
+  const statuses = (
+    await client.query<{ id: number }>("select id from order_statuses where company_id = $1 order by position", [companyId])
+  ).rows;
   // A month of orders, a year back from the newest (the seed spreads n orders over three years).
   const month = {
     from: new Date(Date.now() - 365 * 864e5).toISOString().slice(0, 10),
@@ -240,6 +241,9 @@ try {
   for (const setting of ["log_min_duration = 0", "log_analyze = on", "log_buffers = on", "log_timing = on"]) {
     await client.query(`alter database crm set auto_explain.${setting}`);
   }
+  // The settings reach new sessions only: the local SQL-over-HTTP server's pooled connections of the timed
+  // runs close after 10 s idle (pg.Pool's default).
+  await new Promise((r) => setTimeout(r, 11_000));
   const plans: string[] = [`EXPLAIN ANALYZE (auto_explain) of each endpoint's statements for the ${N}-row company; ${lines[0]}`, ""];
   try {
     for (const ep of companies[0].endpoints) {

@@ -82,8 +82,10 @@ export const projects = pgTable(
     index("projects_company_status_created_idx").on(t.companyId, t.statusId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
     index("projects_company_payment_created_idx").on(t.companyId, t.paymentStatus, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
     // sort=deadline and -deadline (nulls last either way) and the deadline range: the expressions the list orders by.
+    // The trailing deadline and created_at make the range and its count index-only, and a range page in
+    // created order a sort of index entries (an expression alone cannot answer from the index).
     index("projects_company_deadline_idx")
-      .on(t.companyId, sql`coalesce(${t.deadline}, 'infinity'::date)`, t.id)
+      .on(t.companyId, sql`coalesce(${t.deadline}, 'infinity'::date)`, t.id, t.deadline, t.createdAt)
       .where(sql`${t.deletedAt} is null`),
     index("projects_company_deadline_desc_idx")
       .on(t.companyId, sql`coalesce(${t.deadline}, '-infinity'::date)`, t.id)

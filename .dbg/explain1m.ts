@@ -1,0 +1,23 @@
+import path from "node:path";
+import pg from "pg";
+import { startPostgres } from "../tools/local/postgres";
+const p = await startPostgres(path.resolve(".bench-scale/1000000/postgres"), () => {});
+const c = new pg.Client({ connectionString: p.url });
+await c.connect();
+const big = (await c.query("select id from companies where name like 'Scale big%'")).rows[0].id;
+const show = async (label: string, q: string, params: unknown[] = []) => {
+  const { rows } = await c.query(`explain (analyze, buffers) ${q}`, params);
+  console.log(`=== ${label}\n${rows.map((r) => r["QUERY PLAN"]).join("\n")}\n`);
+};
+const dl = "coalesce(deadline, 'infinity'::date)";
+const range = `company_id = $1 and deleted_at is null and ${dl} >= '2025-11-25'::date and ${dl} < 'infinity'::date and ${dl} <= '2025-12-25'::date`;
+await c.query("begin");
+await c.query(`create index tmp_dl on projects (company_id, ${dl}, id, deadline, created_at) where deleted_at is null`);
+await c.query("analyze projects");
+await show("plain page", `select id from projects where ${range} order by created_at desc, id desc limit 26`, [big]);
+const year = `company_id = $1 and deleted_at is null and ${dl} >= '2025-01-01'::date and ${dl} < 'infinity'::date and ${dl} <= '2025-12-31'::date`;
+await show("plain page, a year", `select id from projects where ${year} order by created_at desc, id desc limit 26`, [big]);
+await show("fenced page, a year", `select id from (select id, created_at from projects where ${year} offset 0) m order by created_at desc, id desc limit 26`, [big]);
+await c.query("rollback");
+await c.end();
+await p.stop();

@@ -1,0 +1,12 @@
+import path from "node:path";
+import pg from "pg";
+import { startPostgres } from "../tools/local/postgres";
+const p = await startPostgres(path.resolve(".bench-scale/1000000/postgres"), () => {});
+const c = new pg.Client({ connectionString: p.url });
+await c.connect();
+await c.query("drop index if exists projects_company_deadline_idx");
+await c.query(`CREATE INDEX "projects_company_deadline_idx" ON "projects" USING btree ("company_id",coalesce("deadline", 'infinity'::date),"id","deadline","created_at") WHERE "projects"."deleted_at" is null`);
+await c.query("vacuum analyze projects");
+console.log("ok");
+await c.end();
+await p.stop();
