@@ -1494,7 +1494,7 @@ export interface components {
             tax_exempt?: boolean;
             tax_exempt_reason?: string | null;
             /**
-             * @description Discount: a percent (0–100) or an amount (≥ 0), per discount_amount_type: a JSON number or decimal string with at most 2 decimals
+             * @description Discount: a percent (0–100) or an amount (≥ 0), per discount_amount_type: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 10.00
              */
             discount_amount?: number | string;
@@ -1530,12 +1530,12 @@ export interface components {
             title: string;
             description?: string | null;
             /**
-             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string with at most 2 decimals
+             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 24
              */
             quantity?: number | string;
             /**
-             * @description Unit price: a JSON number or decimal string with at most 2 decimals
+             * @description Unit price: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 12.50
              */
             unit_price: number | string;
@@ -1561,12 +1561,12 @@ export interface components {
             title?: string;
             description?: string | null;
             /**
-             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string with at most 2 decimals
+             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 24
              */
             quantity?: number | string;
             /**
-             * @description Unit price: a JSON number or decimal string with at most 2 decimals
+             * @description Unit price: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 12.50
              */
             unit_price?: number | string;
@@ -1603,7 +1603,7 @@ export interface components {
         };
         PaymentCreate: {
             /**
-             * @description Amount paid: a JSON number or decimal string with at most 2 decimals
+             * @description Amount paid: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 150.00
              */
             amount: number | string;
@@ -1626,7 +1626,7 @@ export interface components {
         };
         PaymentPatch: {
             /**
-             * @description Amount paid: a JSON number or decimal string with at most 2 decimals
+             * @description Amount paid: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 150.00
              */
             amount?: number | string;
@@ -1833,7 +1833,7 @@ export interface components {
             /** @example City + state sales tax */
             name: string;
             /**
-             * @description Tax rate in percent, 0 to 100: a JSON number or decimal string with at most 4 decimals
+             * @description Tax rate in percent, 0 to 100: a JSON number or decimal string, at most 4 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 8.875
              */
             rate: number | string;
@@ -1842,7 +1842,7 @@ export interface components {
             /** @example City + state sales tax */
             name?: string;
             /**
-             * @description Tax rate in percent, 0 to 100: a JSON number or decimal string with at most 4 decimals
+             * @description Tax rate in percent, 0 to 100: a JSON number or decimal string, at most 4 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 8.875
              */
             rate?: number | string;
@@ -2533,7 +2533,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -2642,7 +2642,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3151,7 +3151,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -3260,7 +3260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3786,7 +3786,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3912,7 +3912,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4276,7 +4276,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -4402,7 +4402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4766,7 +4766,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -4892,7 +4892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5350,7 +5350,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -5473,7 +5473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5955,7 +5955,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -6078,7 +6078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7225,7 +7225,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -7334,7 +7334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7805,7 +7805,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -7885,7 +7885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8072,7 +8072,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -8168,7 +8168,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

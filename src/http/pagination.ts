@@ -14,19 +14,21 @@ import { PaginationSchema, timestamp } from "./openapi";
  * query (another company's token included) it is a 400 and reads nothing. It is a guard against misuse,
  * not a secret: every query's WHERE carries the caller's company whatever the cursor says.
  * Keys are strings of digits (ids, timestamps as microseconds since the epoch, so PostgreSQL's
- * microseconds survive the trip, and dates as days since the epoch), or null for a nullable column's null,
- * and in range, so a forged cursor can never make a query fail.
+ * microseconds survive the trip, and dates as days since the epoch), or null for a nullable column's null.
+ * A cursor is client input: each key is checked against its column's type and range (`KEY_RANGE`) before
+ * any SQL runs, so an edited cursor is a 400, never a failed query.
  */
 
 /**
- * One column of a sort key: ids (int), timestamps or dates; every column of one sort runs the same
- * direction. A `nullable` column sorts its nulls last in either direction: the sort, the keyset
- * comparison and the index that serves them use `coalesce(column, 'infinity')` ascending or
- * `coalesce(column, '-infinity')` descending (index that expression; a row comparison never meets a null).
+ * One column of a sort key: ids (`int` for int4 columns, `bigint` for bigint ones read as JS numbers),
+ * timestamps or dates; every column of one sort runs the same direction. A `nullable` column sorts its
+ * nulls last in either direction: the sort, the keyset comparison and the index that serves them use
+ * `coalesce(column, 'infinity')` ascending or `coalesce(column, '-infinity')` descending (index that
+ * expression; a row comparison never meets a null).
  */
 export interface KeyColumn {
   column: AnyPgColumn;
-  kind: "int" | "timestamp" | "date";
+  kind: "int" | "bigint" | "timestamp" | "date";
   nullable?: true;
 }
 export interface KeysetSort {
@@ -73,15 +75,30 @@ const b64url = (text: string) =>
 const fromB64url = (text: string) =>
   new TextDecoder().decode(Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)));
 
-const KEY_PATTERN = { int: /^\d{1,10}$/, timestamp: /^-?\d{1,17}$/, date: /^-?\d{1,7}$/ } as const;
-/** Days from 1970-01-01 to 0001-01-01 and to 9999-12-31: the dates the API stores. */
-const DATE_DAYS = { min: -719_162, max: 2_932_896 } as const;
-const validKey = (column: KeyColumn, value: unknown) =>
-  value === null
-    ? column.nullable === true
-    : typeof value === "string" &&
-      KEY_PATTERN[column.kind].test(value) &&
-      (column.kind !== "date" || (Number(value) >= DATE_DAYS.min && Number(value) <= DATE_DAYS.max));
+/**
+ * What each kind of key may hold, in microseconds since 1970 for timestamps and days since 1970 for dates:
+ * int4 ids; bigint ids as far as drizzle's number mode reads them exactly; timestamps from PostgreSQL's
+ * first (4713 BC) to the end of 9999 (PostgreSQL stores later ones, but `keyValue`'s interval arithmetic
+ * overflows on some); dates the API stores (0001-01-01 to 9999-12-31).
+ */
+const KEY_RANGE = {
+  int: [0n, 2_147_483_647n],
+  bigint: [0n, BigInt(Number.MAX_SAFE_INTEGER)],
+  timestamp: [-210_866_803_200_000_000n, 253_402_300_799_999_999n],
+  date: [-719_162n, 2_932_896n],
+} as const;
+
+/**
+ * A key as the cursor carries it: a string of at most 19 digits (a sign for timestamps and dates) within
+ * its column's range, or null for a nullable column.
+ */
+function validKey(value: unknown, column: KeyColumn): boolean {
+  if (value === null) return column.nullable === true;
+  const signed = column.kind === "timestamp" || column.kind === "date";
+  if (typeof value !== "string" || !(signed ? /^-?\d{1,19}$/ : /^\d{1,19}$/).test(value)) return false;
+  const n = BigInt(value);
+  return n >= KEY_RANGE[column.kind][0] && n <= KEY_RANGE[column.kind][1];
+}
 
 /** What a cursor is bound to besides its sort: the company and the list's filters. */
 export type CursorScope = { companyId: number; filters: Record<string, unknown> };
@@ -107,7 +124,7 @@ export function decodeCursor(text: string, sort: KeysetSort, scope: CursorScope)
     c.v === 1 &&
     Array.isArray(c.k) &&
     c.k.length === sort.columns.length &&
-    c.k.every((v, i) => validKey(sort.columns[i], v)) &&
+    c.k.every((v, i) => validKey(v, sort.columns[i])) &&
     Number.isSafeInteger(c.p) &&
     (c.p as number) >= 2;
   if (!wellFormed) throw badCursor("Not a cursor returned by this list");
@@ -119,11 +136,13 @@ export function decodeCursor(text: string, sort: KeysetSort, scope: CursorScope)
 
 const KEY_EXPR = {
   int: (column: AnyPgColumn) => sql`${column}`,
+  bigint: (column: AnyPgColumn) => sql`${column}`,
   timestamp: (column: AnyPgColumn) => sql`(extract(epoch from ${column}) * 1000000)::bigint`,
   date: (column: AnyPgColumn) => sql`(${column} - '1970-01-01'::date)`,
 };
 const KEY_VALUE = {
   int: (value: string) => sql`${Number(value)}::int`,
+  bigint: (value: string) => sql`${value}::bigint`,
   timestamp: (value: string) => sql`'epoch'::timestamptz + ${value}::bigint * interval '1 microsecond'`,
   date: (value: string) => sql`'1970-01-01'::date + ${Number(value)}::int`,
 };
