@@ -10,15 +10,21 @@ import { createCompany, createToken, importFile } from "../../tools/ops/commands
 export const apiUrl = () => inject("apiUrl");
 
 let pool: pg.Pool | undefined;
+function testPool() {
+  if (!pool) {
+    pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
+    // An idle connection ended by the server (a test that stops PostgreSQL) is replaced on the next query,
+    // not an uncaught error in whichever test file the worker runs then.
+    pool.on("error", () => {});
+  }
+  return pool;
+}
 /** Direct database access for arranging data and checking rows (never for the code under test). */
 export function db(): Db {
-  pool ??= new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
-  return drizzle(pool, { schema });
+  return drizzle(testPool(), { schema });
 }
-export const sql = async <T = Record<string, unknown>>(text: string, params: unknown[] = []) => {
-  pool ??= new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
-  return (await pool.query(text, params)).rows as T[];
-};
+export const sql = async <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
+  (await testPool().query(text, params)).rows as T[];
 
 export interface ApiResponse<T = any> {
   status: number;
