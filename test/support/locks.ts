@@ -28,7 +28,9 @@ export async function holdRow(table: string, id: number) {
           )[0].n,
         (waiting) => waiting >= n,
       ),
-    release: async () => {
+    /** Commits, after `change` (a statement of the holding transaction: the row changed while it was held). */
+    release: async (change?: { text: string; params: unknown[] }) => {
+      if (change) await client.query(change.text, change.params);
       await client.query("commit");
       await client.end();
     },

@@ -147,6 +147,21 @@ describe("PATCH /taxes/{id}", () => {
     expect((await eventsOf(co, order)).slice(-2)).toEqual(["order.updated", "order.updated"]);
   });
 
+  it("an order write that read the tax at its old rate writes again under row locks with the new one", async () => {
+    const co = await newCompany({ accountingSync: true });
+    const tax = await create(co, { name: "Sales tax", rate: "10" });
+    const order = await taxedOrder(co, null);
+    // The rate changes (here, by a transaction holding the tax row) after the order write read it.
+    const held = await holdRow("taxes", tax.id);
+    const patching = co.patch(`/orders/${order}`, { tax_id: tax.id });
+    await held.blocked(1);
+    await held.release({ text: "update taxes set rate = 20 where id = $1", params: [tax.id] });
+    const patched = await patching;
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.invoice.totals.total).toBe("120.00");
+    expect((await outboxRows(order)).map((r) => r.payload.changes.tax?.rate)).toEqual([undefined, "20"]);
+  });
+
   describe("all or nothing", () => {
     // A deferred constraint trigger refuses the commit of any transaction that wrote an outbox row for a
     // marked company: a failure after every part of the statement ran.
