@@ -9,7 +9,7 @@ import { errorBody, onError } from "./http/errors";
 import { drainUnreadBody } from "./http/json-body";
 import { mountLazy } from "./http/lazy-resource";
 import { paramsGuard } from "./http/params-guard";
-import { requestContext } from "./http/request-context";
+import { requestContext, requestId } from "./http/request-context";
 import { createRouter } from "./http/router";
 import { RESOURCES, WEBHOOK_EVENTS } from "./resources";
 
@@ -61,6 +61,7 @@ export function createApp() {
   const api = createApi();
   app.onError(onError);
   app.use("*", drainUnreadBody);
+  app.use("*", requestId);
   app.use("*", loadConfig);
   app.use("*", requestContext);
   app.use("*", corsPolicy);
@@ -71,7 +72,7 @@ export function createApp() {
 
 /** No route matched: 405 when the path is known under another method, 404 otherwise. */
 function noRoute(c: Context<AppEnv>, routes: { method: string; path: string }[]) {
-  return methodNotAllowed(c, routes) ?? c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404);
+  return methodNotAllowed(c, routes) ?? c.json(errorBody(c.var.requestId, "not_found", `No route for ${c.req.method} ${c.req.path}`), 404);
 }
 
 /** Hono answers 404 for a known path with another method; we say 405 with an Allow header. */
@@ -84,7 +85,10 @@ function methodNotAllowed(c: Context<AppEnv>, routes: { method: string; path: st
   }
   if (!allowed.size) return undefined;
   c.header("Allow", [...allowed].join(", "));
-  return c.json(errorBody("invalid_request", `Method ${c.req.method} is not allowed on ${c.req.path}`, { allow: [...allowed] }), 405);
+  return c.json(
+    errorBody(c.var.requestId, "invalid_request", `Method ${c.req.method} is not allowed on ${c.req.path}`, { allow: [...allowed] }),
+    405,
+  );
 }
 
 export const app = createApp();

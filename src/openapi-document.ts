@@ -24,7 +24,7 @@ const documentInfo = (origin: string) => ({
     description:
       "Company-scoped CRM API for apparel-decoration shops. Every request carries `Authorization: Bearer <token>`; " +
       "the token's company scopes all reads and writes, and a body never carries a company id. " +
-      "Errors are `{ error: { code, message, details } }`. Rate limit: 300 requests per 60 s sliding window per API key " +
+      "Errors are `{ error: { code, message, details, request_id } }` (`request_id` is the answer's `X-Request-Id`). Rate limit: 300 requests per 60 s sliding window per API key " +
       "(`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` in Unix seconds; 429 `rate_limited` with `Retry-After`). " +
       "Request bodies are JSON (`Content-Type: application/json`) in UTF-8 (a declared charset other than UTF-8 is 415, bytes that are not UTF-8 are 400), " +
       "at most 1 MiB unless a route says otherwise (413 above), and must arrive within 10 s (408 otherwise); " +

@@ -24,6 +24,11 @@ export interface ResourceEvents {
   schema: () => Promise<z.ZodType>;
   /** The object as the API returns it now, for an event whose payload the change did not fill. */
   render: WebhookRenderer;
+  /**
+   * The types whose `data` also carries `previous_attributes` (what the change replaced, written with the
+   * event), each with that member's schema, loaded with the resource's routes.
+   */
+  previousAttributes?: Readonly<Record<string, () => Promise<z.ZodType>>>;
 }
 
 /** Every event type: the resource its `data.object` is, and what it means; in the declarations' order. */

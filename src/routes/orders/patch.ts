@@ -1,4 +1,4 @@
-import { and, eq, exists, inArray, sql } from "drizzle-orm";
+import { and, eq, exists, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { type AccountingUpdate, syncApplies } from "../../accounting/payload";
 import { applyChange, type Change } from "../../changes/change";
@@ -22,6 +22,7 @@ import {
   projectColumns,
 } from "./schema";
 import { orderEnvelope } from "./serialize";
+import { statusChangedEvent } from "./status-changed";
 
 const route = createAuthRoute({
   method: "patch",
@@ -83,7 +84,7 @@ async function readOrder(db: Db, companyId: number, id: number, body: OrderPatch
             db
               .select({ id: orderStatuses.id })
               .from(orderStatuses)
-              .where(and(eq(orderStatuses.companyId, companyId), eq(orderStatuses.id, body.status_id))),
+              .where(and(eq(orderStatuses.companyId, companyId), eq(orderStatuses.id, body.status_id), isNull(orderStatuses.deletedAt))),
           )
         : sql<boolean>`true`,
       // null: no such tax row of the company (rates are never null).
@@ -91,7 +92,7 @@ async function readOrder(db: Db, companyId: number, id: number, body: OrderPatch
         ? sql<string | null>`(${db
             .select({ rate: taxes.rate })
             .from(taxes)
-            .where(and(eq(taxes.companyId, companyId), eq(taxes.id, body.tax_id)))})`
+            .where(and(eq(taxes.companyId, companyId), eq(taxes.id, body.tax_id), isNull(taxes.deletedAt)))})`
         : sql<null>`null`,
     })
     .from(projects)
@@ -103,6 +104,22 @@ async function readOrder(db: Db, companyId: number, id: number, body: OrderPatch
   return row;
 }
 type ReadOrder = NonNullable<Awaited<ReturnType<typeof readOrder>>>;
+
+/**
+ * The live status and tax the body names, share-locked until commit (a status delete, a tax's rate change
+ * or delete then waits for this write, and sees its order); the tax only while its rate is still `rate`
+ * (when given), so a rate changed since the read makes the write miss and run again. True without either.
+ */
+function referencesHeld(companyId: number, body: OrderPatch, rate: string | null) {
+  const held = (table: typeof orderStatuses | typeof taxes, id: number, extra?: SQL) =>
+    sql`exists (select 1 from ${table} where ${and(eq(table.id, id), eq(table.companyId, companyId), isNull(table.deletedAt), extra)} for share)`;
+  return (
+    and(
+      body.status_id ? held(orderStatuses, body.status_id) : undefined,
+      body.tax_id ? held(taxes, body.tax_id, rate === null ? undefined : eq(taxes.rate, rate)) : undefined,
+    ) ?? sql`true`
+  );
+}
 
 /**
  * The write as ONE statement (atomic): lock both rows only if they are still the versions that were read
@@ -120,7 +137,11 @@ async function writeOrder(
   const { db } = change;
   const locked = db.$with("locked").as(
     db
-      .select({ projectId: sql<number>`${projects.id}`.as("project_id"), invoiceId: sql<number>`${invoices.id}`.as("invoice_id") })
+      .select({
+        projectId: sql<number>`${projects.id}`.as("project_id"),
+        invoiceId: sql<number>`${invoices.id}`.as("invoice_id"),
+        statusId: sql<number | null>`${projects.statusId}`.as("previous_status_id"),
+      })
       .from(projects)
       .innerJoin(invoices, eq(invoices.id, order.invoice.id))
       // A row lock waits for a concurrent writer, then re-checks this condition against the row it committed.
@@ -129,6 +150,8 @@ async function writeOrder(
           eq(projects.id, order.project.id),
           sql`${projects}.xmin = ${order.versions.project}::xid`,
           sql`${invoices}.xmin = ${order.versions.invoice}::xid`,
+          // The status and tax the body names, still as read, held until commit (checked before the rows above are locked).
+          referencesHeld(change.companyId, body, order.sentTaxRate),
           // With If-Match, the client the ETag covers must be unchanged too (the rows above are pinned by xmin).
           ifMatch === undefined
             ? undefined
@@ -166,7 +189,17 @@ async function writeOrder(
       accounting: changes
         ? [{ projectId: order.project.id, invoiceId: order.invoice.id, operation: "update", payload: { changes }, from: locked }]
         : [],
-      events: [eventOf(orderEvents, "order.updated", { id: order.project.id, from: project })],
+      events: [
+        eventOf(orderEvents, "order.updated", { id: order.project.id, from: project }),
+        ...(body.status_id === undefined
+          ? []
+          : [
+              statusChangedEvent(
+                { cte: project, projectId: project.id, statusId: project.statusId },
+                { cte: locked, projectId: locked.projectId, statusId: locked.statusId },
+              ),
+            ]),
+      ],
     },
     (q) =>
       q
@@ -188,6 +221,9 @@ async function writeOrder(
  */
 async function patchOrder(change: Change, id: number, body: OrderPatch, ifMatch: "*" | string[] | undefined) {
   const { db, companyId, locked: lock } = change;
+  // Locked, the status and tax the body names are held before the order's rows, the order every writer
+  // takes them in (a tax or status write holds its row, then the orders'), so the attempt cannot deadlock.
+  if (lock && (body.status_id || body.tax_id)) await db.execute(sql`select ${referencesHeld(companyId, body, null)}`);
   const order = await readOrder(db, companyId, id, body, lock);
   if (!order) throw notFound("Order");
   if (!etagMatches(order.etag, ifMatch)) throw preconditionFailed(order.etag);
