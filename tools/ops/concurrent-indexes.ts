@@ -47,9 +47,9 @@ export async function buildIndexesConcurrently(databaseUrl: string, log: (line: 
     const statements = await pendingStatements(client);
     for (const stmt of statements.filter((s) => /^create extension if not exists/i.test(s))) await client.query(stmt);
     for (const stmt of statements) {
-      const m = /^create index if not exists "([^"]+)"/i.exec(stmt);
+      const m = /^create (unique )?index if not exists "([^"]+)"/i.exec(stmt);
       if (!m) continue;
-      const name = m[1];
+      const name = m[2];
       const { rows } = await client.query<{ valid: boolean }>(
         "select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = $1",
         [name],
@@ -61,7 +61,7 @@ export async function buildIndexesConcurrently(databaseUrl: string, log: (line: 
       if (rows[0]) await client.query(`drop index concurrently if exists "${name}"`);
       const started = Date.now();
       try {
-        await client.query(stmt.replace(/^create index if not exists/i, "CREATE INDEX CONCURRENTLY IF NOT EXISTS"));
+        await client.query(stmt.replace(/^create (unique )?index if not exists/i, (_, unique) => `CREATE ${unique ? "UNIQUE " : ""}INDEX CONCURRENTLY IF NOT EXISTS`));
       } catch (e) {
         // A table (or column) that a pending migration creates: that migration builds the index itself.
         if ((e as { code?: string }).code === "42P01" || (e as { code?: string }).code === "42703") {

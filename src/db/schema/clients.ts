@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { type AnyPgColumn, boolean, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { identityId, ref } from "./columns";
 import { companies } from "./companies";
 
@@ -25,6 +25,10 @@ export const clients = pgTable(
     quickbooksEnabled: boolean("quickbooks_enabled").notNull().default(false),
     taxExempt: boolean("tax_exempt").notNull().default(false),
     taxExemptReason: text("tax_exempt_reason"),
+    /** The integrator's id for the client (another system's), unique among the company's live clients. */
+    externalId: text("external_id"),
+    /** The integrator's key-value pairs (string values). */
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     // Derived search columns: "first last" and the phone's digits (search ignores punctuation).
     fullName: text("full_name").generatedAlwaysAs(sql`btrim(coalesce(first_name, '') || ' ' || coalesce(last_name, ''))`),
     phoneDigits: text("phone_digits").generatedAlwaysAs(sql`regexp_replace(coalesce(phone, ''), '[^0-9]', '', 'g')`),
@@ -36,6 +40,10 @@ export const clients = pgTable(
     index("clients_company_live_idx").on(t.companyId, t.id).where(sql`${t.deletedAt} is null`),
     // Incremental sync (updated_since): every row, tombstones included, in (updated_at, id) order.
     index("clients_company_updated_idx").on(t.companyId, t.updatedAt, t.id),
+    // One live client per external id in a company (a soft-deleted one frees it); also the `external_id` filter's index.
+    uniqueIndex("clients_company_external_id_uq")
+      .on(t.companyId, t.externalId)
+      .where(sql`${t.deletedAt} is null and ${t.externalId} is not null`),
     index("clients_company_email_idx").on(t.companyId, sql`lower(${t.email})`, t.id).where(sql`${t.deletedAt} is null`),
     // Search: one trigram GIN over the searchable text, led by company_id (btree_gin), so a company's
     // search reads only its own postings.
