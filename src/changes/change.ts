@@ -7,7 +7,7 @@ import type { AppEnv } from "../http/context";
 import { withIdempotency } from "../http/idempotency";
 import type { Db } from "../platform/db";
 import { enqueueWebhookDeliveries } from "../webhooks/enqueue";
-import { publishWebhookEvent } from "../webhooks/events";
+import { publishWebhookEvents, type WrittenEvent } from "../webhooks/events";
 import { resumeEndpointDeliveries } from "../webhooks/queue";
 import { type Effects, effectsOf, type Written } from "./effects";
 
@@ -110,10 +110,20 @@ export class Change {
     const result = await attempt(this);
     if (result !== undefined) return result;
     this.c.var.logger.info(retry.log, retry.fields);
+    return this.inLockedTransaction(locked);
+  }
+
+  /**
+   * Runs `work` in an interactive transaction with a change of its own that reads with row locks
+   * (`locked`); once it committed, what it wrote is this change's (published with it). For a change
+   * already in a transaction, `work` runs on it.
+   */
+  async inLockedTransaction<T>(work: (change: Change) => Promise<T>): Promise<T> {
+    if (this.locked) return work(this);
     let inTransaction: Change | undefined;
     const answer = await this.c.var.transaction((tx) => {
       inTransaction = new Change(this.c, tx, true);
-      return locked(inTransaction);
+      return work(inTransaction);
     });
     // Committed: what the transaction wrote is this change's.
     if (inTransaction) this.adopt(inTransaction);
@@ -136,10 +146,9 @@ export class Change {
   publish(): void {
     const { c, object } = this;
     notifyOutbox(c.env, this.written.outbox, c.var.defer);
-    for (const event of this.written.events) {
-      const render = object && (() => object(c.var.db, { companyId: this.companyId, type: event.type, resourceId: event.resourceId }));
-      publishWebhookEvent(c, event, render);
-    }
+    const render =
+      object && ((event: WrittenEvent) => object(c.var.db, { companyId: this.companyId, type: event.type, resourceId: event.resourceId }));
+    publishWebhookEvents(c, this.written.events, render);
     if (this.deliveries.length) c.var.defer(enqueueWebhookDeliveries(c.env, this.deliveries));
     for (const endpointId of this.resumed) c.var.defer(resumeEndpointDeliveries(c.var.db, c.env, endpointId));
   }

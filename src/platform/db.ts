@@ -134,3 +134,11 @@ export async function inSessionTransaction<T>(
     defer(session.end());
   }
 }
+
+/** Whether a statement failed on a unique index (SQLSTATE 23505), however the driver wrapped the error. */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e.code === "23505") return true;
+  }
+  return false;
+}

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, ilike, like, or, type SQL, sql } from "drizzle-orm";
 import { clientSearchText, clients, companies } from "../../db/schema";
 import { ClientSchema, liveClients, serializeClient } from "../../domain/client";
+import { externalIdText } from "../../domain/external";
 import { createAuthRoute, likeContains, paginationQuery, type Router } from "../../http/openapi";
 import {
   countedTotal,
@@ -34,12 +35,20 @@ const route = createAuthRoute({
     "Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same `q`) for the next page, which costs the same at any depth; " +
     "`page` also works, but a deep `page` costs time in proportion to its depth. " +
     "`updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`), and `include_deleted=true` adds " +
-    "soft-deleted clients as tombstones (`deleted_at` set): see the API conventions.",
+    "soft-deleted clients as tombstones (`deleted_at` set): see the API conventions. " +
+    "`external_id` finds the client with that external id (at most one live client has it).",
   request: {
     query: z.object({
       ...paginationQuery,
       ...cursorQuery,
       ...syncQuery,
+      external_id: externalIdText()
+        .optional()
+        .openapi({
+          param: { name: "external_id", in: "query" },
+          description: "Only the client with this external id (exact match)",
+          example: "shopify-1042",
+        }),
       q: z
         .string()
         .max(200)
@@ -86,11 +95,17 @@ export const registerListClients = (api: Router) =>
     const term = query.q?.trim() || undefined;
     const sync = syncFilter(query, clients.updatedAt);
     const sort = sync.sync ? CLIENTS_SYNC_SORT : CLIENTS_SORT;
-    const filters = { q: term ?? null, updated_since: query.updated_since ?? null, include_deleted: sync.includeDeleted };
+    const filters = {
+      q: term ?? null,
+      updated_since: query.updated_since ?? null,
+      include_deleted: sync.includeDeleted,
+      ...(query.external_id === undefined ? {} : { external_id: query.external_id }),
+    };
     const pos = listPosition(query, c.req.query("page") !== undefined, sort, { companyId, filters });
     const where = and(
       sync.includeDeleted ? eq(clients.companyId, companyId) : liveClients(companyId),
       term ? searchCondition(term) : undefined,
+      query.external_id === undefined ? undefined : eq(clients.externalId, query.external_id),
       sync.where,
     );
     const db = c.var.db;
@@ -98,7 +113,7 @@ export const registerListClients = (api: Router) =>
     // ONE statement: the page's ids (an index walk; the extra row tells whether a next page exists), the
     // page's rows joined to them, and the exact total: the counters for all live clients, a count otherwise.
     const pageIds = pos.pageIds(db, clients, clients.id, where);
-    const counted = !term && !sync.sync && !sync.includeDeleted;
+    const counted = !term && !sync.sync && !sync.includeDeleted && query.external_id === undefined;
     const total = counted
       ? countedTotal(companyId, "clients")
       : sql<number>`(select count(*) from ${clients} where ${where})`.mapWith(Number);
