@@ -7,6 +7,7 @@ export {
   any,
   array,
   boolean,
+  discriminatedUnion,
   email,
   enum,
   httpUrl,
@@ -22,6 +23,7 @@ export {
   strictObject,
   string,
   union,
+  unknown,
   uuid,
   ZodType,
 } from "zod/v4";

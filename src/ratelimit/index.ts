@@ -10,7 +10,7 @@ import { createUpstashLimiter } from "./upstash";
  * Request handling (http/auth.ts) calls `createLimiter` and knows nothing else of it.
  */
 export { CIRCUIT_OPEN_AFTER, CIRCUIT_RETRY_MS } from "./circuit";
-export { type Limiter, type LimitResult, RATE_LIMIT, RATE_WINDOW_SECONDS } from "./interface";
+export { BATCH_ITEMS_LIMIT, type Limiter, type LimitResult, RATE_LIMIT, RATE_WINDOW_SECONDS } from "./interface";
 export { RESERVE_MAX } from "./reservations";
 export { LIMITER_TIMEOUT_MS } from "./upstash";
 

@@ -1,7 +1,7 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import { upstashRedis } from "../platform/redis";
 import { Circuit } from "./circuit";
-import { type Limiter, type LimitResult, RATE_LIMIT, RATE_WINDOW_SECONDS, WINDOW_MS, windowEnd } from "./interface";
+import { BATCH_ITEMS_LIMIT, type Limiter, type LimitResult, RATE_LIMIT, RATE_WINDOW_SECONDS, WINDOW_MS, windowEnd } from "./interface";
 import { LocalWindow } from "./local-window";
 import { Reservations } from "./reservations";
 
@@ -10,6 +10,23 @@ export const LIMITER_TIMEOUT_MS = 1000;
 /** A limiter call still unanswered after this is abandoned (it keeps counting the request until then). */
 const LIMITER_ABANDON_MS = 10_000;
 const PREFIX = "crm:ratelimit";
+const ITEMS_PREFIX = "crm:ratelimit-items";
+
+/**
+ * Counts `n` batch items in the key's sliding window (two fixed windows, the previous one weighted, as
+ * @upstash/ratelimit counts requests) only if all of them fit: answers what is left after them, or, when
+ * they do not fit, -1 minus what is left (nothing counted). The library's own script counts a request
+ * that passes the limit as it refuses it, which for a batch would charge items never written.
+ */
+const ITEMS_SCRIPT = `
+local current = tonumber(redis.call("GET", KEYS[1]) or "0")
+local previous = tonumber(redis.call("GET", KEYS[2]) or "0")
+local limit, now, window, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local used = math.floor((1 - (now % window) / window) * previous) + current
+if used + n > limit then return -1 - math.max(0, limit - used) end
+local value = redis.call("INCRBY", KEYS[1], n)
+if value == n then redis.call("PEXPIRE", KEYS[1], window * 2 + 1000) end
+return limit - used - n`;
 
 type Outcome =
   | { kind: "answer"; allowed: boolean; remaining: number; reset: number }
@@ -38,6 +55,9 @@ export function createUpstashLimiter(url: string, token: string): Limiter {
   });
   const local = new LocalWindow();
   const circuit = new Circuit();
+  // Batch items: a sliding window of their own in Redis (ITEMS_SCRIPT), and this isolate's count of them.
+  const itemsRedis = upstashRedis({ url, token, signal: () => AbortSignal.timeout(LIMITER_ABANDON_MS) });
+  const localItems = new LocalWindow(BATCH_ITEMS_LIMIT);
   const reservations = new Reservations();
 
   const refused = (key: string, now = Date.now()): LimitResult | undefined => {
@@ -123,6 +143,42 @@ export function createUpstashLimiter(url: string, token: string): Limiter {
       // Redis did not count a refused request: neither does this isolate.
       local.add(key, now, -1);
       return { allowed: false, limit: RATE_LIMIT, remaining: 0, reset: outcome.reset, failedOpen: false };
+    },
+    async limitItems(key, n, defer, logger) {
+      const now = Date.now();
+      const early = localItems.refused(key, now, n);
+      if (early) return early;
+      localItems.add(key, now, n);
+      const served = () => localItems.served(key, now, true);
+      // Redis asked only when the circuit allows it, within the same deadline; trouble fails open.
+      if (!circuit.allows(now)) return served();
+      const window = Math.floor(now / WINDOW_MS);
+      const call = itemsRedis.eval<string[], number>(
+        ITEMS_SCRIPT,
+        [`${ITEMS_PREFIX}:${key}:${window}`, `${ITEMS_PREFIX}:${key}:${window - 1}`],
+        [String(BATCH_ITEMS_LIMIT), String(now), String(WINDOW_MS), String(n)],
+      );
+      // Kept alive after the response (waitUntil): a late answer still counts the items.
+      defer(call.catch(() => {}));
+      const answer = await Promise.race([
+        call.then(
+          (left) => ({ kind: "answer" as const, left }),
+          (e: unknown) => ({ kind: "failed" as const, reason: e instanceof Error ? e.message : String(e) }),
+        ),
+        new Promise<{ kind: "failed"; reason: string }>((resolve) =>
+          setTimeout(() => resolve({ kind: "failed", reason: `no answer within ${LIMITER_TIMEOUT_MS} ms` }), LIMITER_TIMEOUT_MS),
+        ),
+      ]);
+      if (answer.kind === "failed") {
+        circuit.failed(logger, answer.reason);
+        return served();
+      }
+      circuit.succeeded(logger);
+      const result = { limit: BATCH_ITEMS_LIMIT, reset: windowEnd(now), failedOpen: false };
+      if (answer.left >= 0) return { ...result, allowed: true, remaining: answer.left };
+      // Redis counted none of them: neither does this isolate.
+      localItems.add(key, now, -n);
+      return { ...result, allowed: false, remaining: -1 - answer.left };
     },
   };
 }

@@ -23,8 +23,6 @@ import { type ClientCreate, type ClientPatch, type ClientUpsert, clientColumns }
  * again by the next statement, which sees what the other committed.
  */
 
-type ClientRow = typeof clients.$inferSelect;
-
 /** One client write: what it addresses and what it changes. */
 export type ClientWrite =
   | { method: "create"; body: ClientCreate }
@@ -130,12 +128,13 @@ async function writeOnce(change: Change, writes: { idx: number; write: ClientWri
     select p.*,
       (select c.id from ${clients} c where c.company_id = ${companyId} and c.deleted_at is null and p.new_external_id is not null
          and c.external_id = p.new_external_id and c.id is distinct from p.found_id limit 1) as conflict_id,
+      (select min(o.idx) from plan o where o.found_id = p.found_id and o.idx < p.idx) as same_row_as,
       (select count(*) from jsonb_object_keys(p.new_metadata))::int as metadata_keys,
       (p.etags is null or p.found_etag = any(p.etags)) as etag_ok
     from plan p`);
   const go = db.$with("go", { idx: sql<number>`idx`.as("idx") }).as(sql`
     select c.*, case when c.action = 'insert' then ${nextId(clients)} end as new_id from checked c
-    where c.action <> 'missing' and c.conflict_id is null and c.metadata_keys <= ${METADATA_MAX_KEYS} and c.etag_ok`);
+    where c.action <> 'missing' and c.conflict_id is null and c.same_row_as is null and c.metadata_keys <= ${METADATA_MAX_KEYS} and c.etag_ok`);
   const inserted = db.$with("inserted", getTableColumns(clients)).as(sql`
     insert into ${clients} (id, company_id, ${names("")}, metadata) overriding system value
     select g.new_id, ${companyId}, ${sql.join(
@@ -174,6 +173,7 @@ async function writeOnce(change: Change, writes: { idx: number; write: ClientWri
           action: sql<"insert" | "update" | "missing">`checked.action`,
           foundEtag: sql<string | null>`checked.found_etag`,
           conflictId: sql<number | null>`checked.conflict_id`,
+          sameRowAs: sql<number | null>`checked.same_row_as`,
           metadataKeys: sql<number>`checked.metadata_keys`,
           etagOk: sql<boolean>`checked.etag_ok`,
           client: rowOf(clients, "written"),
@@ -188,6 +188,7 @@ async function writeOnce(change: Change, writes: { idx: number; write: ClientWri
     const r = byIdx.get(idx)!;
     if (r.action === "missing") return { error: notFound("Client") };
     if (!r.etagOk) return { error: preconditionFailed(r.foundEtag!) };
+    if (r.sameRowAs !== null) return { error: sameRow(r.sameRowAs) };
     if (r.conflictId !== null) return { error: externalIdTaken("client", r.conflictId) };
     if (r.metadataKeys > METADATA_MAX_KEYS) return { error: invalid("Invalid request body", [tooManyMetadataKeys(r.metadataKeys)]) };
     if (r.client && r.etag)
@@ -198,6 +199,12 @@ async function writeOnce(change: Change, writes: { idx: number; write: ClientWri
     return undefined;
   });
 }
+
+/** Two writes of one statement (a batch's items) found the same client, by id and by external id. */
+const sameRow = (first: number) =>
+  new ApiError(409, "conflict", `Item ${first} of this batch already addresses this client`, [
+    { field: "(item)", message: `Addresses the client item ${first} addresses: a row may appear once per batch` },
+  ]);
 
 /** How many statements a write may take when concurrent writes keep overtaking it (each sees more of what they committed). */
 const ATTEMPTS = 3;
