@@ -78,9 +78,14 @@ export class Change {
     return rows.map(({ written: _, ...row }) => row);
   }
 
-  /** How the events' objects are made after commit (without it, delivery renders them from the rows). */
+  /**
+   * How the events' objects are made after commit (without it, delivery renders them from the rows). A
+   * change writing several kinds of rows (a batch's creates and updates) gives one for each: the last
+   * given that answers an event's object makes it.
+   */
   objects(object: EventObject): void {
-    this.object = object;
+    const earlier = this.object;
+    this.object = earlier ? async (db, event) => (await object(db, event)) ?? earlier(db, event) : object;
   }
 
   /** Existing deliveries to hand to the queue after commit (a re-send). */
