@@ -88,6 +88,11 @@ export class Change {
     this.object = earlier ? async (db, event) => (await object(db, event)) ?? earlier(db, event) : object;
   }
 
+  /** A line of the request's log (a write redone under row locks, say). */
+  log(message: string, fields: Record<string, unknown>): void {
+    this.c.var.logger.info(message, fields);
+  }
+
   /** Existing deliveries to hand to the queue after commit (a re-send). */
   sendDeliveries(ids: number[]): void {
     this.deliveries.push(...ids);

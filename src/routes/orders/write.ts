@@ -1,4 +1,4 @@
-import { getTableColumns, sql } from "drizzle-orm";
+import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Change } from "../../changes/change";
 import { eventOf } from "../../changes/effects";
 import { artworks, clients, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
@@ -109,25 +109,25 @@ function inputOf({ body, imported }: OrderCreateWrite, idx: number) {
 export function contentsCtes(
   db: Change["db"],
   companyId: number,
-  source: { from: ReturnType<typeof sql>; invoiceId: string; projectId: string; at: string; rows: string },
+  source: { from: SQL; invoiceId: string; projectId: string; at: string; rows: SQL },
   suffix = "",
 ) {
   const { from, invoiceId, projectId, at, rows } = source;
   const item = db.$with(`new_item${suffix}`, getTableColumns(invoiceItems)).as(sql`
     insert into ${invoiceItems} (company_id, invoice_id, title, description, quantity, unit_price, sizes, position, created_at, updated_at)
     select ${companyId}, ${sql.raw(invoiceId)}, r.title, r.description, r.quantity, r.unit_price, r.sizes, r.position, ${sql.raw(at)}, ${sql.raw(at)}
-    ${from}, jsonb_populate_recordset(null::${invoiceItems}, ${sql.raw(rows)}->'items') r
+    ${from}, jsonb_populate_recordset(null::${invoiceItems}, (${rows})->'items') r
     returning *`);
   const payment = db.$with(`new_payment${suffix}`, getTableColumns(payments)).as(sql`
     insert into ${payments} (company_id, invoice_id, amount, paid_date, method, reference, created_at, updated_at)
     select ${companyId}, ${sql.raw(invoiceId)}, r.amount, r.paid_date, r.method, r.reference, ${sql.raw(at)}, ${sql.raw(at)}
-    ${from}, jsonb_populate_recordset(null::${payments}, ${sql.raw(rows)}->'payments') r
+    ${from}, jsonb_populate_recordset(null::${payments}, (${rows})->'payments') r
     returning *`);
   const artwork = db.$with(`new_artwork${suffix}`, getTableColumns(artworks)).as(sql`
     insert into ${artworks} (company_id, project_id, print_method, placements, colors, preview_url, status, approved_at, created_at, updated_at)
     select ${companyId}, ${sql.raw(projectId)}, a->>'print_method', coalesce(a->'placements', '[]'::jsonb), coalesce(a->'colors', '[]'::jsonb),
       a->>'preview_url', a->>'status', case when (a->>'approved')::boolean then ${sql.raw(at)} end, ${sql.raw(at)}, ${sql.raw(at)}
-    ${from}, jsonb_array_elements(${sql.raw(rows)}->'artworks') a
+    ${from}, jsonb_array_elements((${rows})->'artworks') a
     returning *`);
   return [item, payment, artwork] as const;
 }
@@ -178,7 +178,7 @@ export async function createOrders(change: Change, creates: OrderCreateWrite[]):
     invoiceId: "inv.id",
     projectId: "inv.project_id",
     at: "inv.created_at",
-    rows: "g.v",
+    rows: sql`g.v`,
   });
   const rows = await change.write(
     {
