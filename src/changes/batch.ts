@@ -105,11 +105,9 @@ export function batchItemSchema<C extends z.ZodType, U extends z.ZodType, P exte
       data: data.upsert,
     })
     .openapi(`${name}BatchUpsert`);
-  return z
-    .discriminatedUnion("method", [create, update, upsert])
-    .openapi(`${name}BatchItem`, {
-      description: "`create` (as POST), `update` (as PATCH, by `id` or `external_id`) or `upsert` (as PUT by external id)",
-    });
+  return z.discriminatedUnion("method", [create, update, upsert]).openapi(`${name}BatchItem`, {
+    description: "`create` (as POST), `update` (as PATCH, by `id` or `external_id`) or `upsert` (as PUT by external id)",
+  });
 }
 
 const ROLLED_BACK_STATUS = 424;

@@ -126,3 +126,9 @@ export const externalIdTaken = (what: string, existingId: number | null, field =
       message: existingId === null ? `Already the external id of another ${what}` : `Already the external id of ${what} ${existingId}`,
     },
   ]);
+
+/** Two writes of one batch found the same row (by id and by external id): the later one (the earlier is item `first`). */
+export const sameRow = (first: number, what: string) =>
+  new ApiError(409, "conflict", `Item ${first} of this batch already addresses this ${what}`, [
+    { field: "(item)", message: `Addresses the ${what} item ${first} addresses: a row may appear once per batch` },
+  ]);

@@ -21,7 +21,10 @@ describe("clients: external_id and metadata", () => {
     const listed = await a.get("/clients?external_id=shop-1");
     expect(listed.body.data.map((c: any) => c.id)).toEqual([id]);
     expect(listed.body.pagination.total).toBe(1);
-    expect((await a.get("/clients")).body.data.find((c: any) => c.company_name === "Other")).toMatchObject({ external_id: null, metadata: {} });
+    expect((await a.get("/clients")).body.data.find((c: any) => c.company_name === "Other")).toMatchObject({
+      external_id: null,
+      metadata: {},
+    });
     expect((await a.get("/clients?external_id=nope")).body.data).toEqual([]);
   });
 
@@ -53,7 +56,7 @@ describe("clients: external_id and metadata", () => {
     expect((await a.get(`/clients/${ca.id}`)).body.client.company_name).toBe("A's");
   });
 
-  it("PATCH merges metadata: keys sent replace, \"\" or null removes, metadata: null clears; more than 50 keys is a 400", async () => {
+  it('PATCH merges metadata: keys sent replace, "" or null removes, metadata: null clears; more than 50 keys is a 400', async () => {
     const a = await newCompany();
     const id = (await a.post("/clients", { company_name: "M", metadata: { a: "1", b: "2", c: "3" } })).body.client.id;
     const merged = await a.patch(`/clients/${id}`, { metadata: { b: "two", c: "", d: "4", a: null } });
@@ -101,14 +104,28 @@ describe("clients: external_id and metadata", () => {
 describe("PUT /clients/by-external-id/{external_id}", () => {
   it("creates (201, client.created) then updates only the fields sent (200, client.updated, metadata merged), with ETags", async () => {
     const a = await newCompany();
-    const created = await a.put("/clients/by-external-id/crm-7", { company_name: "Lakeside", email: "a@lake.example", metadata: { x: "1" } });
+    const created = await a.put("/clients/by-external-id/crm-7", {
+      company_name: "Lakeside",
+      email: "a@lake.example",
+      metadata: { x: "1" },
+    });
     expect(created.status).toBe(201);
-    expect(created.body.client).toMatchObject({ company_name: "Lakeside", external_id: "crm-7", email: "a@lake.example", metadata: { x: "1" } });
+    expect(created.body.client).toMatchObject({
+      company_name: "Lakeside",
+      external_id: "crm-7",
+      email: "a@lake.example",
+      metadata: { x: "1" },
+    });
     const id = created.body.client.id;
     expect(created.headers.get("etag")).toBe((await a.get(`/clients/${id}`)).headers.get("etag"));
     const updated = await a.put("/clients/by-external-id/crm-7", { company_name: "Lakeside Run Club", metadata: { y: "2" } });
     expect(updated.status).toBe(200);
-    expect(updated.body.client).toMatchObject({ id, company_name: "Lakeside Run Club", email: "a@lake.example", metadata: { x: "1", y: "2" } });
+    expect(updated.body.client).toMatchObject({
+      id,
+      company_name: "Lakeside Run Club",
+      email: "a@lake.example",
+      metadata: { x: "1", y: "2" },
+    });
     expect(updated.headers.get("etag")).toBe((await a.get(`/clients/${id}`)).headers.get("etag"));
     expect(await events(a.companyId)).toEqual([
       { type: "client.created", resource_id: String(id) },
@@ -116,7 +133,11 @@ describe("PUT /clients/by-external-id/{external_id}", () => {
     ]);
     // The body has the create fields: company_name is required; external_id is the path's.
     expectError(await a.put("/clients/by-external-id/crm-8", { email: "b@lake.example" }), 400, "invalid_request");
-    const unknown = expectError(await a.put("/clients/by-external-id/crm-8", { company_name: "X", external_id: "y" }), 400, "invalid_request");
+    const unknown = expectError(
+      await a.put("/clients/by-external-id/crm-8", { company_name: "X", external_id: "y" }),
+      400,
+      "invalid_request",
+    );
     expect(unknown.details).toEqual([{ field: "external_id", message: "Unknown field" }]);
   });
 

@@ -4,7 +4,14 @@ import type { Change } from "../../changes/change";
 import { eventOf } from "../../changes/effects";
 import { clients } from "../../db/schema";
 import { CLIENT_FIELDS, serializeClient } from "../../domain/client";
-import { externalIdTaken, METADATA_MAX_KEYS, type MetadataChange, metadataChange, tooManyMetadataKeys } from "../../domain/external";
+import {
+  externalIdTaken,
+  METADATA_MAX_KEYS,
+  type MetadataChange,
+  metadataChange,
+  sameRow,
+  tooManyMetadataKeys,
+} from "../../domain/external";
 import { ApiError, invalid, notFound } from "../../http/errors";
 import { etagSql, preconditionFailed } from "../../http/etag";
 import { isUniqueViolation } from "../../platform/db";
@@ -188,7 +195,7 @@ async function writeOnce(change: Change, writes: { idx: number; write: ClientWri
     const r = byIdx.get(idx)!;
     if (r.action === "missing") return { error: notFound("Client") };
     if (!r.etagOk) return { error: preconditionFailed(r.foundEtag!) };
-    if (r.sameRowAs !== null) return { error: sameRow(r.sameRowAs) };
+    if (r.sameRowAs !== null) return { error: sameRow(r.sameRowAs, "client") };
     if (r.conflictId !== null) return { error: externalIdTaken("client", r.conflictId) };
     if (r.metadataKeys > METADATA_MAX_KEYS) return { error: invalid("Invalid request body", [tooManyMetadataKeys(r.metadataKeys)]) };
     if (r.client && r.etag)
@@ -199,12 +206,6 @@ async function writeOnce(change: Change, writes: { idx: number; write: ClientWri
     return undefined;
   });
 }
-
-/** Two writes of one statement (a batch's items) found the same client, by id and by external id. */
-const sameRow = (first: number) =>
-  new ApiError(409, "conflict", `Item ${first} of this batch already addresses this client`, [
-    { field: "(item)", message: `Addresses the client item ${first} addresses: a row may appear once per batch` },
-  ]);
 
 /** How many statements a write may take when concurrent writes keep overtaking it (each sees more of what they committed). */
 const ATTEMPTS = 3;

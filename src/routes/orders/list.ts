@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, gte, lt, sql } from "drizzle-orm";
 import { clients, companies, invoices, orderStatuses, projects, taxes } from "../../db/schema";
+import { externalIdText } from "../../domain/external";
 import { createAuthRoute, digitsInt, MAX_INT_ID, paginationQuery, type Router, timestamp, wireFields } from "../../http/openapi";
 import {
   countedTotal,
@@ -55,7 +56,7 @@ const route = createAuthRoute({
     "depth and stays stable while orders are added or deleted; `page` also works, but a deep `page` costs time in proportion to its depth. " +
     "`updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`; any change to the order, its invoice, " +
     "items, payments or artworks moves the order's `updated_at` on), and `include_deleted=true` adds deleted orders as tombstones " +
-    "(`deleted_at` set): see the API conventions.",
+    "(`deleted_at` set): see the API conventions. `external_id` finds the order with that external id.",
   request: {
     query: z
       .object({
@@ -66,6 +67,13 @@ const route = createAuthRoute({
         status: idFilter("status", "Only orders with this order-status id"),
         from: dateFilter("from", "Created on or after this date"),
         to: dateFilter("to", "Created on or before this date"),
+        external_id: externalIdText()
+          .optional()
+          .openapi({
+            param: { name: "external_id", in: "query" },
+            description: "Only the order with this external id (exact match)",
+            example: "shopify-1042",
+          }),
       })
       .refine((q) => !q.from || !q.to || q.from <= q.to, { message: "from must not be after to", path: ["from"] }),
   },
@@ -114,9 +122,16 @@ export const registerListOrders = (api: Router) =>
       to: to ?? null,
       updated_since: query.updated_since ?? null,
       include_deleted: sync.includeDeleted,
+      ...(query.external_id === undefined ? {} : { external_id: query.external_id }),
     };
     const pos = listPosition(query, c.req.query("page") !== undefined, sort, { companyId, filters });
-    const counted = client_id === undefined && from === undefined && to === undefined && !sync.sync && !sync.includeDeleted;
+    const counted =
+      client_id === undefined &&
+      from === undefined &&
+      to === undefined &&
+      !sync.sync &&
+      !sync.includeDeleted &&
+      query.external_id === undefined;
     const where = and(
       sync.includeDeleted ? eq(projects.companyId, companyId) : liveProjects(companyId),
       sync.where,
@@ -124,6 +139,7 @@ export const registerListOrders = (api: Router) =>
       status === undefined ? undefined : eq(projects.statusId, status),
       from === undefined ? undefined : gte(projects.createdAt, sql`${from}::date::timestamp at time zone 'UTC'`),
       to === undefined ? undefined : lt(projects.createdAt, sql`(${to}::date + 1)::timestamp at time zone 'UTC'`),
+      query.external_id === undefined ? undefined : eq(projects.externalId, query.external_id),
     );
     // ONE statement: the page's ids (an index walk in list order; the extra row tells whether a next page
     // exists), then amounts for that page's invoices only, and the exact total: the counters when

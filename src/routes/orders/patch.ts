@@ -5,7 +5,7 @@ import { applyChange, type Change } from "../../changes/change";
 import { eventOf } from "../../changes/effects";
 import { artworks, clients, companies, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
 import { liveClients } from "../../domain/client";
-import { externalIdTaken, METADATA_MAX_KEYS, mergedMetadata, metadataChange, tooManyMetadataKeys } from "../../domain/external";
+import { externalIdTaken, METADATA_MAX_KEYS, mergedMetadata, metadataChange, sameRow, tooManyMetadataKeys } from "../../domain/external";
 import { type ApiError, invalid, notFound } from "../../http/errors";
 import { etagMatches, etagMatchesSql, ifMatchHeader, ifMatchTags, preconditionFailed, withEtag } from "../../http/etag";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
@@ -69,7 +69,8 @@ export interface OrderUpdateWrite {
 /** An update's outcome: what PATCH answers (the envelope, the order's ETag), or its error. */
 export type OrderUpdateOutcome = { order: OrderEnvelope; etag: string; projectId: number } | { error: ApiError };
 
-const ids = (values: (number | null | undefined)[]) => `{${[...new Set(values.filter((v): v is number => typeof v === "number" && v > 0))].join(",")}}`;
+const ids = (values: (number | null | undefined)[]) =>
+  `{${[...new Set(values.filter((v): v is number => typeof v === "number" && v > 0))].join(",")}}`;
 /** Text values as a SQL text[] (through JSON: any character travels as it is). */
 const texts = (values: (string | null | undefined)[]) =>
   sql`array(select jsonb_array_elements_text(${JSON.stringify([...new Set(values.filter((v): v is string => typeof v === "string"))])}::jsonb))`;
@@ -262,7 +263,16 @@ const addressed = (rows: ReadOrder[], { address }: OrderUpdateWrite) =>
 async function updateOnce(change: Change, writes: OrderUpdateWrite[]): Promise<(OrderUpdateOutcome | undefined)[]> {
   const { db, companyId, locked: lock } = change;
   const rows = await readOrders(db, companyId, writes, lock);
-  const one = async (write: OrderUpdateWrite): Promise<OrderUpdateOutcome | undefined> => {
+  // Two writes of one batch that found the same order (by id and by external id): the later one is refused.
+  const first = new Map<number, number>();
+  const sameOrder = writes.map((write, i) => {
+    const id = addressed(rows, write)?.project.id;
+    if (id === undefined) return undefined;
+    if (!first.has(id)) first.set(id, i);
+    return first.get(id) === i ? undefined : first.get(id);
+  });
+  const one = async (write: OrderUpdateWrite, i: number): Promise<OrderUpdateOutcome | undefined> => {
+    if (sameOrder[i] !== undefined) return { error: sameRow(sameOrder[i]!, "order") };
     const order = addressed(rows, write);
     const metadataSent = metadataChange(write.body.metadata, false);
     const metadata = order && metadataSent ? mergedMetadata(order.project.metadata, metadataSent) : undefined;
@@ -297,7 +307,7 @@ async function updateOnce(change: Change, writes: OrderUpdateWrite[]): Promise<(
   };
   if (lock) {
     const out: (OrderUpdateOutcome | undefined)[] = [];
-    for (const write of writes) out.push(await one(write));
+    for (const [i, write] of writes.entries()) out.push(await one(write, i));
     return out;
   }
   return Promise.all(writes.map(one));
@@ -312,12 +322,17 @@ async function updateOnce(change: Change, writes: OrderUpdateWrite[]): Promise<(
 export async function updateOrders(change: Change, writes: OrderUpdateWrite[]): Promise<OrderUpdateOutcome[]> {
   if (!writes.length) return [];
   const outcomes = await updateOnce(change, writes);
-  const missed = writes.flatMap((write, i) => (outcomes[i] === undefined ? [i] : []));
+  const missed = outcomes.flatMap((outcome, i) => (outcome === undefined ? [i] : []));
   if (missed.length) {
     change.log("order changed between read and write; writing again under row locks", {
       order_ids: missed.map((i) => ("id" in writes[i].address ? writes[i].address.id : writes[i].address.externalId)),
     });
-    const again = await change.inLockedTransaction((locked) => updateOnce(locked, missed.map((i) => writes[i])));
+    const again = await change.inLockedTransaction((locked) =>
+      updateOnce(
+        locked,
+        missed.map((i) => writes[i]),
+      ),
+    );
     missed.forEach((i, k) => {
       if (again[k] === undefined) throw new Error("order changed under its row lock");
       outcomes[i] = again[k];

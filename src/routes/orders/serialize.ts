@@ -18,7 +18,19 @@ import type {
 type Row<T extends { $inferSelect: unknown }> = T["$inferSelect"];
 
 export const serializeProject = (row: Row<typeof projects>): z.infer<typeof ProjectSchema> =>
-  wireFields(row, ["id", "title", "description", "startDate", "deadline", "statusId", "clientId", "externalId", "metadata", "createdAt", "updatedAt"]);
+  wireFields(row, [
+    "id",
+    "title",
+    "description",
+    "startDate",
+    "deadline",
+    "statusId",
+    "clientId",
+    "externalId",
+    "metadata",
+    "createdAt",
+    "updatedAt",
+  ]);
 
 export const serializeInvoice = (row: Row<typeof invoices>, totals: InvoiceTotals): z.infer<typeof InvoiceSchema> => ({
   ...wireFields(row, ["id", "projectId", "clientId", "dueDate", "clientNotes", "taxId", "taxExempt", "taxExemptReason", "discountAmount"]),

@@ -2,12 +2,12 @@ import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Change } from "../../changes/change";
 import { eventOf } from "../../changes/effects";
 import { artworks, clients, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
-import { externalIdTaken, metadataChange, mergedMetadata } from "../../domain/external";
-import { ApiError, invalid } from "../../http/errors";
+import { externalIdTaken, mergedMetadata, metadataChange } from "../../domain/external";
+import { type ApiError, invalid } from "../../http/errors";
 import { jsonParam, nextId, rowOf } from "../../platform/sql-kit";
 import { newItemQuantity } from "./contents/schema";
 import { orderEvents } from "./events";
-import { companySyncSql, unknownReference } from "./queries";
+import { companySyncSql, orderEtag, unknownReference } from "./queries";
 import { type OrderEnvelope, orderEnvelope } from "./serialize";
 import type { OrderContentsInput, OrderCreate } from "./write-schema";
 
@@ -46,8 +46,8 @@ export interface OrderCreateWrite {
   };
 }
 
-/** A create's outcome: the envelope (what POST /orders answers) with the project row, or the error; `raced`: its external id went to a write that committed meanwhile. */
-export type OrderCreateOutcome = { order: OrderEnvelope; project: Project } | { error: ApiError; raced?: boolean };
+/** A create's outcome: the envelope (what POST /orders answers) with the project row, or the error; `taken`: another live order has its external id (an upsert updates that one). */
+export type OrderCreateOutcome = { order: OrderEnvelope; project: Project; etag: string } | { error: ApiError; taken?: boolean };
 
 /** The new contents' rows as the statement stores them (values canonical: as stored, so totals computed from them are the stored ones). */
 function contentsRows(contents: OrderContentsInput, approvedNow: boolean) {
@@ -163,7 +163,8 @@ export async function createOrders(change: Change, creates: OrderCreateWrite[]):
     from go g order by g.idx
     on conflict (company_id, external_id) where deleted_at is null and external_id is not null do nothing
     returning *`);
-  const given = (field: string, fallback: string) => sql.raw(`case when g.inv_given ? '${field}' then (g.inv).${field} else ${fallback} end`);
+  const given = (field: string, fallback: string) =>
+    sql.raw(`case when g.inv_given ? '${field}' then (g.inv).${field} else ${fallback} end`);
   const invoice = db.$with("invoice", getTableColumns(invoices)).as(sql`
     insert into ${invoices} (company_id, project_id, client_id, due_date, client_notes, tax_id, tax_exempt, tax_exempt_reason,
       discount_amount, discount_amount_type, discount_type, created_at, updated_at)
@@ -206,6 +207,12 @@ export async function createOrders(change: Change, creates: OrderCreateWrite[]):
           taxRate: sql<string | null>`checked.tax_rate`,
           project: rowOf(projects, "project"),
           invoice: rowOf(invoices, "invoice"),
+          etag: sql<string | null>`case when project.id is null then null else ${orderEtag(
+            sql`project.id`,
+            sql`project.updated_at`,
+            sql`invoice.updated_at`,
+            sql`project.client_id`,
+          )} end`,
         })
         .from(checked)
         .leftJoin(go, sql`go.idx = checked.idx`)
@@ -221,12 +228,12 @@ export async function createOrders(change: Change, creates: OrderCreateWrite[]):
       ...(r.taxOk ? [] : [unknownReference("invoice.tax_id", "tax")]),
     ];
     if (details.length) return { error: invalid("Invalid request body", details) };
-    if (r.conflictId !== null) return { error: externalIdTaken("order", r.conflictId) };
+    if (r.conflictId !== null) return { error: externalIdTaken("order", r.conflictId), taken: true };
     // Passed its checks, not written: a concurrent write took its external id first.
-    if (!r.project || !r.invoice) return { error: externalIdTaken("order", null), raced: true };
+    if (!r.project || !r.invoice) return { error: externalIdTaken("order", null), taken: true };
     const { items, payments: paid } = contentsRows(body, true);
     const order = orderEnvelope({ project: r.project, invoice: r.invoice, taxRate: r.taxRate, lines: items, payments: paid });
-    return { order, project: r.project };
+    return { order, project: r.project, etag: r.etag! };
   });
   // Each `order.created` event carries the order as its create answers it.
   const objects = new Map(outcomes.flatMap((o) => ("order" in o ? [[String(o.project.id), JSON.stringify(o.order)]] : [])));
