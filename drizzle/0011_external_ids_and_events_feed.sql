@@ -9,4 +9,5 @@ CREATE UNIQUE INDEX IF NOT EXISTS "clients_company_external_id_uq" ON "clients" 
 CREATE UNIQUE INDEX IF NOT EXISTS "projects_company_external_id_uq" ON "projects" USING btree ("company_id","external_id") WHERE "projects"."deleted_at" is null and "projects"."external_id" is not null;--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "webhook_events_company_type_idx" ON "webhook_events" USING btree ("company_id","type","id");--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "webhook_events_company_resource_idx" ON "webhook_events" USING btree ("company_id","resource_id","id");--> statement-breakpoint
-CREATE INDEX IF NOT EXISTS "webhook_events_unfilled_idx" ON "webhook_events" USING btree ("id") WHERE "webhook_events"."payload" is null;
+CREATE INDEX IF NOT EXISTS "webhook_events_unfilled_idx" ON "webhook_events" USING btree ("id") WHERE "webhook_events"."payload" is null;--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "webhook_events_created_idx" ON "webhook_events" USING btree ("created_at");

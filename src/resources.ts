@@ -1,5 +1,6 @@
 import type { Router } from "./http/openapi";
 import { clientsResource } from "./routes/clients/resource";
+import { eventsResource } from "./routes/events/resource";
 import { healthResource } from "./routes/health/resource";
 import { mailResource } from "./routes/mail/resource";
 import { ordersResource } from "./routes/orders/resource";
@@ -28,6 +29,7 @@ export const RESOURCES: readonly Resource[] = [
   ordersResource,
   productsResource,
   mailResource,
+  eventsResource,
   webhookEndpointsResource,
   healthResource,
 ];

@@ -17,10 +17,10 @@ import { PaginationSchema, timestamp } from "./openapi";
  * microseconds survive the trip), so a forged cursor can never make a query fail.
  */
 
-/** One column of a sort key: ids (int) or timestamps; every column of one sort runs the same direction. */
+/** One column of a sort key: ids (int, or bigint) or timestamps; every column of one sort runs the same direction. */
 export interface KeyColumn {
   column: AnyPgColumn;
-  kind: "int" | "timestamp";
+  kind: "int" | "bigint" | "timestamp";
 }
 export interface KeysetSort {
   /** Part of every cursor: a cursor of one sort is refused by another. */
@@ -65,7 +65,7 @@ const b64url = (text: string) =>
 const fromB64url = (text: string) =>
   new TextDecoder().decode(Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)));
 
-const KEY_PATTERN = { int: /^\d{1,10}$/, timestamp: /^-?\d{1,17}$/ } as const;
+const KEY_PATTERN = { int: /^\d{1,10}$/, bigint: /^\d{1,18}$/, timestamp: /^-?\d{1,17}$/ } as const;
 
 /** What a cursor is bound to besides its sort: the company and the list's filters. */
 export type CursorScope = { companyId: number; filters: Record<string, unknown> };
@@ -101,9 +101,14 @@ export function decodeCursor(text: string, sort: KeysetSort, scope: CursorScope)
   return { key: c.k as string[], page: c.p as number };
 }
 
-const keyExpr = ({ column, kind }: KeyColumn) => (kind === "int" ? sql`${column}` : sql`(extract(epoch from ${column}) * 1000000)::bigint`);
+const keyExpr = ({ column, kind }: KeyColumn) =>
+  kind === "timestamp" ? sql`(extract(epoch from ${column}) * 1000000)::bigint` : sql`${column}`;
 const keyValue = ({ kind }: KeyColumn, value: string) =>
-  kind === "int" ? sql`${Number(value)}::int` : sql`'epoch'::timestamptz + ${value}::bigint * interval '1 microsecond'`;
+  kind === "int"
+    ? sql`${Number(value)}::int`
+    : kind === "bigint"
+      ? sql`${value}::bigint`
+      : sql`'epoch'::timestamptz + ${value}::bigint * interval '1 microsecond'`;
 
 /** Select this as a row's sort key (text[]): the last row's key becomes the next cursor. */
 export const sortKeySql = (sort: KeysetSort) =>

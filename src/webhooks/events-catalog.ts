@@ -26,12 +26,19 @@ export interface ResourceEvents {
   render: WebhookRenderer;
 }
 
-/** Every event type: the resource its `data.object` is, and what it means; in the declarations' order. */
-export type EventCatalog = Readonly<Record<string, { resource: string; description: string }>>;
+/**
+ * Every event type: the resource its `data.object` is, what it means, and its resource's object schema
+ * and renderer; in the declarations' order.
+ */
+export type EventCatalog = Readonly<
+  Record<string, { resource: string; description: string; schema: ResourceEvents["schema"]; render: WebhookRenderer }>
+>;
 
 export function eventCatalog(declarations: readonly ResourceEvents[]): EventCatalog {
   return Object.fromEntries(
-    declarations.flatMap(({ resource, types }) => Object.entries(types).map(([type, description]) => [type, { resource, description }])),
+    declarations.flatMap(({ resource, types, schema, render }) =>
+      Object.entries(types).map(([type, description]) => [type, { resource, description, schema, render }]),
+    ),
   );
 }
 

@@ -59,6 +59,8 @@ export const webhookEvents = pgTable(
     index("webhook_events_company_resource_idx").on(t.companyId, t.resourceId, t.id),
     // Events whose payload is still to be filled: the cron pass renders those whose after-commit step was lost.
     index("webhook_events_unfilled_idx").on(t.id).where(sql`${t.payload} is null`),
+    // Retention: the cron pass drops the oldest events first.
+    index("webhook_events_created_idx").on(t.createdAt),
   ],
 );
 
