@@ -3,9 +3,10 @@ import type { SelectedFields } from "drizzle-orm/pg-core";
 import type { Context, TypedResponse } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { notifyOutbox } from "../accounting/outbox";
-import type { AppEnv } from "../http/context";
+import type { AppEnv, Variables } from "../http/context";
 import { withIdempotency } from "../http/idempotency";
 import type { Db } from "../platform/db";
+import type { Bindings } from "../platform/env";
 import { enqueueWebhookDeliveries } from "../webhooks/enqueue";
 import { publishWebhookEvents, type WrittenEvent } from "../webhooks/events";
 import { resumeEndpointDeliveries } from "../webhooks/queue";
@@ -24,6 +25,16 @@ export type EventObject = (
   db: Db,
   event: { companyId: number; type: string; resourceId: string },
 ) => string | undefined | Promise<string | undefined>;
+
+/**
+ * What a change needs of its request: the token's company, the rate limiter's verdict, the log, a way to
+ * open a transaction, work after the response, the request's database, the Worker's bindings (queues).
+ * A request's Hono context is one; the operator's import builds one for its transaction.
+ */
+export interface ChangeContext {
+  env: Bindings;
+  var: Pick<Variables, "auth" | "admitted" | "logger" | "transaction" | "defer" | "db">;
+}
 
 /** One statement of a change: its own CTEs, writing ones first, and what is written with them. */
 export interface Statement extends Effects {
@@ -51,7 +62,7 @@ export class Change {
   private object: EventObject | undefined;
 
   constructor(
-    private readonly c: Context<AppEnv>,
+    private readonly c: ChangeContext,
     /** The connection: the request's SQL over HTTP, or an interactive transaction. */
     readonly db: Db,
     /** In a transaction (an Idempotency-Key's, or the locked retry): read with row locks (`for update`). */

@@ -47,7 +47,9 @@ export interface OrderCreateWrite {
 }
 
 /** A create's outcome: the envelope (what POST /orders answers) with the project row, or the error; `taken`: another live order has its external id (an upsert updates that one). */
-export type OrderCreateOutcome = { order: OrderEnvelope; project: Project; etag: string } | { error: ApiError; taken?: boolean };
+export type OrderCreateOutcome =
+  | { order: OrderEnvelope; project: Project; etag: string; contentIds: { items: number[]; payments: number[]; artworks: number[] } }
+  | { error: ApiError; taken?: boolean };
 
 /** The new contents' rows as the statement stores them (values canonical: as stored, so totals computed from them are the stored ones). */
 function contentsRows(contents: OrderContentsInput, approvedNow: boolean) {
@@ -113,21 +115,25 @@ export function contentsCtes(
   suffix = "",
 ) {
   const { from, invoiceId, projectId, at, rows } = source;
+  // In array order (ids grow with it), so each new row's id is known by its index.
   const item = db.$with(`new_item${suffix}`, getTableColumns(invoiceItems)).as(sql`
     insert into ${invoiceItems} (company_id, invoice_id, title, description, quantity, unit_price, sizes, position, created_at, updated_at)
     select ${companyId}, ${sql.raw(invoiceId)}, r.title, r.description, r.quantity, r.unit_price, r.sizes, r.position, ${sql.raw(at)}, ${sql.raw(at)}
-    ${from}, jsonb_populate_recordset(null::${invoiceItems}, (${rows})->'items') r
+    ${from}, jsonb_array_elements((${rows})->'items') with ordinality a(v, n), jsonb_populate_record(null::${invoiceItems}, a.v) r
+    order by ${sql.raw(invoiceId)}, a.n
     returning *`);
   const payment = db.$with(`new_payment${suffix}`, getTableColumns(payments)).as(sql`
     insert into ${payments} (company_id, invoice_id, amount, paid_date, method, reference, created_at, updated_at)
     select ${companyId}, ${sql.raw(invoiceId)}, r.amount, r.paid_date, r.method, r.reference, ${sql.raw(at)}, ${sql.raw(at)}
-    ${from}, jsonb_populate_recordset(null::${payments}, (${rows})->'payments') r
+    ${from}, jsonb_array_elements((${rows})->'payments') with ordinality a(v, n), jsonb_populate_record(null::${payments}, a.v) r
+    order by ${sql.raw(invoiceId)}, a.n
     returning *`);
   const artwork = db.$with(`new_artwork${suffix}`, getTableColumns(artworks)).as(sql`
     insert into ${artworks} (company_id, project_id, print_method, placements, colors, preview_url, status, approved_at, created_at, updated_at)
-    select ${companyId}, ${sql.raw(projectId)}, a->>'print_method', coalesce(a->'placements', '[]'::jsonb), coalesce(a->'colors', '[]'::jsonb),
-      a->>'preview_url', a->>'status', case when (a->>'approved')::boolean then ${sql.raw(at)} end, ${sql.raw(at)}, ${sql.raw(at)}
-    ${from}, jsonb_array_elements((${rows})->'artworks') a
+    select ${companyId}, ${sql.raw(projectId)}, a.v->>'print_method', coalesce(a.v->'placements', '[]'::jsonb), coalesce(a.v->'colors', '[]'::jsonb),
+      a.v->>'preview_url', a.v->>'status', case when (a.v->>'approved')::boolean then ${sql.raw(at)} end, ${sql.raw(at)}, ${sql.raw(at)}
+    ${from}, jsonb_array_elements((${rows})->'artworks') with ordinality a(v, n)
+    order by ${sql.raw(projectId)}, a.n
     returning *`);
   return [item, payment, artwork] as const;
 }
@@ -207,6 +213,11 @@ export async function createOrders(change: Change, creates: OrderCreateWrite[]):
           taxRate: sql<string | null>`checked.tax_rate`,
           project: rowOf(projects, "project"),
           invoice: rowOf(invoices, "invoice"),
+          // The new contents' ids, in the order given.
+          contentIds: sql<{ items: number[]; payments: number[]; artworks: number[] } | null>`case when invoice.id is null then null else json_build_object(
+            'items', (select coalesce(json_agg(i.id order by i.id), '[]') from new_item i where i.invoice_id = invoice.id),
+            'payments', (select coalesce(json_agg(p.id order by p.id), '[]') from new_payment p where p.invoice_id = invoice.id),
+            'artworks', (select coalesce(json_agg(a.id order by a.id), '[]') from new_artwork a where a.project_id = invoice.project_id)) end`,
           etag: sql<string | null>`case when project.id is null then null else ${orderEtag(
             sql`project.id`,
             sql`project.updated_at`,
@@ -233,7 +244,7 @@ export async function createOrders(change: Change, creates: OrderCreateWrite[]):
     if (!r.project || !r.invoice) return { error: externalIdTaken("order", null), taken: true };
     const { items, payments: paid } = contentsRows(body, true);
     const order = orderEnvelope({ project: r.project, invoice: r.invoice, taxRate: r.taxRate, lines: items, payments: paid });
-    return { order, project: r.project, etag: r.etag! };
+    return { order, project: r.project, etag: r.etag!, contentIds: r.contentIds! };
   });
   // Each `order.created` event carries the order as its create answers it.
   const objects = new Map(outcomes.flatMap((o) => ("order" in o ? [[String(o.project.id), JSON.stringify(o.order)]] : [])));
