@@ -29,8 +29,13 @@ describe("OpenAPI document and docs page", () => {
       expect(op["x-required-scope"]).toBe(method === "get" ? "read" : "write");
       expect(Boolean(op.responses["403"])).toBe(method !== "get");
       for (const [status, r] of Object.entries(op.responses as Record<string, any>)) {
-        // 304 (If-None-Match) has no body; every other non-200 answer is the error envelope.
+        // 304 (If-None-Match) has no body; 201 is an upsert's create; every other non-200 answer is the error envelope.
         if (status === "304") expect(r.content).toBeUndefined();
+        else if (status === "201")
+          expect([method, r.content["application/json"].schema.$ref]).toEqual([
+            "put",
+            op.responses["200"].content["application/json"].schema.$ref,
+          ]);
         else if (status !== "200") expect(r.content["application/json"].schema.$ref).toBe("#/components/schemas/Error");
       }
     }
@@ -46,10 +51,14 @@ describe("OpenAPI document and docs page", () => {
       [
         "GET /clients",
         "POST /clients",
+        "POST /clients/batch",
+        "PUT /clients/by-external-id/{external_id}",
         "GET /clients/{id}",
         "PATCH /clients/{id}",
         "GET /orders",
         "POST /orders",
+        "POST /orders/batch",
+        "PUT /orders/by-external-id/{external_id}",
         "GET /orders/{id}",
         "PATCH /orders/{id}",
         "DELETE /orders/{id}",
@@ -67,6 +76,8 @@ describe("OpenAPI document and docs page", () => {
         "GET /mail/threads/{legacyThreadId}",
         "PUT /mail/email-threads/{legacyThreadId}",
         "GET /mail/email-threads/{legacyThreadId}",
+        "GET /events",
+        "GET /events/{id}",
         "GET /webhook-endpoints",
         "POST /webhook-endpoints",
         "GET /webhook-endpoints/{id}",
@@ -121,7 +132,7 @@ describe("OpenAPI document and docs page", () => {
     const ids = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((item) =>
       Object.values(item).map((op) => op.operationId),
     );
-    expect(ids.every((id) => /^(list|get|create|update|delete|put|search|rotate|retry)[A-Z][A-Za-z]+$/.test(id))).toBe(true);
+    expect(ids.every((id) => /^(list|get|create|update|delete|put|upsert|batch|search|rotate|retry)[A-Z][A-Za-z]+$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
   });
 

@@ -16,6 +16,7 @@ export {
   literal,
   looseObject,
   NEVER,
+  null,
   number,
   object,
   preprocess,

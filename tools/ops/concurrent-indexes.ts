@@ -61,7 +61,12 @@ export async function buildIndexesConcurrently(databaseUrl: string, log: (line: 
       if (rows[0]) await client.query(`drop index concurrently if exists "${name}"`);
       const started = Date.now();
       try {
-        await client.query(stmt.replace(/^create (unique )?index if not exists/i, (_, unique) => `CREATE ${unique ? "UNIQUE " : ""}INDEX CONCURRENTLY IF NOT EXISTS`));
+        await client.query(
+          stmt.replace(
+            /^create (unique )?index if not exists/i,
+            (_, unique) => `CREATE ${unique ? "UNIQUE " : ""}INDEX CONCURRENTLY IF NOT EXISTS`,
+          ),
+        );
       } catch (e) {
         // A table (or column) that a pending migration creates: that migration builds the index itself.
         if ((e as { code?: string }).code === "42P01" || (e as { code?: string }).code === "42703") {

@@ -26,9 +26,9 @@ export async function eventSchema(catalog: EventCatalog) {
         }),
         type: z.enum(types as [string, ...string[]]),
         created_at: timestamp().openapi({ description: "When the change committed" }),
-        data: z.object({
-          object: (await schema()).nullable().openapi({ description: "The resource as the change left it (null if it is gone)" }),
-        }),
+        data: z
+          .object({ object: z.union([await schema(), z.null()]) })
+          .openapi({ description: "`object`: the resource as the change left it (null if it is gone)" }),
       }),
     ),
   );

@@ -214,7 +214,11 @@ export async function createOrders(change: Change, creates: OrderCreateWrite[]):
           project: rowOf(projects, "project"),
           invoice: rowOf(invoices, "invoice"),
           // The new contents' ids, in the order given.
-          contentIds: sql<{ items: number[]; payments: number[]; artworks: number[] } | null>`case when invoice.id is null then null else json_build_object(
+          contentIds: sql<{
+            items: number[];
+            payments: number[];
+            artworks: number[];
+          } | null>`case when invoice.id is null then null else json_build_object(
             'items', (select coalesce(json_agg(i.id order by i.id), '[]') from new_item i where i.invoice_id = invoice.id),
             'payments', (select coalesce(json_agg(p.id order by p.id), '[]') from new_payment p where p.invoice_id = invoice.id),
             'artworks', (select coalesce(json_agg(a.id order by a.id), '[]') from new_artwork a where a.project_id = invoice.project_id)) end`,

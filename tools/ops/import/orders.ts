@@ -7,7 +7,14 @@ import {
   PaymentFieldsSchema,
   quantityMatchesSizes,
 } from "../../../src/routes/orders/contents/schema";
-import { dbId, importedDiscountInRange, invoiceFields, orderCreateFields, PERCENT_MESSAGE, startDate } from "../../../src/routes/orders/schema";
+import {
+  dbId,
+  importedDiscountInRange,
+  invoiceFields,
+  orderCreateFields,
+  PERCENT_MESSAGE,
+  startDate,
+} from "../../../src/routes/orders/schema";
 import { createOrders, type OrderCreateWrite } from "../../../src/routes/orders/write";
 import { insertStatuses, insertTaxes, StatusCreateSchema, TaxCreateSchema } from "../settings";
 import { parseRecord, refSchema, refused, remember, resolveRef, type SectionImporter } from "./kit";
