@@ -23,12 +23,18 @@ export const BATCH_METHODS = ["create", "update", "upsert"] as const;
 /** What a resource's write answers for one item: the single request's status and body, or its error. */
 export type ItemOutcome = { status: number; body: unknown } | { error: ApiError };
 
+/** An item as the protocol reads it: its method, the row it addresses, and its `data` validated by that method's schema. */
+export type BatchItem<C, U, P> =
+  | { method: "create"; external_id?: string; data: C }
+  | { method: "update"; id?: number; external_id?: string; data: U }
+  | { method: "upsert"; external_id: string; data: P };
+
 /** A resource's side of the protocol. `W` is one write as the resource's write takes it. */
-export interface BatchResource<I, W> {
-  /** One item's schema (validated per item, so that an invalid item refuses only itself). */
-  item: z.ZodType<I>;
-  /** The item's write, or its 400 (fields relative to the item). */
-  writeOf(item: I): W | ApiError;
+export interface BatchResource<C, U, P, W> {
+  /** The `data` schema of each method: the bodies of the single requests (POST, PATCH, PUT). */
+  data: { create: z.ZodType<C>; update: z.ZodType<U>; upsert: z.ZodType<P> };
+  /** The item's write, or its 400. */
+  writeOf(item: BatchItem<C, U, P>): W | ApiError;
   /** The rows an item addresses or claims (`id:7`, `external_id:abc`): a later item of the batch may not touch them too. */
   touches(write: W): string[];
   /** Writes these in as few statements as possible (the single routes' own write); an outcome per write, in order. */
@@ -72,42 +78,72 @@ export function batchResponseSchema(name: string, success: z.ZodType) {
   return z.object({ data: z.array(result) }).openapi(`${name}BatchResult`);
 }
 
-/** An item's `method`, `id`, `external_id` and `data`, with the resource's schemas for each method's `data`. */
+/** An item's `method`, `id`, `external_id` and `data`, with the resource's schemas for each method's `data` (for the document). */
 export function batchItemSchema<C extends z.ZodType, U extends z.ZodType, P extends z.ZodType>(
   name: string,
   data: { create: C; update: U; upsert: P },
-  idField: z.ZodType<number>,
-  externalId: z.ZodType<string>,
+  ids: BatchIds,
 ) {
   const create = z
     .strictObject({
       method: z.literal("create"),
-      external_id: externalId.optional().openapi({ description: "The new row's external id (or `data.external_id`)" }),
+      external_id: ids.externalId.optional().openapi({ description: "The new row's external id (or `data.external_id`)" }),
       data: data.create,
     })
     .openapi(`${name}BatchCreate`);
   const update = z
     .strictObject({
       method: z.literal("update"),
-      id: idField.optional().openapi({ description: "The row to update (or `external_id`)" }),
-      external_id: externalId.optional().openapi({ description: "The row to update, by its external id (or `id`)" }),
+      id: ids.id.optional().openapi({ description: "The row to update (or `external_id`)" }),
+      external_id: ids.externalId.optional().openapi({ description: "The row to update, by its external id (or `id`)" }),
       data: data.update,
-    })
-    .refine((i) => (i.id === undefined) !== (i.external_id === undefined), {
-      message: "Give exactly one of id and external_id",
-      path: ["id"],
     })
     .openapi(`${name}BatchUpdate`);
   const upsert = z
     .strictObject({
       method: z.literal("upsert"),
-      external_id: externalId.openapi({ description: "The row to update, or to create with this external id" }),
+      external_id: ids.externalId.openapi({ description: "The row to update, or to create with this external id" }),
       data: data.upsert,
     })
     .openapi(`${name}BatchUpsert`);
   return z.discriminatedUnion("method", [create, update, upsert]).openapi(`${name}BatchItem`, {
     description: "`create` (as POST), `update` (as PATCH, by `id` or `external_id`) or `upsert` (as PUT by external id)",
   });
+}
+
+/** The schemas of an item's `id` and `external_id`. */
+export interface BatchIds {
+  id: z.ZodType<number>;
+  externalId: z.ZodType<string>;
+}
+
+/**
+ * Reads one item: its envelope (a 400 "Invalid item" naming `method`, `id`, `external_id` or `data`),
+ * then its `data` with its method's schema, whose 400 is the single request's own ("Invalid request body",
+ * the same fields).
+ */
+function readItem<C, U, P>(raw: unknown, ids: BatchIds, data: BatchResource<C, U, P, unknown>["data"]): BatchItem<C, U, P> | ApiError {
+  const envelope = z
+    .strictObject({ method: z.enum(BATCH_METHODS), id: ids.id.optional(), external_id: ids.externalId.optional(), data: z.unknown() })
+    .superRefine((item, ctx) => {
+      if (item.method === "update" && (item.id === undefined) === (item.external_id === undefined)) {
+        ctx.addIssue({ code: "custom", path: ["id"], message: "Give exactly one of id and external_id" });
+      }
+      if (item.method !== "update" && item.id !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["id"],
+          message: `A ${item.method} takes no id (an upsert addresses its row by external_id)`,
+        });
+      }
+      if (item.method === "upsert" && item.external_id === undefined)
+        ctx.addIssue({ code: "custom", path: ["external_id"], message: "Required" });
+    })
+    .safeParse(raw);
+  if (!envelope.success) return new ApiError(400, "invalid_request", "Invalid item", issuesToDetails(envelope.error.issues));
+  const parsed = data[envelope.data.method].safeParse(envelope.data.data);
+  if (!parsed.success) return new ApiError(400, "invalid_request", "Invalid request body", issuesToDetails(parsed.error.issues));
+  return { ...envelope.data, data: parsed.data } as BatchItem<C, U, P>;
 }
 
 const ROLLED_BACK_STATUS = 424;
@@ -148,15 +184,6 @@ class AtomicBatchFailed extends Error {
   }
 }
 
-/** Prefixes a resource error's field names with `data.` (they name fields of the item's `data`). */
-function inData(error: ApiError): ApiError {
-  if (!Array.isArray(error.details)) return error;
-  const details = error.details.map((d: { field?: string }) =>
-    typeof d?.field === "string" && !d.field.startsWith("(") ? { ...d, field: `data.${d.field}` } : d,
-  );
-  return new ApiError(error.status, error.code, error.message, details, error.headers);
-}
-
 /**
  * Runs a batch request: validates each item, refuses repeats, counts the items against the batch-item
  * limit, writes the rest with the resource's write (on the request's connection, or in the
@@ -164,21 +191,22 @@ function inData(error: ApiError): ApiError {
  * item fails), and answers 200 with each item's result. Events and outbox rows are published after
  * the commit; a replayed key answers the stored result and writes nothing.
  */
-export async function runBatch<I, W>(
+export async function runBatch<C, U, P, W>(
   c: Context<AppEnv>,
   body: { atomic: boolean; items: unknown[] },
-  resource: BatchResource<I, W>,
+  ids: BatchIds,
+  resource: BatchResource<C, U, P, W>,
 ): Promise<TypedResponse<BatchAnswer, 200, "json">> {
   const outcomes: (ItemOutcome | undefined)[] = body.items.map(() => undefined);
   const valid: { index: number; write: W }[] = [];
   const claimed = new Map<string, number>();
   body.items.forEach((raw, index) => {
-    const parsed = resource.item.safeParse(raw);
-    if (!parsed.success) {
-      outcomes[index] = { error: new ApiError(400, "invalid_request", "Invalid item", issuesToDetails(parsed.error.issues)) };
+    const item = readItem(raw, ids, resource.data);
+    if (item instanceof ApiError) {
+      outcomes[index] = { error: item };
       return;
     }
-    const write = resource.writeOf(parsed.data);
+    const write = resource.writeOf(item);
     if (write instanceof ApiError) {
       outcomes[index] = { error: write };
       return;
@@ -204,7 +232,7 @@ export async function runBatch<I, W>(
     const all = [...outcomes];
     valid.forEach(({ index }, k) => {
       const o = written[k];
-      all[index] = "error" in o ? { error: inData(o.error) } : o;
+      all[index] = o;
     });
     return all as ItemOutcome[];
   };

@@ -14,12 +14,9 @@ import { createAuthRoute, MAX_INT_ID, type Router } from "../../http/openapi";
 import { ClientCreateSchema, ClientEnvelopeSchema, ClientPatchSchema, ClientUpsertSchema } from "./schema";
 import { type ClientWrite, writeClients } from "./write";
 
-const ClientBatchItemSchema = batchItemSchema(
-  "Client",
-  { create: ClientCreateSchema, update: ClientPatchSchema, upsert: ClientUpsertSchema },
-  z.number().int().positive().max(MAX_INT_ID),
-  externalIdText(),
-);
+const BATCH_IDS = { id: z.number().int().positive().max(MAX_INT_ID), externalId: externalIdText() };
+const DATA = { create: ClientCreateSchema, update: ClientPatchSchema, upsert: ClientUpsertSchema };
+const ClientBatchItemSchema = batchItemSchema("Client", DATA, BATCH_IDS);
 
 const route = createAuthRoute({
   method: "post",
@@ -31,7 +28,7 @@ const route = createAuthRoute({
   description:
     `Up to ${BATCH_MAX_ITEMS} items, each \`create\` (as POST /clients), \`update\` (as PATCH /clients/{id}, by \`id\` or \`external_id\`) ` +
     "or `upsert` (as PUT /clients/by-external-id/{external_id}). Answers 200 with one result per item, in order: the status and body its " +
-    "single request answers (a 400 names fields as `data.<field>`). Without `atomic` each item is written or refused on its own; with " +
+    "single request answers. Without `atomic` each item is written or refused on its own; with " +
     '`"atomic": true` all are written or none is (then each item that did not fail answers 424 `rolled_back`). An item addressing a row ' +
     "(an id or external id) that an earlier item addresses is a 409. Written clients get their webhook events as their single requests " +
     `would. ${BATCH_COST} With \`Idempotency-Key\`, the whole batch is replayed.`,
@@ -44,11 +41,14 @@ const route = createAuthRoute({
   },
 });
 
-type Item = z.infer<typeof ClientBatchItemSchema>;
-
 /** Clients in the batch protocol: items become writeClients' writes. */
-const clientBatch: BatchResource<Item, ClientWrite> = {
-  item: ClientBatchItemSchema,
+const clientBatch: BatchResource<
+  z.infer<typeof ClientCreateSchema>,
+  z.infer<typeof ClientPatchSchema>,
+  z.infer<typeof ClientUpsertSchema>,
+  ClientWrite
+> = {
+  data: DATA,
   writeOf(item) {
     switch (item.method) {
       case "create": {
@@ -83,5 +83,5 @@ const clientBatch: BatchResource<Item, ClientWrite> = {
 
 export const registerBatchClients = (api: Router) => {
   api.openAPIRegistry.register("ClientBatchItem", ClientBatchItemSchema);
-  return api.openapi(route, async (c) => runBatch(c, c.req.valid("json"), clientBatch));
+  return api.openapi(route, async (c) => runBatch(c, c.req.valid("json"), BATCH_IDS, clientBatch));
 };

@@ -15,12 +15,9 @@ import { dbId, OrderEnvelopeSchema, OrderPatchSchema } from "./schema";
 import { type OrderWrite, writeOrders } from "./upsert";
 import { OrderCreateSchema, OrderUpsertSchema } from "./write-schema";
 
-const OrderBatchItemSchema = batchItemSchema(
-  "Order",
-  { create: OrderCreateSchema, update: OrderPatchSchema, upsert: OrderUpsertSchema },
-  dbId(),
-  externalIdText(),
-);
+const BATCH_IDS = { id: dbId(), externalId: externalIdText() };
+const DATA = { create: OrderCreateSchema, update: OrderPatchSchema, upsert: OrderUpsertSchema };
+const OrderBatchItemSchema = batchItemSchema("Order", DATA, BATCH_IDS);
 
 const route = createAuthRoute({
   method: "post",
@@ -32,7 +29,7 @@ const route = createAuthRoute({
   description:
     `Up to ${BATCH_MAX_ITEMS} items, each \`create\` (as POST /orders, contents included), \`update\` (as PATCH /orders/{id}, by \`id\` ` +
     "or `external_id`) or `upsert` (as PUT /orders/by-external-id/{external_id}). Answers 200 with one result per item, in order: the " +
-    "status and body its single request answers (a 400 names fields as `data.<field>`). Without `atomic` each item is written or " +
+    "status and body its single request answers. Without `atomic` each item is written or " +
     'refused on its own; with `"atomic": true` all are written or none is (then each item that did not fail answers 424 ' +
     "`rolled_back`). An item addressing an order (an id or external id) that an earlier item addresses is a 409. Written orders get " +
     `their accounting outbox rows and webhook events as their single requests would. ${BATCH_COST} With \`Idempotency-Key\`, the ` +
@@ -46,11 +43,14 @@ const route = createAuthRoute({
   },
 });
 
-type Item = z.infer<typeof OrderBatchItemSchema>;
-
 /** Orders in the batch protocol: items become writeOrders' writes. */
-const orderBatch: BatchResource<Item, OrderWrite> = {
-  item: OrderBatchItemSchema,
+const orderBatch: BatchResource<
+  z.infer<typeof OrderCreateSchema>,
+  z.infer<typeof OrderPatchSchema>,
+  z.infer<typeof OrderUpsertSchema>,
+  OrderWrite
+> = {
+  data: DATA,
   writeOf(item) {
     switch (item.method) {
       case "create": {
@@ -91,5 +91,5 @@ const orderBatch: BatchResource<Item, OrderWrite> = {
 
 export const registerBatchOrders = (api: Router) => {
   api.openAPIRegistry.register("OrderBatchItem", OrderBatchItemSchema);
-  return api.openapi(route, async (c) => runBatch(c, c.req.valid("json"), orderBatch));
+  return api.openapi(route, async (c) => runBatch(c, c.req.valid("json"), BATCH_IDS, orderBatch));
 };
