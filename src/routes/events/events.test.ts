@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { db, expectError, newCompany, sql, type TestCompany, waitFor } from "../../../test/support/api";
+import { type ApiResponse, db, expectError, newCompany, sql, type TestCompany, waitFor } from "../../../test/support/api";
 import { newClient } from "../../../test/support/orders";
 import { renderLostPayloads } from "../../webhooks/feed";
 import { purgeOldWebhookRows } from "../../webhooks/queue";
@@ -18,7 +18,7 @@ async function walk(co: TestCompany, path: string) {
   let cursor: string | null = null;
   do {
     const sep = path.includes("?") ? "&" : "?";
-    const res = await co.get(cursor ? `${path}${sep}cursor=${cursor}` : path);
+    const res: ApiResponse = await co.get(cursor ? `${path}${sep}cursor=${cursor}` : path);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     pages.push(res.body.data);
     cursor = res.body.pagination.next_cursor;
