@@ -78,14 +78,15 @@ export class Change {
    * (from `q.select`). Answers the rows. It starts only once the rate limiter let the request through,
    * so a `readsFirst` route may read before it.
    */
-  async write<R extends { written: Written }>(
+  async write<R extends { written: Written | null }>(
     statement: Statement,
     query: (q: StatementQuery) => PromiseLike<R[]>,
   ): Promise<Omit<R, "written">[]> {
     const effects = effectsOf(this.db, this.companyId, statement);
     await this.c.var.admitted();
     const rows = await query(statementQuery(this.db, [...statement.with, ...effects.ctes], effects.written));
-    if (rows[0]) this.add(rows[0].written);
+    const written = rows.find((row) => row.written)?.written;
+    if (written) this.add(written);
     return rows.map(({ written: _, ...row }) => row);
   }
 
