@@ -22,6 +22,7 @@ export function registerGetEvent(api: Router, catalog: EventCatalog, eventSchema
       params: zod.object({
         id: zod
           .string()
+          .max(36)
           .regex(EVENT_ID, "An event id: evt_ and 32 hexadecimal digits")
           .openapi({ param: { name: "id", in: "path" }, description: "The event's id", example: "evt_6f1c0e8a2b9d4c1e8f7a6b5c4d3e2f10" }),
       }),
