@@ -1331,12 +1331,12 @@ export interface components {
             title: string;
             description?: string | null;
             /**
-             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string with at most 2 decimals
+             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 24
              */
             quantity?: number | string;
             /**
-             * @description Unit price: a JSON number or decimal string with at most 2 decimals
+             * @description Unit price: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 12.50
              */
             unit_price: number | string;
@@ -1354,7 +1354,7 @@ export interface components {
         };
         PaymentCreate: {
             /**
-             * @description Amount paid: a JSON number or decimal string with at most 2 decimals
+             * @description Amount paid: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 150.00
              */
             amount: number | string;
@@ -1444,7 +1444,7 @@ export interface components {
             tax_exempt?: boolean;
             tax_exempt_reason?: string | null;
             /**
-             * @description Discount: a percent (0–100) or an amount (≥ 0), per discount_amount_type: a JSON number or decimal string with at most 2 decimals
+             * @description Discount: a percent (0–100) or an amount (≥ 0), per discount_amount_type: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 10.00
              */
             discount_amount?: number | string;
@@ -1784,12 +1784,12 @@ export interface components {
             title: string;
             description?: string | null;
             /**
-             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string with at most 2 decimals
+             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 24
              */
             quantity?: number | string;
             /**
-             * @description Unit price: a JSON number or decimal string with at most 2 decimals
+             * @description Unit price: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 12.50
              */
             unit_price: number | string;
@@ -1815,12 +1815,12 @@ export interface components {
             title?: string;
             description?: string | null;
             /**
-             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string with at most 2 decimals
+             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 24
              */
             quantity?: number | string;
             /**
-             * @description Unit price: a JSON number or decimal string with at most 2 decimals
+             * @description Unit price: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 12.50
              */
             unit_price?: number | string;
@@ -1857,7 +1857,7 @@ export interface components {
         };
         PaymentPatch: {
             /**
-             * @description Amount paid: a JSON number or decimal string with at most 2 decimals
+             * @description Amount paid: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 150.00
              */
             amount?: number | string;
@@ -2576,7 +2576,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -2699,7 +2699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2763,7 +2763,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -2872,7 +2872,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3564,7 +3564,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -3687,7 +3687,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3751,7 +3751,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -3860,7 +3860,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4575,7 +4575,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -4701,7 +4701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5065,7 +5065,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -5191,7 +5191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5555,7 +5555,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -5681,7 +5681,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7039,7 +7039,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -7148,7 +7148,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7619,7 +7619,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -7699,7 +7699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7886,7 +7886,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -7982,7 +7982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -14,10 +14,14 @@ import { PaginationSchema, timestamp } from "./openapi";
  * query (another company's token included) it is a 400 and reads nothing. It is a guard against misuse,
  * not a secret: every query's WHERE carries the caller's company whatever the cursor says.
  * Keys are strings of digits (ids, and timestamps as microseconds since the epoch, so PostgreSQL's
- * microseconds survive the trip), so a forged cursor can never make a query fail.
+ * microseconds survive the trip). A cursor is client input: each key is checked against its column's
+ * type and range (`KEY_RANGE`) before any SQL runs, so an edited cursor is a 400, never a failed query.
  */
 
-/** One column of a sort key: ids (int, or bigint) or timestamps; every column of one sort runs the same direction. */
+/**
+ * One column of a sort key: ids (`int` for int4 columns, `bigint` for bigint ones read as JS numbers)
+ * or timestamps; every column of one sort runs the same direction.
+ */
 export interface KeyColumn {
   column: AnyPgColumn;
   kind: "int" | "bigint" | "timestamp";
@@ -65,7 +69,23 @@ const b64url = (text: string) =>
 const fromB64url = (text: string) =>
   new TextDecoder().decode(Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)));
 
-const KEY_PATTERN = { int: /^\d{1,10}$/, bigint: /^\d{1,18}$/, timestamp: /^-?\d{1,17}$/ } as const;
+/**
+ * What each kind of key may hold, in microseconds since 1970 for timestamps: int4 ids; bigint ids as
+ * far as drizzle's number mode reads them exactly; timestamps from PostgreSQL's first (4713 BC) to the
+ * end of 9999 (PostgreSQL stores later ones, but `keyValue`'s interval arithmetic overflows on some).
+ */
+const KEY_RANGE = {
+  int: [0n, 2_147_483_647n],
+  bigint: [0n, BigInt(Number.MAX_SAFE_INTEGER)],
+  timestamp: [-210_866_803_200_000_000n, 253_402_300_799_999_999n],
+} as const;
+
+/** A key as the cursor carries it: a string of at most 19 digits (a sign for timestamps) within its column's range. */
+function validKey(value: unknown, kind: KeyColumn["kind"]): boolean {
+  if (typeof value !== "string" || !(kind === "timestamp" ? /^-?\d{1,19}$/ : /^\d{1,19}$/).test(value)) return false;
+  const n = BigInt(value);
+  return n >= KEY_RANGE[kind][0] && n <= KEY_RANGE[kind][1];
+}
 
 /** What a cursor is bound to besides its sort: the company and the list's filters. */
 export type CursorScope = { companyId: number; filters: Record<string, unknown> };
@@ -91,7 +111,7 @@ export function decodeCursor(text: string, sort: KeysetSort, scope: CursorScope)
     c.v === 1 &&
     Array.isArray(c.k) &&
     c.k.length === sort.columns.length &&
-    c.k.every((v, i) => typeof v === "string" && KEY_PATTERN[sort.columns[i].kind].test(v)) &&
+    c.k.every((v, i) => validKey(v, sort.columns[i].kind)) &&
     Number.isSafeInteger(c.p) &&
     (c.p as number) >= 2;
   if (!wellFormed) throw badCursor("Not a cursor returned by this list");

@@ -4,6 +4,8 @@ import { createLogger } from "../platform/logger";
 import type { AppEnv } from "./context";
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+/** A path segment holding an e-mail address (GET /clients/{email}), sent plain or percent-encoded. */
+const EMAIL_SEGMENT = /[^/]*(@|%40)[^/]*/gi;
 
 /**
  * Per-request services (Unkey style): request id, logger, the database (SQL over HTTP: nothing is
@@ -36,7 +38,8 @@ export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
     }
     logger.info("request", {
       method: c.req.method,
-      path: c.req.path,
+      // Personal data stays out of the access log: an address in the path is logged as {email}.
+      path: c.req.path.replace(EMAIL_SEGMENT, "{email}"),
       status: c.res.status,
       duration_ms: Date.now() - started,
       company_id: c.get("auth")?.companyId,

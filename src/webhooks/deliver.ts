@@ -78,14 +78,19 @@ async function claim(db: Db, id: number, claimSeconds: number): Promise<Claimed 
   return row && { ...row, id: Number(row.id), event_pk: Number(row.event_pk) };
 }
 
-/** Seconds until a pending, unclaimed delivery of an enabled endpoint is due (its message came early), else undefined. */
+/**
+ * Seconds until a pending delivery of an enabled endpoint can be taken, else undefined: it is not due
+ * yet (its message came early), or it is claimed. A claim is usually another consumer's attempt in
+ * progress, but it may be one whose consumer lost the database after claiming (the claim committed, its
+ * answer or the release never came): its message then comes back when the claim lapses, instead of the
+ * delivery waiting for the cron pass.
+ */
 async function earlyBy(db: Db, id: number): Promise<number | undefined> {
   const [row] = rowsOf<{ wait: number | null }>(
     await db.execute(sql`
-      select ceil(extract(epoch from d.next_attempt_at - now()))::int as wait
+      select ceil(extract(epoch from greatest(d.next_attempt_at, d.claimed_until) - now()))::int + 1 as wait
       from webhook_deliveries d join webhook_endpoints ep on ep.id = d.endpoint_id
-      where d.id = ${id} and d.status = 'pending' and ep.enabled and d.next_attempt_at > now()
-        and (d.claimed_until is null or d.claimed_until < now())`),
+      where d.id = ${id} and d.status = 'pending' and ep.enabled and greatest(d.next_attempt_at, d.claimed_until) > now()`),
   );
   return row?.wait ?? undefined;
 }

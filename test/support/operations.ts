@@ -166,6 +166,8 @@ export async function populated(co: TestCompany) {
     /** Whether the operation addresses a row by an id (in its path or its query). */
     addressesRow: (operation: Operation) => concrete(operation) !== missing(operation),
     body,
+    /** The fixture's valid body for the operation, or undefined where it has none (a new operation). */
+    knownBody: ({ op }: Operation) => bodies[op.operationId],
     /** The valid body with its first field swapped for a value of another JSON type, and that field. */
     wrongBody: (operation: Operation) => {
       const valid = body(operation) as Record<string, unknown>;

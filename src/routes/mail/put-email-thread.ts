@@ -33,6 +33,7 @@ const route = createAuthRoute({
   tags: ["Mail"],
   summary: "Create or replace a stored email thread",
   bodyLimit: EMAIL_THREAD_BODY_LIMIT,
+  exactNumbers: true,
   description:
     "Upserts the thread for (caller's company, `account_email`, legacy thread id) in one statement, so concurrent PUTs for one key leave one row. " +
     "The same legacy id under another mailbox is another thread. The first PUT inserts; later PUTs update that row: every field sent " +

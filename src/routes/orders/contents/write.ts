@@ -16,7 +16,7 @@ type Values<T extends ContentsTable> = { [K in keyof T["$inferInsert"]]?: T["$in
  * bumps the order's `updated_at`; `build` adds the changed `record` (a CTE named `record` returning whole
  * rows of `table`) and any `extra` CTEs, written under `ready`. With it: an accounting update that
  * resends the invoice's lines when `lines` is set and sync applies, and the order's `order.updated`
- * event. Answers the invoice row after the bump and the record, or undefined when the invoice moved on
+ * event. Answers the project and invoice rows after the bump and the record, or undefined when the invoice moved on
  * since `read` (then nothing was written).
  */
 export async function writeContents<T extends ContentsTable>(
@@ -48,7 +48,7 @@ export async function writeContents<T extends ContentsTable>(
       .update(projects)
       .set({ updatedAt: now })
       .where(and(eq(projects.id, read.projectId), ready))
-      .returning({ id: projects.id }),
+      .returning(),
   );
   const { record, extra = [] } = build(ready, sql`from ${invoice}`);
   // The record CTE's columns are its table's (typed by `T` below); drizzle only needs it as a CTE here.
@@ -70,9 +70,14 @@ export async function writeContents<T extends ContentsTable>(
           : [],
       events: [eventOf(orderEvents, "order.updated", { id: read.projectId, from: project })],
     },
-    (q) => q.select({ invoice: invoice._.selectedFields, record: cte._.selectedFields }).from(invoice).innerJoin(cte, sql`true`),
+    (q) =>
+      q
+        .select({ project: project._.selectedFields, invoice: invoice._.selectedFields, record: cte._.selectedFields })
+        .from(invoice)
+        .innerJoin(project, sql`true`)
+        .innerJoin(cte, sql`true`),
   );
-  return row as { invoice: typeof invoices.$inferSelect; record: T["$inferSelect"] } | undefined;
+  return row as { project: typeof projects.$inferSelect; invoice: typeof invoices.$inferSelect; record: T["$inferSelect"] } | undefined;
 }
 
 /** `insert into <table> … select … from <invoice>` as the `record` CTE. */

@@ -94,7 +94,7 @@ describe("POST /orders/{id}/items", () => {
       [{ title: " ", unit_price: "1" }, ["title"]],
       [{ title: "t", unit_price: "1.005" }, ["unit_price"]],
       [{ title: "t", unit_price: -1 }, ["unit_price"]],
-      [{ title: "t", unit_price: "1", quantity: "1e3" }, ["quantity"]],
+      [{ title: "t", unit_price: "1", quantity: "1e-3" }, ["quantity"]],
       [{ title: "t", unit_price: "1", sizes: { S: 2, M: 3 }, quantity: 4 }, ["quantity"]],
       [{ title: "t", unit_price: "1", sizes: { XLL: 1 } }, ["sizes.XLL"]],
       [{ title: "t", unit_price: "1", sizes: { s: 1, S: 2 } }, ["sizes.S"]],
