@@ -251,10 +251,11 @@ export async function inSessionTransaction<T>(
   }
 }
 
-/** Whether a statement failed on a unique index (SQLSTATE 23505), however the driver wrapped the error. */
-export function isUniqueViolation(error: unknown): boolean {
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (e.code === "23505") return true;
+/** Whether a statement failed on this unique index (SQLSTATE 23505), however the driver wrapped the error. */
+export function isUniqueViolation(error: unknown, index: string): boolean {
+  type Failure = { code?: unknown; constraint?: unknown; cause?: unknown };
+  for (let e = error as Failure | undefined, depth = 0; e && depth < 5; e = e.cause as Failure | undefined, depth++) {
+    if (e.code === "23505") return e.constraint === index;
   }
   return false;
 }

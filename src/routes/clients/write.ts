@@ -227,7 +227,7 @@ export async function writeClients(change: Change, writes: ClientWrite[]): Promi
     } catch (error) {
       // An update's external id taken by a write that committed after the statement's snapshot: nothing was
       // written; the next statement sees that row and answers 409.
-      if (isUniqueViolation(error)) continue;
+      if (isUniqueViolation(error, "clients_company_external_id_uq")) continue;
       throw error;
     }
     pending.forEach(({ idx }, k) => {

@@ -292,7 +292,7 @@ async function updateOnce(change: Change, writes: OrderUpdateWrite[]): Promise<(
       written = await writeOrder(change, read, write, changes, metadata);
     } catch (error) {
       // An external id taken by a write that committed after the read: the locked attempt answers the 409.
-      if (isUniqueViolation(error) && !lock) return undefined;
+      if (isUniqueViolation(error, "projects_company_external_id_uq") && !lock) return undefined;
       throw error;
     }
     if (!written) {
