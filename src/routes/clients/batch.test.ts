@@ -5,6 +5,7 @@ import { db, expectError, newCompany, sql, type TestCompany } from "../../../tes
 import { digest, earlyInMinute } from "../../../test/support/ratelimit";
 import { createToken } from "../../../tools/ops/commands";
 import { BATCH_ITEMS_LIMIT, RATE_WINDOW_SECONDS } from "../../ratelimit";
+import { ITEMS_RESERVE_AHEAD } from "../../ratelimit/upstash";
 
 const batch = (co: TestCompany, items: unknown[], atomic?: boolean, headers: Record<string, string> = {}) =>
   co.post("/clients/batch", atomic === undefined ? { items } : { atomic, items }, { headers });
@@ -238,8 +239,15 @@ describe("POST /clients/batch", () => {
       expect((await batch(as, items(30))).status).toBe(200);
       expectError(await batch(as, items(1)), 429, "rate_limited");
       expect(await clientsOf(a.companyId)).toHaveLength(30);
-      // Another key of the same company has its own window.
+      // Another key of the same company has its own window. Its first batch counts 200 more items ahead for
+      // this isolate, which serve its next batches without asking Redis.
+      const key = `crm:ratelimit-items:${digest(a.token)}:${window}`;
       expect((await batch(a, items(1))).status).toBe(200);
+      if (window === Math.floor(Date.now() / (RATE_WINDOW_SECONDS * 1000))) {
+        expect(Number(await redis.get(key))).toBe(1 + ITEMS_RESERVE_AHEAD);
+        expect((await batch(a, items(2))).status).toBe(200);
+        expect(Number(await redis.get(key))).toBe(1 + ITEMS_RESERVE_AHEAD);
+      }
     } finally {
       redis.disconnect();
     }
