@@ -148,7 +148,8 @@ async function writeOnce(change: Change, writes: { idx: number; write: ClientWri
       cols.map((c) => (c.name === "external_id" ? sql`g.new_external_id` : sql.raw(`(g.r).${c.name}`))),
       sql`, `,
     )}, g.new_metadata
-    from go g where g.action = 'insert' order by g.idx
+    -- In external id order: concurrent statements inserting the same ids wait for each other, never deadlock.
+    from go g where g.action = 'insert' order by g.new_external_id, g.idx
     on conflict (company_id, external_id) where deleted_at is null and external_id is not null do nothing
     returning *`);
   const set = cols.map((c) =>
@@ -156,17 +157,22 @@ async function writeOnce(change: Change, writes: { idx: number; write: ClientWri
       ? sql`external_id = g.new_external_id`
       : sql.raw(`${c.name} = case when g.given ? '${c.name}' then (g.r).${c.name} else c.${c.name} end`),
   );
+  // The rows to update locked in id order first, so concurrent statements updating the same clients wait
+  // for each other instead of deadlocking (an UPDATE … FROM locks in its join's order).
+  const lock = db.$with("lock", { id: sql<number>`id`.as("id") }).as(sql`
+    select c.id from ${clients} c join go g on g.action = 'update' and c.id = g.found_id
+    where c.company_id = ${companyId} order by c.id for update of c`);
   const updated = db.$with("updated", getTableColumns(clients)).as(sql`
     update ${clients} c set ${sql.join(set, sql`, `)}, metadata = g.new_metadata,
       deleted_at = case when g.deleted then now() else c.deleted_at end, updated_at = now()
     from go g
-    where g.action = 'update' and c.id = g.found_id and c.company_id = ${companyId} and c.deleted_at is null
+    where g.action = 'update' and c.id = g.found_id and c.id in (select id from lock) and c.deleted_at is null
       and (g.etags is null or ${clientEtagOf("c")} = any(g.etags))
     returning c.*`);
   const written = db.$with("written", getTableColumns(clients)).as(sql`select * from inserted union all select * from updated`);
   const rows = await change.write(
     {
-      with: [input, found, plan, checked, go, inserted, updated, written],
+      with: [input, found, plan, checked, go, inserted, lock, updated, written],
       events: [
         eventOf(clientEvents, "client.created", { id: inserted.id, from: inserted }),
         eventOf(clientEvents, "client.updated", { id: sql`updated.id`, from: sql`from updated where updated.deleted_at is null` }),

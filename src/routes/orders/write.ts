@@ -166,7 +166,8 @@ export async function createOrders(change: Change, creates: OrderCreateWrite[]):
     overriding system value
     select g.new_id, ${companyId}, (g.p).client_id, (g.p).title, (g.p).description, (g.p).start_date, (g.p).deadline, (g.p).status_id,
       (g.p).external_id, (g.p).metadata, ${sql.raw(at)}, ${sql.raw(at)}
-    from go g order by g.idx
+    -- In external id order: concurrent statements inserting the same ids wait for each other, never deadlock.
+    from go g order by (g.p).external_id, g.idx
     on conflict (company_id, external_id) where deleted_at is null and external_id is not null do nothing
     returning *`);
   const given = (field: string, fallback: string) =>
