@@ -840,7 +840,7 @@ export interface components {
                 object: components["schemas"]["Client"];
             };
         };
-        /** @description The client as POST /clients, PATCH /clients/{id} and GET /clients/{id} return it */
+        /** @description The client as POST /clients, PATCH /clients/{id}, PUT /clients/by-external-id/{external_id} and GET /clients/{id} return it */
         Client: {
             /** @example 42 */
             id: number;
@@ -935,7 +935,7 @@ export interface components {
                 object: components["schemas"]["OrderEnvelope"];
             };
         };
-        /** @description The order as POST /orders and PATCH /orders/{id}: the project with its default invoice (totals included) return it */
+        /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it */
         OrderEnvelope: {
             project: components["schemas"]["Project"];
             invoice: components["schemas"]["Invoice"];
