@@ -11,7 +11,7 @@ import { mountLazy } from "./http/lazy-resource";
 import { createRouter } from "./http/openapi";
 import { withResponseHeaders } from "./http/openapi-headers";
 import { paramsGuard } from "./http/params-guard";
-import { requestContext } from "./http/request-context";
+import { requestContext, requestId } from "./http/request-context";
 import { RESOURCES, WEBHOOK_EVENT_DECLARATIONS, WEBHOOK_EVENTS } from "./resources";
 
 const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", ...RESOURCES.flatMap((r) => ("publicPaths" in r ? r.publicPaths : []))]);
@@ -25,7 +25,7 @@ const documentInfo = (origin: string) => ({
     description:
       "Company-scoped CRM API for apparel-decoration shops. Every request carries `Authorization: Bearer <token>`; " +
       "the token's company scopes all reads and writes, and a body never carries a company id. " +
-      "Errors are `{ error: { code, message, details } }`. Rate limit: 300 requests per 60 s sliding window per API key " +
+      "Errors are `{ error: { code, message, details, request_id } }` (`request_id` is the answer's `X-Request-Id`). Rate limit: 300 requests per 60 s sliding window per API key " +
       "(`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` in Unix seconds; 429 `rate_limited` with `Retry-After`). " +
       "Request bodies are JSON (`Content-Type: application/json`) in UTF-8 (a declared charset other than UTF-8 is 415, bytes that are not UTF-8 are 400), " +
       "at most 1 MiB unless a route says otherwise (413 above), and must arrive within 10 s (408 otherwise); " +
@@ -96,6 +96,7 @@ export function createApp() {
   const api = createApi();
   app.onError(onError);
   app.use("*", drainUnreadBody);
+  app.use("*", requestId);
   app.use("*", loadConfig);
   app.use("*", requestContext);
   app.use("*", corsPolicy);
@@ -106,7 +107,7 @@ export function createApp() {
 
 /** No route matched: 405 when the path is known under another method, 404 otherwise. */
 function noRoute(c: Context<AppEnv>, routes: { method: string; path: string }[]) {
-  return methodNotAllowed(c, routes) ?? c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404);
+  return methodNotAllowed(c, routes) ?? c.json(errorBody(c.var.requestId, "not_found", `No route for ${c.req.method} ${c.req.path}`), 404);
 }
 
 /** Hono answers 404 for a known path with another method; we say 405 with an Allow header. */
@@ -119,7 +120,10 @@ function methodNotAllowed(c: Context<AppEnv>, routes: { method: string; path: st
   }
   if (!allowed.size) return undefined;
   c.header("Allow", [...allowed].join(", "));
-  return c.json(errorBody("invalid_request", `Method ${c.req.method} is not allowed on ${c.req.path}`, { allow: [...allowed] }), 405);
+  return c.json(
+    errorBody(c.var.requestId, "invalid_request", `Method ${c.req.method} is not allowed on ${c.req.path}`, { allow: [...allowed] }),
+    405,
+  );
 }
 
 export const app = createApp();

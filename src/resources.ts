@@ -3,8 +3,11 @@ import { clientsResource } from "./routes/clients/resource";
 import { eventsResource } from "./routes/events/resource";
 import { healthResource } from "./routes/health/resource";
 import { mailResource } from "./routes/mail/resource";
+import { meResource } from "./routes/me/resource";
 import { ordersResource } from "./routes/orders/resource";
 import { productsResource } from "./routes/products/resource";
+import { statusesResource } from "./routes/statuses/resource";
+import { taxesResource } from "./routes/taxes/resource";
 import { webhookEndpointsResource } from "./routes/webhook-endpoints/resource";
 import { type EventCatalog, eventCatalog, type ResourceEvents, type WebhookRenderers } from "./webhooks/events-catalog";
 
@@ -25,8 +28,11 @@ export type Resource = { tags: readonly { name: string; description: string }[] 
  * the document's `webhooks` come from the events they declare.
  */
 export const RESOURCES: readonly Resource[] = [
+  meResource,
   clientsResource,
   ordersResource,
+  statusesResource,
+  taxesResource,
   productsResource,
   mailResource,
   eventsResource,

@@ -117,3 +117,59 @@ describe("amounts are exact or refused, numbers and strings alike, on every mone
     });
   }
 });
+
+/** Tax rates: the same rule with 4 decimals and 0–100 (POST and PATCH /taxes). */
+const rateFields: MoneyField[] = [
+  {
+    what: "POST /taxes",
+    field: "rate",
+    send: (co, _o, v) => raw(co, "POST", "/taxes", `{"name":"Sales tax","rate":${v}}`),
+    read: (res) => res.body.tax.rate,
+  },
+  {
+    what: "PATCH /taxes/{id}",
+    field: "rate",
+    send: async (co, _o, v) => {
+      const tax = (await co.get("/taxes")).body.data[0] ?? (await co.post("/taxes", { name: "Sales tax", rate: 1 })).body.tax;
+      return raw(co, "PATCH", `/taxes/${tax.id}`, `{"rate":${v}}`);
+    },
+    read: (res) => res.body.tax.rate,
+  },
+];
+const refusedRates = ["1e-99999", "0.1e-400", "1e-5", "0.00001", "8.87501", "1.0000000000000001", "100.0001", "1e3", "1e400", "-1"];
+const acceptedRates: [string, string][] = [
+  ["1e1", "10"],
+  ["8.875", "8.875"],
+  ["8.8750", "8.875"],
+  ["1.5E1", "15"],
+  ["0.0001", "0.0001"],
+  ["1e-4", "0.0001"],
+  ["100", "100"],
+  ["-0", "0"],
+];
+
+describe("tax rates are exact or refused, numbers and strings alike", () => {
+  for (const f of rateFields) {
+    it(`${f.what} ${f.field}`, { timeout: 60_000 }, async () => {
+      const co = await newCompany();
+      const order = await orderWith(co);
+      if (f.what.startsWith("PATCH")) expect((await co.post("/taxes", { name: "Sales tax", rate: 1 })).status).toBe(200);
+      const before = await companyRows(co.companyId);
+      for (const value of refusedRates) {
+        for (const sent of [value, JSON.stringify(value)]) {
+          const res = await f.send(co, order, sent);
+          expect({ sent, status: res.status, code: res.body?.error?.code }).toEqual({ sent, status: 400, code: "invalid_request" });
+          expect(res.body.error.details, sent).toEqual([expect.objectContaining({ field: f.field })]);
+        }
+      }
+      expect(await companyRows(co.companyId)).toEqual(before);
+      for (const [value, expected] of acceptedRates) {
+        for (const sent of [value, JSON.stringify(value)]) {
+          const res = await f.send(co, order, sent);
+          expect(res.status, `${f.field}: ${sent} → ${JSON.stringify(res.body)}`).toBe(200);
+          expect(f.read(res), `${f.field}: ${sent}`).toBe(expected);
+        }
+      }
+    });
+  }
+});

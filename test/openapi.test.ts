@@ -71,6 +71,15 @@ describe("OpenAPI document and docs page", () => {
         "POST /orders/{id}/artworks",
         "PATCH /orders/{id}/artworks/{artwork_id}",
         "DELETE /orders/{id}/artworks/{artwork_id}",
+        "GET /me",
+        "GET /statuses",
+        "POST /statuses",
+        "PATCH /statuses/{id}",
+        "DELETE /statuses/{id}",
+        "GET /taxes",
+        "POST /taxes",
+        "PATCH /taxes/{id}",
+        "DELETE /taxes/{id}",
         "GET /products/search",
         "GET /products/{source}",
         "GET /mail/threads/{legacyThreadId}",
@@ -189,6 +198,14 @@ describe("OpenAPI document and docs page", () => {
       expect(payload.properties.data.properties.object.$ref ?? payload.properties.data.properties.object.allOf?.[0].$ref).toBe(
         `#/components/schemas/${objectRef[WEBHOOK_EVENTS[type].resource]}`,
       );
+      // Only a status change says what it replaced.
+      const previous = payload.properties.data.properties.previous_attributes;
+      if (type !== "order.status_changed") expect(previous, type).toBeUndefined();
+      else {
+        expect(payload.properties.data.required.sort()).toEqual(["object", "previous_attributes"]);
+        const schema = doc.components.schemas[(previous.$ref ?? previous.allOf[0].$ref).replace("#/components/schemas/", "")];
+        expect(schema.properties.status_id.type).toEqual(["integer", "null"]);
+      }
     }
   });
 

@@ -1,4 +1,5 @@
-import type { invoices } from "../db/schema";
+import { sql } from "drizzle-orm";
+import { companies, type invoices } from "../db/schema";
 import { plainDecimal } from "../platform/money";
 
 /**
@@ -64,3 +65,7 @@ export const taxState = (invoice: InvoiceTerms, rate: string | null): TaxState =
  * reads it when the decision is part of a single statement).
  */
 export const syncApplies = <T = boolean>(requestFlag: boolean | undefined, companyFlag: T): boolean | T => requestFlag ?? companyFlag;
+
+/** The company's accounting-sync default, as a scalar subquery of a larger statement (`syncApplies`' company flag). */
+export const companySyncSql = (companyId: number) =>
+  sql<boolean>`coalesce((select ${companies.accountingSyncEnabled} from ${companies} where ${companies.id} = ${companyId}), false)`;

@@ -150,11 +150,11 @@ const ROLLED_BACK_STATUS = 424;
 
 type BatchAnswer = { data: { index: number; status: number; body: JSONValue }[] };
 
-/** The answer of a batch whose items are settled: each item's status and body, in order. */
-const answer = (outcomes: ItemOutcome[]): BatchAnswer => ({
+/** The answer of a batch whose items are settled: each item's status and body, in order (an error's carries the batch's request id). */
+const answer = (requestId: string, outcomes: ItemOutcome[]): BatchAnswer => ({
   data: outcomes.map((o, index) =>
     "error" in o
-      ? { index, status: o.error.status as number, body: errorBody(o.error.code, o.error.message, o.error.details) as JSONValue }
+      ? { index, status: o.error.status as number, body: errorBody(requestId, o.error.code, o.error.message, o.error.details) as JSONValue }
       : { index, status: o.status, body: o.body as JSONValue },
   ),
 });
@@ -226,7 +226,7 @@ export async function runBatch<C, U, P, W>(
   });
   // Counted before anything is written (all of them, or a 429 that counts none).
   await admitBatchItems(c, body.items.length);
-  if (body.atomic && valid.length < body.items.length) return c.json(answer(rolledBack(outcomes)), 200);
+  if (body.atomic && valid.length < body.items.length) return c.json(answer(c.var.requestId, rolledBack(outcomes)), 200);
 
   const settle = (written: ItemOutcome[]) => {
     const all = [...outcomes];
@@ -243,11 +243,11 @@ export async function runBatch<C, U, P, W>(
       const settled = body.atomic
         ? await change.inLockedTransaction(async (locked) => {
             const all = settle(await resource.write(locked, writes));
-            if (all.some((o) => "error" in o)) throw new AtomicBatchFailed(answer(rolledBack(all)));
+            if (all.some((o) => "error" in o)) throw new AtomicBatchFailed(answer(c.var.requestId, rolledBack(all)));
             return all;
           })
         : settle(valid.length ? await resource.write(change, writes) : []);
-      return { status: 200 as const, body: answer(settled), afterCommit: () => change.publish() };
+      return { status: 200 as const, body: answer(c.var.requestId, settled), afterCommit: () => change.publish() };
     });
   } catch (error) {
     if (error instanceof AtomicBatchFailed) return c.json(error.body, 200);

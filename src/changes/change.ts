@@ -1,4 +1,6 @@
-import type { WithSubquery } from "drizzle-orm";
+import type { SQL, WithSubquery } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { NeonHttpDatabase } from "drizzle-orm/neon-http";
 import type { SelectedFields } from "drizzle-orm/pg-core";
 import type { Context, TypedResponse } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -39,6 +41,14 @@ export interface ChangeContext {
 /** One statement of a change: its own CTEs, writing ones first, and what is written with them. */
 export interface Statement extends Effects {
   with: WithSubquery[];
+  /**
+   * A statement run just before, in the same transaction, that takes the locks this write must hold
+   * before it reads (`select … for update`, `pg_advisory_xact_lock`). The write's snapshot is taken once
+   * they are held, so it sees everything their previous holders committed: what one statement alone
+   * cannot do (it reads the snapshot of its start, and a row lock only waits). Over HTTP the two are one
+   * batch (one round trip, one transaction); in a transaction, two statements.
+   */
+  lock?: SQL;
 }
 
 /** `db.with(…)` over the statement's CTEs and its effects', whose select also answers what the effects wrote. */
@@ -84,10 +94,23 @@ export class Change {
   ): Promise<Omit<R, "written">[]> {
     const effects = effectsOf(this.db, this.companyId, statement);
     await this.c.var.admitted();
-    const rows = await query(statementQuery(this.db, [...statement.with, ...effects.ctes], effects.written));
+    const select = query(statementQuery(this.db, [...statement.with, ...effects.ctes], effects.written));
+    const rows = statement.lock ? await this.afterLock(statement.lock, select) : await select;
     const written = rows.find((row) => row.written)?.written;
     if (written) this.add(written);
     return rows.map(({ written: _, ...row }) => row);
+  }
+
+  /** `select`, run once `lock` is held (Statement.lock): a batch over HTTP, the next statement in a transaction. */
+  private async afterLock<R>(lock: SQL, select: PromiseLike<R[]>): Promise<R[]> {
+    if (this.locked) {
+      await this.db.execute(lock);
+      return select;
+    }
+    // Outside a transaction the change's connection is the request's SQL over HTTP (createDb).
+    const http = this.db as unknown as NeonHttpDatabase;
+    const [, rows] = await http.batch([http.execute(lock), select as unknown as BatchItem<"pg">]);
+    return rows as R[];
   }
 
   /**

@@ -3,7 +3,7 @@ import { accountingChangeCte } from "../accounting/outbox";
 import type { AccountingChange } from "../accounting/payload";
 import type { Db } from "../platform/db";
 import { type WrittenEvent, webhookEventCte } from "../webhooks/events";
-import type { ResourceEvents } from "../webhooks/events-catalog";
+import type { EventCatalog, ResourceEvents } from "../webhooks/events-catalog";
 
 /*
  * What a change writes besides its own rows, as CTEs of the change's one statement: its accounting
@@ -24,6 +24,8 @@ export interface EventEffect {
   /** The changed resource's id. */
   resourceId: Value<string | number>;
   from: ForRows;
+  /** What the change replaced (jsonb over the rows of `from`), for an event type that declares it: `data.previous_attributes`. */
+  previous?: SQL;
 }
 
 /** An accounting outbox row on an order's default invoice (payload.ts says what it holds). */
@@ -42,9 +44,25 @@ export interface Effects {
 export function eventOf<E extends ResourceEvents>(
   events: E,
   type: keyof E["types"] & string,
-  of: { id: Value<string | number>; from: ForRows },
+  of: { id: Value<string | number>; from: ForRows; previous?: SQL },
 ) {
-  return { type, resourceType: events.resource, resourceId: of.id, from: of.from } satisfies EventEffect;
+  return { type, resourceType: events.resource, resourceId: of.id, from: of.from, previous: of.previous } satisfies EventEffect;
+}
+
+/**
+ * An event of another resource's type, named through the catalog of every resource's events (the one a
+ * resource's loader gets), for a write whose statement also changes that resource's rows (a tax's new
+ * rate changes its orders). A type the catalog does not hold throws when the route is built.
+ */
+export function catalogEvent(catalog: EventCatalog, type: string) {
+  const declared = catalog[type];
+  if (!declared) throw new Error(`no resource declares the webhook event type ${type}`);
+  return (of: { id: Value<string | number>; from: ForRows }): EventEffect => ({
+    type,
+    resourceType: declared.resource,
+    resourceId: of.id,
+    from: of.from,
+  });
 }
 
 /** What a change's statements wrote besides their rows: handed to delivery once the change committed. */
@@ -71,8 +89,8 @@ export function effectsOf(db: Db, companyId: number, effects: Effects): { ctes: 
       suffix(i),
     ),
   );
-  const events = (effects.events ?? []).map(({ from, resourceId, ...event }, i) =>
-    webhookEventCte(db, { companyId, ...event, resourceId: asSql(resourceId) }, fromClause(from), suffix(i)),
+  const events = (effects.events ?? []).map(({ from, resourceId, previous, ...event }, i) =>
+    webhookEventCte(db, { companyId, ...event, resourceId: asSql(resourceId), previousAttributes: previous }, fromClause(from), suffix(i)),
   );
   const outboxIds = outbox.map((o) => sql`(select coalesce(json_agg(${o.id} order by ${o.id}), '[]'::json) from ${o})`);
   // On one row only (the same for every row): a statement of many rows (a batch) answers it once.

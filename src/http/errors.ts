@@ -51,6 +51,10 @@ export const ErrorSchema = z
           description: "For validation errors: a list of { field, message } naming each offending field.",
           example: [{ field: "company_name", message: "Required" }],
         }),
+      request_id: z.string().openapi({
+        description: "The request's id, also the answer's `X-Request-Id` header: quote it when asking for support",
+        example: "0b6f4f4e-3a1c-4a57-9d54-2f1c2d1e8b10",
+      }),
     }),
   })
   .openapi("Error");
@@ -86,8 +90,9 @@ export function errorResponses(...statuses: ErrorStatus[]) {
 /** Errors every authenticated route can answer. */
 export const authErrors = errorResponses(401, 429, 500, 503);
 
-export function errorBody(code: ErrorCode, message: string, details: unknown = null) {
-  return { error: { code, message, details } };
+/** The error envelope; `request_id` is the request's (X-Request-Id), so a support request can quote one string. */
+export function errorBody(requestId: string, code: ErrorCode, message: string, details: unknown = null) {
+  return { error: { code, message, details, request_id: requestId } };
 }
 
 /** zod issues → [{ field, message }], one entry per offending field (unknown keys each named). */
@@ -117,12 +122,12 @@ export function validationHook(result: { success: boolean; error?: z.ZodError; t
 export function onError(err: Error, c: Context<AppEnv>) {
   if (err instanceof ApiError) {
     for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-    return c.json(errorBody(err.code, err.message, err.details), err.status);
+    return c.json(errorBody(c.var.requestId, err.code, err.message, err.details), err.status);
   }
   if (err instanceof HTTPException && err.status < 500) {
     const status = err.status as ContentfulStatusCode;
     const code = status === 401 ? "unauthenticated" : status === 404 ? "not_found" : "invalid_request";
-    return c.json(errorBody(code, err.message || "Invalid request"), status);
+    return c.json(errorBody(c.var.requestId, code, err.message || "Invalid request"), status);
   }
   // Database failures: one mapping for SQL over HTTP and WebSocket sessions (databaseFailure, src/platform/db.ts).
   const failure = databaseFailure(err);
@@ -130,15 +135,20 @@ export function onError(err: Error, c: Context<AppEnv>) {
     c.get("logger")?.warn("database unavailable", { error: err });
     c.header("Retry-After", String(RETRY_AFTER_SECONDS));
     return c.json(
-      errorBody("service_unavailable", "The database is unavailable; retry shortly", { retry_after_seconds: RETRY_AFTER_SECONDS }),
+      errorBody(c.var.requestId, "service_unavailable", "The database is unavailable; retry shortly", {
+        retry_after_seconds: RETRY_AFTER_SECONDS,
+      }),
       503,
     );
   }
   if (failure?.kind === "input") {
     // Input the checks before the database let through: logged, so that the check can be added.
     c.get("logger")?.warn("database refused the input", { sqlstate: failure.sqlState, field: failure.field });
-    return c.json(errorBody("invalid_request", "Invalid request", [{ field: failure.field, message: failure.message }]), 400);
+    return c.json(
+      errorBody(c.var.requestId, "invalid_request", "Invalid request", [{ field: failure.field, message: failure.message }]),
+      400,
+    );
   }
   c.get("logger")?.error("unhandled error", { error: err });
-  return c.json(errorBody("internal_error", "An unexpected error occurred"), 500);
+  return c.json(errorBody(c.var.requestId, "internal_error", "An unexpected error occurred"), 500);
 }

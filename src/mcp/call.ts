@@ -34,11 +34,13 @@ export function toolRequest(
     if (value === undefined || value === null) return [{ field, message: "Required" }];
     return /^\.{0,2}$/.test(asText(value)) ? [{ field, message: "Must not be empty, '.' or '..'" }] : [];
   });
-  if (badPath.length) return invalidArguments("Invalid request path", badPath);
+  const requestId = headers["x-request-id"];
+  if (badPath.length) return invalidArguments(requestId, "Invalid request path", badPath);
   const taken = new Set([...operation.pathParams, ...operation.queryParams, ...(operation.idempotent ? [IDEMPOTENCY_ARGUMENT] : [])]);
   const rest = Object.keys(args).filter((name) => !taken.has(name) && args[name] !== undefined);
   if (operation.body === "none" && rest.length) {
     return invalidArguments(
+      requestId,
       "Invalid tool arguments",
       rest.map((field) => ({ field, message: "Unknown field" })),
     );
@@ -67,7 +69,7 @@ export function toolRequest(
     return new Request(`${origin}${API_PREFIX}${path}${search}`, init);
   } catch {
     // Only a header can be refused here: `idempotency_key` with characters no HTTP header carries.
-    return invalidArguments("Invalid request headers", [
+    return invalidArguments(requestId, "Invalid request headers", [
       { field: IDEMPOTENCY_ARGUMENT, message: "Must be 1 to 255 printable ASCII characters" },
     ]);
   }
@@ -93,6 +95,6 @@ export async function toolResult(res: Response): Promise<ToolResult> {
 }
 
 /** An error the arguments caused before any request, in the API's envelope. */
-function invalidArguments(message: string, details: { field: string; message: string }[]): ToolResult {
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(errorBody("invalid_request", message, details)) }] };
+function invalidArguments(requestId: string, message: string, details: { field: string; message: string }[]): ToolResult {
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(errorBody(requestId, "invalid_request", message, details)) }] };
 }

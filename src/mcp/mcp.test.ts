@@ -5,7 +5,7 @@ import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { Redis } from "ioredis";
 import { describe, expect, inject, it } from "vitest";
-import { call, db, expectError, newCompany, sql } from "../../test/support/api";
+import { asRequest, call, db, expectError, newCompany, sql } from "../../test/support/api";
 import { callTool, mcpClient, toolAnswer } from "../../test/support/mcp";
 import { companyRows, type Operation, populated, tokenOperations } from "../../test/support/operations";
 import { newClient, newOrder, outboxRows } from "../../test/support/orders";
@@ -186,7 +186,8 @@ describe("MCP tools: the document's operations", () => {
     const a = await newCompany();
     const b = await newCompany();
     const { concrete, missing, addressesRow, body } = await populated(a);
-    const client = await mcpClient(b.token);
+    // One request id for every call: the error envelope carries it, and everything else must be the same.
+    const client = await mcpClient(b.token, undefined, "mcp-tenancy");
     const before = await companyRows(a.companyId);
     // PUTs last: B's PUT stores a thread of B's own under A's id, which B's GET would then find.
     const addressing = (await toolOperations())
@@ -229,7 +230,7 @@ describe("MCP tools: the document's operations", () => {
     const co = await newCompany();
     const { concrete, body } = await populated(co);
     const { token: readToken } = await createToken(db(), { companyId: co.companyId, scope: "read" });
-    const client = await mcpClient(readToken);
+    const client = await mcpClient(readToken, undefined, "mcp-read-token");
     const before = await companyRows(co.companyId);
     const writes = (await toolOperations()).filter(({ method }) => method !== "get");
     for (const operation of writes) {
@@ -240,6 +241,7 @@ describe("MCP tools: the document's operations", () => {
         code: "forbidden",
         message: expect.any(String),
         details: { required_scope: "write", token_scope: "read" },
+        request_id: "mcp-read-token",
       });
     }
     expect(writes.length).toBeGreaterThanOrEqual(10);
@@ -283,29 +285,33 @@ describe("MCP tools: calls", () => {
 
   it("a validation error is the route's own 400 as a tool error, naming the fields, with nothing written", async () => {
     const co = await newCompany();
-    const client = await mcpClient(co.token);
+    const client = await mcpClient(co.token, undefined, "mcp-refused");
+    const same = asRequest("mcp-refused");
     const before = await companyRows(co.companyId);
     const refused = await callTool(client, "create_client", { email: "not an address", extra: 1 });
     expect(refused.isError).toBe(true);
     expect(refused.error?.code).toBe("invalid_request");
     expect(refused.error?.details.map((d: { field: string }) => d.field).sort()).toEqual(["company_name", "email", "extra"]);
     // Exactly what the REST operation answers for the same body.
-    expect(refused.error).toEqual(expectError(await co.post("/clients", { email: "not an address", extra: 1 }), 400, "invalid_request"));
+    expect(refused.error).toEqual(
+      expectError(await co.post("/clients", { email: "not an address", extra: 1 }, same), 400, "invalid_request"),
+    );
     const shortQuery = await callTool(client, "list_clients", { q: "ab" });
-    expect(shortQuery.error).toEqual(expectError(await co.get("/clients?q=ab"), 400, "invalid_request"));
+    expect(shortQuery.error).toEqual(expectError(await co.get("/clients?q=ab", same), 400, "invalid_request"));
     const badId = await callTool(client, "get_order", { id: "0x1" });
-    expect(badId.error).toEqual(expectError(await co.get("/orders/0x1"), 400, "invalid_request"));
+    expect(badId.error).toEqual(expectError(await co.get("/orders/0x1", same), 400, "invalid_request"));
     expect(await companyRows(co.companyId)).toEqual(before);
   });
 
   it("arguments that make no request are refused as the API refuses input: a missing or path-changing path parameter, an argument a GET tool does not take, a key no header carries", async () => {
     const co = await newCompany();
-    const client = await mcpClient(co.token);
+    const client = await mcpClient(co.token, undefined, "mcp-no-request");
     const noId = await callTool(client, "get_order", {});
     expect(noId.error).toEqual({
       code: "invalid_request",
       message: "Invalid request path",
       details: [{ field: "id", message: "Required" }],
+      request_id: "mcp-no-request",
     });
     const unknown = await callTool(client, "list_orders", { search: "hoodies" });
     expect(unknown.error?.details).toEqual([{ field: "search", message: "Unknown field" }]);
@@ -316,7 +322,9 @@ describe("MCP tools: calls", () => {
     }
     // Percent signs and slashes stay inside the one segment: the route refuses the id.
     const slashed = await callTool(client, "get_order", { id: "1/../../clients" });
-    expect(slashed.error).toEqual(expectError(await co.get("/orders/1%2F..%2F..%2Fclients"), 400, "invalid_request"));
+    expect(slashed.error).toEqual(
+      expectError(await co.get("/orders/1%2F..%2F..%2Fclients", asRequest("mcp-no-request")), 400, "invalid_request"),
+    );
     const badKey = await callTool(client, "create_client", { company_name: "Keyed", idempotency_key: "line\nbreak" });
     expect(badKey.error?.details).toEqual([{ field: "idempotency_key", message: "Must be 1 to 255 printable ASCII characters" }]);
     await expect(client.callTool({ name: "drop_everything", arguments: {} })).rejects.toThrow(McpError);

@@ -24,6 +24,11 @@ export interface ResourceEvents {
   schema: () => Promise<z.ZodType>;
   /** The object as the API returns it now, for an event whose payload the change did not fill. */
   render: WebhookRenderer;
+  /**
+   * The types whose `data` also carries `previous_attributes` (what the change replaced, written with the
+   * event), each with that member's schema, loaded with the resource's routes.
+   */
+  previousAttributes?: Readonly<Record<string, () => Promise<z.ZodType>>>;
 }
 
 /**
@@ -41,6 +46,9 @@ export function eventCatalog(declarations: readonly ResourceEvents[]): EventCata
     ),
   );
 }
+
+/** The OpenAPI component of an event type's payload (`order.status_changed` → `OrderStatusChangedEvent`), in `webhooks` and the events feed. */
+export const eventComponent = (type: string) => `${type.replace(/(^|[._])([a-z])/g, (_, __, ch: string) => ch.toUpperCase())}Event`;
 
 /** Subscribes an endpoint to every event type, including types added later. */
 export const ALL_EVENTS = "*";

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { type Router, timestamp } from "../http/openapi";
-import type { ResourceEvents } from "./events-catalog";
+import { eventComponent, type ResourceEvents } from "./events-catalog";
 
 /*
  * The OpenAPI 3.1 `webhooks` section: one operation per event type of the resources' declarations, the
@@ -29,19 +29,23 @@ const signatureHeaders = z.object({
 
 const pascal = (type: string) => type.replace(/(^|[._])([a-z])/g, (_, __, ch: string) => ch.toUpperCase());
 
-function eventSchema(type: string, events: ResourceEvents, object: z.ZodType) {
+function eventSchema(type: string, events: ResourceEvents, object: z.ZodType, previous: z.ZodType | undefined) {
+  const objectMember = object.openapi({ description: `The ${events.resource.replace("_", " ")} as ${events.returnedBy} return it` });
   return z
     .object({
       id: z.string().openapi({ description: "The event id, also sent as `webhook-id`", example: "evt_5f2b8c1e9a4d4f0bb0e7c3d2a1f6e9b8" }),
       type: z.literal(type),
       created_at: timestamp().openapi({ description: "When the change was committed" }),
-      data: z.object({
-        object: object.openapi({
-          description: `The ${events.resource.replace("_", " ")} as ${events.returnedBy} return it`,
-        }),
-      }),
+      data: previous
+        ? z.object({
+            object: objectMember,
+            previous_attributes: previous.openapi({
+              description: "The attributes this change replaced, with the values they had before it",
+            }),
+          })
+        : z.object({ object: objectMember }),
     })
-    .openapi(`${pascal(type)}Event`);
+    .openapi(eventComponent(type));
 }
 
 /** Adds every event type the resources declare to the document's `webhooks`, in their order. */
@@ -49,6 +53,7 @@ export async function registerWebhookEvents(registry: Router["openAPIRegistry"],
   const objects = await Promise.all(declarations.map((events) => events.schema()));
   for (const [i, events] of declarations.entries()) {
     for (const [type, description] of Object.entries(events.types)) {
+      const previous = await events.previousAttributes?.[type]?.();
       registry.registerWebhook({
         method: "post",
         path: type,
@@ -62,7 +67,7 @@ export async function registerWebhookEvents(registry: Router["openAPIRegistry"],
         security: [],
         request: {
           headers: signatureHeaders,
-          body: { required: true, content: { "application/json": { schema: eventSchema(type, events, objects[i]) } } },
+          body: { required: true, content: { "application/json": { schema: eventSchema(type, events, objects[i], previous) } } },
         },
         responses: {
           200: { description: "Any 2xx answer acknowledges the event; the body is ignored" },

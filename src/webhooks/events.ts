@@ -18,6 +18,8 @@ export interface WebhookEventRow {
   resourceType: string;
   /** The resource's id (text): a value, or SQL reading another CTE of the statement. */
   resourceId: string | number | SQL;
+  /** What the change replaced, as SQL (jsonb) over the event's row: the payload's `data.previous_attributes`. */
+  previousAttributes?: SQL;
 }
 
 /** What a write's statement answers about each event it wrote: the event row, its type and resource, its deliveries. */
@@ -42,7 +44,7 @@ export function webhookEventCte(db: Db, row: WebhookEventRow, from: SQL, suffix 
     db,
     `webhook_event${suffix}`,
     webhookEvents,
-    { companyId: row.companyId, type: row.type, resourceType: row.resourceType, resourceId },
+    { companyId: row.companyId, type: row.type, resourceType: row.resourceType, resourceId, previousAttributes: row.previousAttributes },
     from,
   );
   const fanout = db.$with(`webhook_fanout${suffix}`, { id: webhookDeliveries.id, eventId: webhookDeliveries.eventId }).as(
@@ -62,13 +64,15 @@ export function webhookEventCte(db: Db, row: WebhookEventRow, from: SQL, suffix 
 }
 
 /**
- * The delivered body `{ id, type, created_at, data: { object } }` for an event row, from the object's
- * JSON text (jsonb keeps its numbers exact). For `update webhook_events … where id = …`.
+ * The delivered body `{ id, type, created_at, data: { object, previous_attributes? } }` for an event row,
+ * from the object's JSON text (jsonb keeps its numbers exact) and the row's previous attributes (only an
+ * event that has them carries the member). For `update webhook_events … where id = …`.
  */
 const payloadSql = (objectJson: SQL | string | null) =>
   sql`jsonb_build_object('id', event_id, 'type', type,
       'created_at', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-      'data', jsonb_build_object('object', ${objectJson}::jsonb))`;
+      'data', jsonb_build_object('object', ${objectJson}::jsonb)
+        || coalesce(jsonb_build_object('previous_attributes', previous_attributes), '{}'::jsonb))`;
 
 /**
  * Sets an event's payload unless it has one (a payload never changes once written); answers the

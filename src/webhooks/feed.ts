@@ -31,6 +31,7 @@ const columns = {
   resourceType: webhookEvents.resourceType,
   resourceId: webhookEvents.resourceId,
   payload: sql<string | null>`${webhookEvents.payload}::text`,
+  previousAttributes: sql<string | null>`${webhookEvents.previousAttributes}::text`,
   createdAt: sql<string>`to_char(${webhookEvents.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   old: sql<boolean>`${webhookEvents.createdAt} < now() - make_interval(secs => ${STORE_RENDER_AFTER_SECONDS})`,
 };
@@ -84,7 +85,10 @@ const payloadText = (row: FeedRow, object: string | undefined) =>
     id: row.eventId,
     type: row.type,
     created_at: row.createdAt,
-    data: { object: object === undefined ? null : new RawJson(object) },
+    data: {
+      object: object === undefined ? null : new RawJson(object),
+      ...(row.previousAttributes === null ? {} : { previous_attributes: new RawJson(row.previousAttributes) }),
+    },
   });
 
 /**

@@ -17,7 +17,7 @@ import * as schema from "../../src/db/schema";
 import { type CursorScope, encodeCursor, type KeysetSort } from "../../src/http/pagination";
 import type { Db } from "../../src/platform/db";
 import { CLIENTS_SORT } from "../../src/routes/clients/list";
-import { ORDERS_SORT } from "../../src/routes/orders/list";
+import { ORDER_LIST_SORTS, ORDERS_SORT } from "../../src/routes/orders/list";
 import { startStack } from "../../tools/local/stack";
 import { createToken } from "../../tools/ops/commands";
 import { projectRoot } from "../../tools/ops/config";
@@ -71,9 +71,18 @@ async function endpointsFor(client: pg.Client, companyId: number, n: number): Pr
      order by c.id desc limit 1`,
     [companyId],
   );
-  const cursor = (sort: KeysetSort, filters: CursorScope["filters"], key: string[]) =>
+  const cursor = (sort: KeysetSort, filters: CursorScope["filters"], key: (string | null)[]) =>
     encodeURIComponent(encodeCursor(sort, { companyId, filters }, key, 2));
-  const noOrderFilters = { client_id: null, status: null, from: null, to: null };
+  const noOrderFilters = { client_id: null, status: null, from: null, to: null, updated_since: null, include_deleted: false };
+  // 95 % into the deadline order: among the orders without a deadline, which come last.
+  const deepDeadline = await one<{ key: (string | null)[] }>(
+    `select array[(deadline - '1970-01-01'::date)::text, id::text] key from projects
+     where company_id = $1 and deleted_at is null order by coalesce(deadline, 'infinity'::date), id offset $2 limit 1`,
+    [companyId, deep],
+  );
+  const statuses = (
+    await client.query<{ id: number }>("select id from order_statuses where company_id = $1 order by position", [companyId])
+  ).rows;
   // A month of orders, a year back from the newest (the seed spreads n orders over three years).
   const month = {
     from: new Date(Date.now() - 365 * 864e5).toISOString().slice(0, 10),
@@ -86,7 +95,7 @@ async function endpointsFor(client: pg.Client, companyId: number, n: number): Pr
     {
       name: "clients by cursor at 95 %",
       goal: 2,
-      path: `/clients?per_page=50&cursor=${cursor(CLIENTS_SORT, { q: null }, [String(deepClient.id)])}`,
+      path: `/clients?per_page=50&cursor=${cursor(CLIENTS_SORT, { q: null, updated_since: null, include_deleted: false }, [String(deepClient.id)])}`,
     },
     { name: "clients page at 95 % (offset)", goal: "OFFSET walks every earlier row", path: `/clients?per_page=50&page=${pages}` },
     { name: `clients q=${SEED_TERMS.commonClient} (common)`, goal: 2, path: `/clients?q=${SEED_TERMS.commonClient}` },
@@ -95,6 +104,19 @@ async function endpointsFor(client: pg.Client, companyId: number, n: number): Pr
     { name: "orders ?client_id", goal: 2, path: `/orders?client_id=${busyClient.client_id}` },
     { name: "orders ?status", goal: 2, path: `/orders?status=${status.id}` },
     { name: "orders ?from&to (a month)", goal: 2, path: `/orders?from=${month.from}&to=${month.to}` },
+    { name: "orders ?status=a,b (two)", goal: 2, path: `/orders?status=${statuses[1].id},${statuses[4].id}` },
+    { name: "orders ?payment_status=partial", goal: 2, path: "/orders?payment_status=partial" },
+    { name: "orders ?payment_status=paid", goal: 2, path: "/orders?payment_status=paid" },
+    { name: "orders ?deadline_from&to (a month)", goal: 2, path: `/orders?deadline_from=${month.from}&deadline_to=${month.to}` },
+    { name: "orders ?sort=created_at", goal: 2, path: "/orders?sort=created_at" },
+    { name: "orders ?sort=deadline", goal: 2, path: "/orders?sort=deadline" },
+    { name: "orders ?sort=-deadline", goal: 2, path: "/orders?sort=-deadline" },
+    { name: "orders ?sort=-updated_at", goal: 2, path: "/orders?sort=-updated_at" },
+    {
+      name: "orders ?sort=deadline by cursor at 95 %",
+      goal: 2,
+      path: `/orders?sort=deadline&per_page=50&cursor=${cursor(ORDER_LIST_SORTS.deadline, noOrderFilters, deepDeadline.key)}`,
+    },
     { name: "orders by cursor at 95 %", goal: 2, path: `/orders?per_page=50&cursor=${cursor(ORDERS_SORT, noOrderFilters, deepOrder.key)}` },
     { name: "orders page at 95 % (offset)", goal: "OFFSET walks every earlier row", path: `/orders?per_page=50&page=${pages}` },
     {
@@ -219,6 +241,9 @@ try {
   for (const setting of ["log_min_duration = 0", "log_analyze = on", "log_buffers = on", "log_timing = on"]) {
     await client.query(`alter database crm set auto_explain.${setting}`);
   }
+  // The settings reach new sessions only: the local SQL-over-HTTP server's pooled connections of the timed
+  // runs close after 10 s idle (pg.Pool's default).
+  await new Promise((r) => setTimeout(r, 11_000));
   const plans: string[] = [`EXPLAIN ANALYZE (auto_explain) of each endpoint's statements for the ${N}-row company; ${lines[0]}`, ""];
   try {
     for (const ep of companies[0].endpoints) {

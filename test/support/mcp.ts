@@ -3,11 +3,15 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { expect } from "vitest";
 import { apiUrl } from "./api";
 
-/** The official SDK's client, connected to the Worker's MCP endpoint with this token (initialize done). */
-export async function mcpClient(token: string, baseUrl: string = apiUrl()) {
+/**
+ * The official SDK's client, connected to the Worker's MCP endpoint with this token (initialize done).
+ * With `requestId`, every MCP request carries it as X-Request-Id, so tool errors (whose envelope carries
+ * the MCP request's id) compare whole with each other and with REST answers sent with the same id.
+ */
+export async function mcpClient(token: string, baseUrl: string = apiUrl(), requestId?: string) {
   const client = new Client({ name: "crm-api-tests", version: "1.0.0" });
   const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
+    requestInit: { headers: { authorization: `Bearer ${token}`, ...(requestId ? { "x-request-id": requestId } : {}) } },
   });
   await client.connect(transport);
   return client;
@@ -25,8 +29,8 @@ export async function callTool(client: McpClient, name: string, args: Record<str
     isError: Boolean(result.isError),
     /** The answer (structured content) of a success. */
     body: result.structuredContent as any,
-    /** The `{ error: { code, message, details } }` of an error. */
-    error: envelope?.error as { code: string; message: string; details: any } | undefined,
+    /** The `{ error: { code, message, details, request_id } }` of an error. */
+    error: envelope?.error as { code: string; message: string; details: any; request_id: string } | undefined,
     text: content.map((c) => c.text),
   };
 }

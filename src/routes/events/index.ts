@@ -5,9 +5,9 @@ import { registerListEvents } from "./list";
 import { eventSchema } from "./schema";
 
 /** The routes, for the catalog of event types (filters, payload schemas, renderers). */
-export async function eventsApi(catalog: EventCatalog) {
+export function eventsApi(catalog: EventCatalog) {
   const api = createRouter();
-  const schema = await eventSchema(catalog);
+  const schema = eventSchema(catalog);
   registerListEvents(api, catalog, schema);
   registerGetEvent(api, catalog, schema);
   return api;

@@ -103,7 +103,7 @@ export function registerListEvents(api: Router, catalog: EventCatalog, eventSche
         resourceId: query.resource_id,
         createdAfter: query.created_after,
         createdBefore: query.created_before,
-        beforeId: cursor?.key[0],
+        beforeId: cursor?.key[0] ?? undefined,
       },
       query.per_page + 1,
     );

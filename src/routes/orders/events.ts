@@ -9,7 +9,10 @@ export const orderEvents = {
     "order.created": "An order (a project with its default invoice) was created",
     "order.updated": "An order changed: its fields, or its contents (line items, payments, artworks) and so its totals",
     "order.deleted": "An order was soft-deleted",
+    "order.status_changed":
+      "An order moved to another status (sent beside its `order.updated`); `data.previous_attributes.status_id` is the status it left",
   },
   schema: async () => (await import("./schema")).OrderEnvelopeSchema,
   render: async (db, event) => (await import("./webhook-object")).renderOrderObject(db, event),
+  previousAttributes: { "order.status_changed": async () => (await import("./schema")).StatusChangePreviousSchema },
 } as const satisfies ResourceEvents;

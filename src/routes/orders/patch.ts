@@ -24,6 +24,7 @@ import {
   projectColumns,
 } from "./schema";
 import { type OrderEnvelope, orderEnvelope } from "./serialize";
+import { statusChangedEvent } from "./status-changed";
 import { contentsCtes, newContentsRows } from "./write";
 import type { OrderContentsInput } from "./write-schema";
 
@@ -99,10 +100,11 @@ async function readOrders(db: Db, companyId: number, writes: OrderUpdateWrite[],
       clients: sql<number[]>`(select coalesce(array_agg(${clients.id}), '{}') from ${clients}
         where ${liveClients(companyId)} and ${clients.id} = any(${ids(bodies.map((b) => b.client_id))}::int[]))`,
       statuses: sql<number[]>`(select coalesce(array_agg(${orderStatuses.id}), '{}') from ${orderStatuses}
-        where ${orderStatuses.companyId} = ${companyId} and ${orderStatuses.id} = any(${ids(bodies.map((b) => b.status_id))}::int[]))`,
+        where ${orderStatuses.companyId} = ${companyId} and ${orderStatuses.deletedAt} is null
+          and ${orderStatuses.id} = any(${ids(bodies.map((b) => b.status_id))}::int[]))`,
       // Rates are never null: a tax missing here is not the company's.
       taxRates: sql<Record<string, string>>`(select coalesce(json_object_agg(${taxes.id}, ${taxes.rate}::text), '{}') from ${taxes}
-        where ${taxes.companyId} = ${companyId} and ${taxes.id} = any(${ids(bodies.map((b) => b.tax_id))}::int[]))`,
+        where ${taxes.companyId} = ${companyId} and ${taxes.deletedAt} is null and ${taxes.id} = any(${ids(bodies.map((b) => b.tax_id))}::int[]))`,
       externalIds: sql<Record<string, number>>`(select coalesce(json_object_agg(o.external_id, o.id), '{}') from ${projects} o
         where o.company_id = ${companyId} and o.deleted_at is null and o.external_id = any(${texts(bodies.map((b) => b.external_id))}))`,
     })
@@ -116,6 +118,25 @@ async function readOrders(db: Db, companyId: number, writes: OrderUpdateWrite[],
   return lock ? query.for("update", { of: [projects, invoices] }) : query;
 }
 type ReadOrder = Awaited<ReturnType<typeof readOrders>>[number];
+
+/**
+ * The live status and tax the body names, share-locked until commit (a status delete, a tax's rate change
+ * or delete then waits for this write, and sees its order); the tax only while its rate is still `rate`
+ * (when given), so a rate changed since the read makes the write miss and run again. True without either.
+ */
+function referencesHeld(companyId: number, body: OrderPatch, rate: string | null) {
+  const held = (table: typeof orderStatuses | typeof taxes, id: number, extra?: SQL) =>
+    sql`exists (select 1 from ${table} where ${and(eq(table.id, id), eq(table.companyId, companyId), isNull(table.deletedAt), extra)} for share)`;
+  return (
+    and(
+      body.status_id ? held(orderStatuses, body.status_id) : undefined,
+      body.tax_id ? held(taxes, body.tax_id, rate === null ? undefined : eq(taxes.rate, rate)) : undefined,
+    ) ?? sql`true`
+  );
+}
+
+/** The rate of the tax the body names, as read (null: none named, or not the company's). */
+const sentTaxRate = (order: ReadOrder, body: OrderPatch) => (body.tax_id ? (order.taxRates[body.tax_id] ?? null) : null);
 
 /**
  * The write as ONE statement (atomic): lock both rows only if they are still the versions that were read
@@ -134,7 +155,11 @@ async function writeOrder(
   const { body, ifMatch, contents } = write;
   const locked = db.$with("locked").as(
     db
-      .select({ projectId: sql<number>`${projects.id}`.as("project_id"), invoiceId: sql<number>`${invoices.id}`.as("invoice_id") })
+      .select({
+        projectId: sql<number>`${projects.id}`.as("project_id"),
+        invoiceId: sql<number>`${invoices.id}`.as("invoice_id"),
+        statusId: sql<number | null>`${projects.statusId}`.as("previous_status_id"),
+      })
       .from(projects)
       .innerJoin(invoices, eq(invoices.id, order.invoice.id))
       // A row lock waits for a concurrent writer, then re-checks this condition against the row it committed.
@@ -143,6 +168,8 @@ async function writeOrder(
           eq(projects.id, order.project.id),
           sql`${projects}.xmin = ${order.versions.project}::xid`,
           sql`${invoices}.xmin = ${order.versions.invoice}::xid`,
+          // The status and tax the body names, still as read, held until commit (checked before the rows above are locked).
+          referencesHeld(change.companyId, body, sentTaxRate(order, body)),
           // With If-Match, the client the ETag covers must be unchanged too (the rows above are pinned by xmin).
           ifMatch === undefined
             ? undefined
@@ -181,7 +208,17 @@ async function writeOrder(
       accounting: changes
         ? [{ projectId: order.project.id, invoiceId: order.invoice.id, operation: "update", payload: { changes }, from: locked }]
         : [],
-      events: [eventOf(orderEvents, "order.updated", { id: order.project.id, from: project })],
+      events: [
+        eventOf(orderEvents, "order.updated", { id: order.project.id, from: project }),
+        ...(body.status_id === undefined
+          ? []
+          : [
+              statusChangedEvent(
+                { cte: project, projectId: project.id, statusId: project.statusId },
+                { cte: locked, projectId: locked.projectId, statusId: locked.statusId },
+              ),
+            ]),
+      ],
     },
     (q) =>
       q
@@ -262,6 +299,17 @@ const addressed = (rows: ReadOrder[], { address }: OrderUpdateWrite) =>
  */
 async function updateOnce(change: Change, writes: OrderUpdateWrite[]): Promise<(OrderUpdateOutcome | undefined)[]> {
   const { db, companyId, locked: lock } = change;
+  // Locked, the statuses and taxes the bodies name are held before the orders' rows, the order every writer
+  // takes them in (a tax or status write holds its row, then the orders'), so the attempt cannot deadlock.
+  const referencing = writes.filter((w) => w.body.status_id || w.body.tax_id);
+  if (lock && referencing.length) {
+    await db.execute(
+      sql`select ${sql.join(
+        referencing.map((w) => referencesHeld(companyId, w.body, null)),
+        sql`, `,
+      )}`,
+    );
+  }
   const rows = await readOrders(db, companyId, writes, lock);
   // Two writes of one batch that found the same order (by id and by external id): the later one is refused.
   const first = new Map<number, number>();
@@ -280,7 +328,7 @@ async function updateOnce(change: Change, writes: OrderUpdateWrite[]): Promise<(
     if (refused) return { error: refused };
     const { body } = write;
     const read = order!;
-    const taxRate = body.tax_id === undefined ? read.storedTaxRate : body.tax_id ? read.taxRates[body.tax_id] : null;
+    const taxRate = body.tax_id === undefined ? read.storedTaxRate : sentTaxRate(read, body);
     // The outbox row is part of the write, so its payload comes from the invoice as the write will leave it:
     // the version-checked row with the body's (canonical) values applied. Replaced items resend the lines.
     const sync = syncApplies(body.quickbooks_enabled, read.companySync);

@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { artworks, clients, companies, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
+import { artworks, clients, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
 import { etagSql } from "../../http/etag";
 import type { Db } from "../../platform/db";
 import { jsonRows, tableRows } from "../../platform/sql-kit";
@@ -39,9 +39,7 @@ export const orderEtag = (projectId: unknown, projectUpdatedAt: unknown, invoice
     sql`(select ${clients.updatedAt} from ${clients} where ${clients.id} = ${clientId})`,
   ]);
 
-/** The company's accounting-sync default, as a scalar subquery of a larger statement. */
-export const companySyncSql = (companyId: number) =>
-  sql<boolean>`coalesce((select ${companies.accountingSyncEnabled} from ${companies} where ${companies.id} = ${companyId}), false)`;
+export { companySyncSql } from "../../accounting/payload";
 
 /**
  * Everything GET /orders/{id} shows in ONE query (items, payments and artworks as JSON lists): one round

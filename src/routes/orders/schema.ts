@@ -170,3 +170,10 @@ export const TaxSchema = z
 export const OrderStatusSchema = z.object({ id: z.number().int(), name: z.string(), position: z.number().int() }).openapi("OrderStatus");
 
 export const OrderEnvelopeSchema = z.object({ project: ProjectSchema, invoice: InvoiceSchema }).openapi("OrderEnvelope");
+
+/** `data.previous_attributes` of `order.status_changed`: the status the order left. */
+export const StatusChangePreviousSchema = z
+  .object({
+    status_id: z.number().int().nullable().openapi({ description: "The status id before the change (null: it had none)", example: 3 }),
+  })
+  .openapi("OrderStatusChangePrevious");

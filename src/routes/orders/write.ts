@@ -153,8 +153,9 @@ export async function createOrders(change: Change, creates: OrderCreateWrite[]):
     select i.*, c.id as client_found, c.tax_exempt as client_tax_exempt, c.tax_exempt_reason as client_tax_exempt_reason,
       (select pr.id from ${projects} pr where pr.company_id = ${companyId} and pr.deleted_at is null and (i.p).external_id is not null
          and pr.external_id = (i.p).external_id limit 1) as conflict_id,
-      ((i.p).status_id is null or exists (select 1 from ${orderStatuses} s where s.company_id = ${companyId} and s.id = (i.p).status_id)) as status_ok,
-      (select t.rate::text from ${taxes} t where t.company_id = ${companyId} and t.id = (i.inv).tax_id) as tax_rate
+      ((i.p).status_id is null or exists (select 1 from ${orderStatuses} s
+         where s.company_id = ${companyId} and s.id = (i.p).status_id and s.deleted_at is null)) as status_ok,
+      (select t.rate::text from ${taxes} t where t.company_id = ${companyId} and t.id = (i.inv).tax_id and t.deleted_at is null) as tax_rate
     from input i
     left join ${clients} c on c.company_id = ${companyId} and c.deleted_at is null and c.id = (i.p).client_id`);
   const go = db.$with("go", { idx: sql<number>`idx`.as("idx") }).as(sql`

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectError, newCompany, sql, type TestCompany, workerLogLines } from "../../../../test/support/api";
+import { errorEnvelope, expectError, newCompany, sql, type TestCompany, workerLogLines } from "../../../../test/support/api";
 import { newOrder, outboxRows } from "../../../../test/support/orders";
 
 const livePositions = async (invoiceId: number) =>
@@ -122,7 +122,8 @@ describe("POST /orders/{id}/items", () => {
       await b.post(`/orders/${deleted.orderId}/items`, body),
       await b.post("/orders/2147483647/items", body),
     ];
-    for (const res of answers) expect(res.body).toEqual({ error: { code: "not_found", message: "Order not found", details: null } });
+    for (const res of answers)
+      expect(res.body).toEqual(errorEnvelope(res, { code: "not_found", message: "Order not found", details: null }));
     expect(await livePositions(invoiceId)).toEqual([]);
     expect(await livePositions(deleted.invoiceId)).toEqual([]);
   });
@@ -238,7 +239,8 @@ describe("PATCH /orders/{id}/items/{item_id}", () => {
       await a.patch(`/orders/${x.orderId}/items/${x.items[0]}`, { title: "t" }),
       await a.patch(`/orders/${y.orderId}/items/2147483647`, { title: "t" }),
     ];
-    for (const res of answers) expect(res.body).toEqual({ error: { code: "not_found", message: "Item not found", details: null } });
+    for (const res of answers)
+      expect(res.body).toEqual(errorEnvelope(res, { code: "not_found", message: "Item not found", details: null }));
     const foreignOrder = await b.patch(`/orders/${y.orderId}/items/${y.items[0]}`, { title: "t" });
     expect(foreignOrder.body.error.message).toBe("Order not found");
     expectError(await a.patch(`/orders/${y.orderId}/items/${y.items[0]}`, {}), 400, "invalid_request");
