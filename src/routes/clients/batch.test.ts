@@ -22,17 +22,24 @@ describe("POST /clients/batch", () => {
     const a = await newCompany();
     const existing = (await a.post("/clients", { company_name: "Existing", external_id: "ext-1" })).body.client;
     const other = (await a.post("/clients", { company_name: "Other" })).body.client;
-    const res = await batch(a, [
-      { method: "create", data: { company_name: "New One", email: "one@example.com" } },
-      { method: "create", data: { company_name: "" } },
-      { method: "update", id: other.id, data: { phone: "555" } },
-      { method: "update", id: 2147483000, data: { phone: "1" } },
-      { method: "upsert", external_id: "ext-2", data: { company_name: "Upserted" } },
-      { method: "upsert", external_id: "ext-1", data: { company_name: "Existing renamed", metadata: { k: "v" } } },
-      { method: "create", external_id: "ext-1", data: { company_name: "Taken" } },
-      { method: "delete", id: 1, data: {} },
-      { method: "create", data: { company_name: "X", unknown: 1 } },
-    ]);
+    // One request id for the batch and the single requests it is compared with (error bodies carry it).
+    const rid = { "x-request-id": `batch-${randomUUID()}` };
+    const res = await batch(
+      a,
+      [
+        { method: "create", data: { company_name: "New One", email: "one@example.com" } },
+        { method: "create", data: { company_name: "" } },
+        { method: "update", id: other.id, data: { phone: "555" } },
+        { method: "update", id: 2147483000, data: { phone: "1" } },
+        { method: "upsert", external_id: "ext-2", data: { company_name: "Upserted" } },
+        { method: "upsert", external_id: "ext-1", data: { company_name: "Existing renamed", metadata: { k: "v" } } },
+        { method: "create", external_id: "ext-1", data: { company_name: "Taken" } },
+        { method: "delete", id: 1, data: {} },
+        { method: "create", data: { company_name: "X", unknown: 1 } },
+      ],
+      undefined,
+      rid,
+    );
     expect(res.status).toBe(200);
     const items = res.body.data;
     expect(items.map((i: any) => [i.index, i.status])).toEqual([
@@ -48,9 +55,11 @@ describe("POST /clients/batch", () => {
     ]);
     expect(items[0].body.client).toMatchObject({ company_name: "New One", email: "one@example.com" });
     // The single request's own answer: the same message and fields.
-    expect(items[1].body).toEqual((await a.post("/clients", { company_name: "" })).body);
+    expect(items[1].body).toEqual((await a.post("/clients", { company_name: "" }, { headers: rid })).body);
     expect(items[2].body.client).toMatchObject({ id: other.id, phone: "555" });
-    expect(items[3].body).toEqual({ error: { code: "not_found", message: "Client not found", details: null } });
+    expect(items[3].body).toEqual({
+      error: { code: "not_found", message: "Client not found", details: null, request_id: rid["x-request-id"] },
+    });
     expect(items[4].body.client).toMatchObject({ company_name: "Upserted", external_id: "ext-2" });
     expect(items[5].body.client).toMatchObject({ id: existing.id, company_name: "Existing renamed", metadata: { k: "v" } });
     // ext-1 is addressed by item 5 already: a row appears once per batch.
@@ -71,14 +80,20 @@ describe("POST /clients/batch", () => {
   it("an item whose external id another live client holds is 409 naming it, as its single request; the others are written", async () => {
     const a = await newCompany();
     const holder = (await a.post("/clients", { company_name: "Holder", external_id: "taken" })).body.client;
-    const res = await batch(a, [
-      { method: "create", data: { company_name: "Fine" } },
-      { method: "create", data: { company_name: "Clash", external_id: "taken" } },
-    ]);
+    const rid = { "x-request-id": `conflict-${randomUUID()}` };
+    const res = await batch(
+      a,
+      [
+        { method: "create", data: { company_name: "Fine" } },
+        { method: "create", data: { company_name: "Clash", external_id: "taken" } },
+      ],
+      undefined,
+      rid,
+    );
     expect(res.body.data[1]).toEqual({
       index: 1,
       status: 409,
-      body: (await a.post("/clients", { company_name: "Clash", external_id: "taken" })).body,
+      body: (await a.post("/clients", { company_name: "Clash", external_id: "taken" }, { headers: rid })).body,
     });
     expect(res.body.data[1].body.error.details[0].message).toContain(String(holder.id));
     expect((await clientsOf(a.companyId)).map((c) => c.company_name)).toEqual(["Holder", "Fine"]);
@@ -160,11 +175,17 @@ describe("POST /clients/batch", () => {
     const b = await newCompany();
     const mine = (await a.post("/clients", { company_name: "A's", external_id: "shared" })).body.client;
     const before = await clientsOf(a.companyId);
-    const res = await batch(b, [
-      { method: "update", id: mine.id, data: { company_name: "Stolen" } },
-      { method: "update", external_id: "shared", data: { company_name: "Stolen" } },
-    ]);
-    const missing = await batch(b, [{ method: "update", id: 2147483000, data: { company_name: "x" } }]);
+    const rid = { "x-request-id": `tenancy-${randomUUID()}` };
+    const res = await batch(
+      b,
+      [
+        { method: "update", id: mine.id, data: { company_name: "Stolen" } },
+        { method: "update", external_id: "shared", data: { company_name: "Stolen" } },
+      ],
+      undefined,
+      rid,
+    );
+    const missing = await batch(b, [{ method: "update", id: 2147483000, data: { company_name: "x" } }], undefined, rid);
     expect(res.body.data.map((i: any) => i.body)).toEqual([missing.body.data[0].body, missing.body.data[0].body]);
     const upserted = await batch(b, [{ method: "upsert", external_id: "shared", data: { company_name: "B's" } }]);
     expect(upserted.body.data[0].status).toBe(201);

@@ -131,8 +131,9 @@ describe("GET /events", () => {
     const [event] = (await a.get("/events")).body.data;
     expect((await b.get("/events")).body.data).toEqual([]);
     expect((await b.get(`/events?resource_id=${event.data.object.id}`)).body.data).toEqual([]);
-    const foreign = await b.get(`/events/${event.id}`);
-    const missing = await b.get(`/events/evt_${"0".repeat(32)}`);
+    const rid = { headers: { "x-request-id": "events-tenancy" } };
+    const foreign = await b.get(`/events/${event.id}`, rid);
+    const missing = await b.get(`/events/evt_${"0".repeat(32)}`, rid);
     expectError(foreign, 404, "not_found");
     expect(foreign.body).toEqual(missing.body);
   });

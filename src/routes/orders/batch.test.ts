@@ -1,9 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { newCompany, sql, type TestCompany } from "../../../test/support/api";
+import { newCompany, sql, type TestCompany, waitFor } from "../../../test/support/api";
 import { newClient, newOrder, outboxRows } from "../../../test/support/orders";
 
-const batch = (co: TestCompany, items: unknown[], atomic?: boolean) =>
-  co.post("/orders/batch", atomic === undefined ? { items } : { atomic, items });
+const batch = (co: TestCompany, items: unknown[], atomic?: boolean, headers: Record<string, string> = {}) =>
+  co.post("/orders/batch", atomic === undefined ? { items } : { atomic, items }, { headers });
 const ordersOf = (companyId: number) =>
   sql<{ id: number; title: string; external_id: string | null }>(
     "select id, title, external_id from projects where company_id = $1 and deleted_at is null order by id",
@@ -26,31 +27,39 @@ describe("POST /orders/batch", () => {
     const clientId = await newClient(a);
     const foreignClient = await newClient(b);
     const existing = await newOrder(a, { client_id: clientId, title: "Existing" });
-    const res = await batch(a, [
-      {
-        method: "create",
-        external_id: "s-1",
-        data: { title: "New", client_id: clientId, items: [{ title: "Tee", unit_price: "10.00", quantity: 3 }] },
-      },
-      { method: "create", data: { title: "Foreign client", client_id: foreignClient } },
-      { method: "update", id: existing.project.id, data: { title: "Existing renamed", discount_amount: 10 } },
-      { method: "update", external_id: "nope", data: { title: "x" } },
-      { method: "upsert", external_id: "s-2", data: { title: "Upserted", client_id: clientId } },
-      { method: "update", id: existing.project.id + 100000, data: { title: "x" } },
-      { method: "create", data: { title: "Bad line", client_id: clientId, items: [{ title: "x", unit_price: "abc" }] } },
-    ]);
+    // One request id for the batch and the single requests it is compared with (error bodies carry it).
+    const rid = { "x-request-id": `batch-${randomUUID()}` };
+    const res = await batch(
+      a,
+      [
+        {
+          method: "create",
+          external_id: "s-1",
+          data: { title: "New", client_id: clientId, items: [{ title: "Tee", unit_price: "10.00", quantity: 3 }] },
+        },
+        { method: "create", data: { title: "Foreign client", client_id: foreignClient } },
+        { method: "update", id: existing.project.id, data: { title: "Existing renamed", discount_amount: 10 } },
+        { method: "update", external_id: "nope", data: { title: "x" } },
+        { method: "upsert", external_id: "s-2", data: { title: "Upserted", client_id: clientId } },
+        { method: "update", id: existing.project.id + 100000, data: { title: "x" } },
+        { method: "create", data: { title: "Bad line", client_id: clientId, items: [{ title: "x", unit_price: "abc" }] } },
+      ],
+      undefined,
+      rid,
+    );
     expect(res.status).toBe(200);
     const items = res.body.data;
     expect(items.map((i: any) => i.status)).toEqual([200, 400, 200, 404, 201, 404, 400]);
     expect(items[0].body.invoice.totals.total).toBe("30.00");
     expect(items[0].body.project.external_id).toBe("s-1");
     // The single requests' answers, exactly.
-    expect(items[1].body).toEqual((await a.post("/orders", { title: "Foreign client", client_id: foreignClient })).body);
+    expect(items[1].body).toEqual((await a.post("/orders", { title: "Foreign client", client_id: foreignClient }, { headers: rid })).body);
     expect(items[2].body.project.title).toBe("Existing renamed");
     expect(items[2].body.invoice.discount_amount).toBe("10.00");
-    expect(items[3].body).toEqual((await a.patch("/orders/2147483000", { title: "x" })).body);
+    expect(items[3].body).toEqual((await a.patch("/orders/2147483000", { title: "x" }, { headers: rid })).body);
     expect(items[6].body).toEqual(
-      (await a.post("/orders", { title: "Bad line", client_id: clientId, items: [{ title: "x", unit_price: "abc" }] })).body,
+      (await a.post("/orders", { title: "Bad line", client_id: clientId, items: [{ title: "x", unit_price: "abc" }] }, { headers: rid }))
+        .body,
     );
     expect((await ordersOf(a.companyId)).map((o) => o.title)).toEqual(["Existing renamed", "New", "Upserted"]);
     // As the single requests: a create row per new order, an update for the discount; one event each.
@@ -62,6 +71,25 @@ describe("POST /orders/batch", () => {
       a.companyId,
     ]);
     expect(types.map((t) => t.type).sort()).toEqual(["order.created", "order.created", "order.created", "order.updated"]);
+  });
+
+  it("an update that changes status_id writes order.status_changed after its order.updated, as PATCH does", async () => {
+    const a = await newCompany();
+    const order = await newOrder(a);
+    const status = (await a.post("/statuses", { name: "In production" })).body.status;
+    const res = await batch(a, [{ method: "update", id: order.project.id, data: { status_id: status.id } }]);
+    expect(res.body.data[0].status).toBe(200);
+    const events = await waitFor(
+      "the status change's payload",
+      () =>
+        sql<{ type: string; payload: any }>(
+          "select type, payload from webhook_events where company_id = $1 and resource_id = $2 and type <> 'order.created' order by id",
+          [a.companyId, String(order.project.id)],
+        ),
+      (rows) => rows.length === 2 && rows.every((r) => r.payload !== null),
+    );
+    expect(events.map((e) => e.type)).toEqual(["order.updated", "order.status_changed"]);
+    expect(events[1].payload.data).toEqual({ object: res.body.data[0].body, previous_attributes: { status_id: null } });
   });
 
   it("atomic: a failing item rolls back every other (project, invoice, lines, outbox, events)", async () => {

@@ -61,10 +61,12 @@ describe("import through the API's write path", () => {
     expect(a).toEqual(b);
     expect(a.events.map(([type]) => type)).toEqual(["client.created", "order.created"]);
     expect(a.outbox.map((o) => o.operation)).toEqual(["create"]);
-    expect(a.counted).toEqual([
-      { list: "clients", n: 1 },
-      { list: "orders", n: 1 },
-    ]);
+    expect(a.counted).toEqual(
+      expect.arrayContaining([
+        { list: "clients", n: 1 },
+        { list: "orders", n: 1 },
+      ]),
+    );
     // The imported rows read back exactly as the API-made ones do.
     const read = async (co: TestCompany) => {
       const [o] = (await co.get("/orders?external_id=o-1")).body.data;
