@@ -991,10 +991,10 @@ export interface components {
              */
             created_at: string;
             data: {
-                object: components["schemas"]["Client"];
+                /** @description The client as POST /clients, PATCH /clients/{id}, PUT /clients/by-external-id/{external_id} and GET /clients/{id} return it (null if it no longer exists) */
+                object: components["schemas"]["Client"] | null;
             };
         };
-        /** @description The client as POST /clients, PATCH /clients/{id}, PUT /clients/by-external-id/{external_id} and GET /clients/{id} return it */
         Client: {
             /** @example 42 */
             id: number;
@@ -1050,7 +1050,8 @@ export interface components {
              */
             created_at: string;
             data: {
-                object: components["schemas"]["Client"];
+                /** @description The client as POST /clients, PATCH /clients/{id}, PUT /clients/by-external-id/{external_id} and GET /clients/{id} return it (null if it no longer exists) */
+                object: components["schemas"]["Client"] | null;
             };
         };
         ClientDeletedEvent: {
@@ -1068,7 +1069,8 @@ export interface components {
              */
             created_at: string;
             data: {
-                object: components["schemas"]["Client"];
+                /** @description The client as POST /clients, PATCH /clients/{id}, PUT /clients/by-external-id/{external_id} and GET /clients/{id} return it (null if it no longer exists) */
+                object: components["schemas"]["Client"] | null;
             };
         };
         OrderCreatedEvent: {
@@ -1086,10 +1088,10 @@ export interface components {
              */
             created_at: string;
             data: {
-                object: components["schemas"]["OrderEnvelope"];
+                /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
+                object: components["schemas"]["OrderEnvelope"] | null;
             };
         };
-        /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it */
         OrderEnvelope: {
             project: components["schemas"]["Project"];
             invoice: components["schemas"]["Invoice"];
@@ -1212,7 +1214,8 @@ export interface components {
              */
             created_at: string;
             data: {
-                object: components["schemas"]["OrderEnvelope"];
+                /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
+                object: components["schemas"]["OrderEnvelope"] | null;
             };
         };
         OrderDeletedEvent: {
@@ -1230,7 +1233,8 @@ export interface components {
              */
             created_at: string;
             data: {
-                object: components["schemas"]["OrderEnvelope"];
+                /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
+                object: components["schemas"]["OrderEnvelope"] | null;
             };
         };
         OrderStatusChangedEvent: {
@@ -1248,7 +1252,8 @@ export interface components {
              */
             created_at: string;
             data: {
-                object: components["schemas"]["OrderEnvelope"];
+                /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
+                object: components["schemas"]["OrderEnvelope"] | null;
                 previous_attributes: components["schemas"]["OrderStatusChangePrevious"];
             };
         };
@@ -1275,10 +1280,10 @@ export interface components {
              */
             created_at: string;
             data: {
-                object: components["schemas"]["EmailThread"];
+                /** @description The email thread as PUT and GET /mail/email-threads/{legacyThreadId} return it (null if it no longer exists) */
+                object: components["schemas"]["EmailThread"] | null;
             };
         };
-        /** @description The email thread as PUT and GET /mail/email-threads/{legacyThreadId} return it */
         EmailThread: {
             /** Format: uuid */
             id: string;

@@ -195,9 +195,10 @@ describe("OpenAPI document and docs page", () => {
       const payload = doc.components.schemas[ref.replace("#/components/schemas/", "")];
       expect(payload.required.sort()).toEqual(["created_at", "data", "id", "type"]);
       expect(payload.properties.type).toMatchObject({ type: "string", enum: [type] });
-      expect(payload.properties.data.properties.object.$ref ?? payload.properties.data.properties.object.allOf?.[0].$ref).toBe(
-        `#/components/schemas/${objectRef[WEBHOOK_EVENTS[type].resource]}`,
-      );
+      // The resource's object, or null (a payload rendered after the resource was gone).
+      const object = payload.properties.data.properties.object;
+      expect(object.anyOf?.[1]).toEqual({ type: "null" });
+      expect(object.anyOf?.[0].$ref).toBe(`#/components/schemas/${objectRef[WEBHOOK_EVENTS[type].resource]}`);
       // Only a status change says what it replaced.
       const previous = payload.properties.data.properties.previous_attributes;
       if (type !== "order.status_changed") expect(previous, type).toBeUndefined();

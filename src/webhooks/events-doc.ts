@@ -30,7 +30,10 @@ const signatureHeaders = z.object({
 const pascal = (type: string) => type.replace(/(^|[._])([a-z])/g, (_, __, ch: string) => ch.toUpperCase());
 
 function eventSchema(type: string, events: ResourceEvents, object: z.ZodType, previous: z.ZodType | undefined) {
-  const objectMember = object.openapi({ description: `The ${events.resource.replace("_", " ")} as ${events.returnedBy} return it` });
+  // Null only for a payload rendered after its resource was gone (delivery or the events feed rendering a lost one).
+  const objectMember = z.union([object, z.null()]).openapi({
+    description: `The ${events.resource.replace("_", " ")} as ${events.returnedBy} return it (null if it no longer exists)`,
+  });
   return z
     .object({
       id: z.string().openapi({ description: "The event id, also sent as `webhook-id`", example: "evt_5f2b8c1e9a4d4f0bb0e7c3d2a1f6e9b8" }),
