@@ -73,7 +73,7 @@ async function endpointsFor(client: pg.Client, companyId: number, n: number): Pr
   );
   const cursor = (sort: KeysetSort, filters: CursorScope["filters"], key: string[]) =>
     encodeURIComponent(encodeCursor(sort, { companyId, filters }, key, 2));
-  const noOrderFilters = { client_id: null, status: null, from: null, to: null };
+  const noOrderFilters = { client_id: null, status: null, from: null, to: null, updated_since: null, include_deleted: false };
   // A month of orders, a year back from the newest (the seed spreads n orders over three years).
   const month = {
     from: new Date(Date.now() - 365 * 864e5).toISOString().slice(0, 10),
@@ -86,7 +86,7 @@ async function endpointsFor(client: pg.Client, companyId: number, n: number): Pr
     {
       name: "clients by cursor at 95 %",
       goal: 2,
-      path: `/clients?per_page=50&cursor=${cursor(CLIENTS_SORT, { q: null }, [String(deepClient.id)])}`,
+      path: `/clients?per_page=50&cursor=${cursor(CLIENTS_SORT, { q: null, updated_since: null, include_deleted: false }, [String(deepClient.id)])}`,
     },
     { name: "clients page at 95 % (offset)", goal: "OFFSET walks every earlier row", path: `/clients?per_page=50&page=${pages}` },
     { name: `clients q=${SEED_TERMS.commonClient} (common)`, goal: 2, path: `/clients?q=${SEED_TERMS.commonClient}` },
