@@ -177,6 +177,8 @@ export function listPosition(
     offset,
     /** The sync pass's total and watermark, from its first page (undefined outside a pass's later pages). */
     carried: cursor?.carried,
+    /** The carried total as the statement's total. */
+    carriedTotal: cursor?.carried && sql<number>`${cursor.carried.total}::bigint`.mapWith(Number),
     /**
      * The page's ids as the CTE `page`: an index walk in list order, after the cursor, with the extra
      * row that tells whether another page follows.

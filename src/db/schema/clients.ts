@@ -53,8 +53,6 @@ export const clients = pgTable(
     index("clients_company_updated_idx").on(t.companyId, t.updatedAt, t.id),
     index("clients_company_email_idx").on(t.companyId, sql`lower(${t.email})`, t.id).where(sql`${t.deletedAt} is null`),
     // Search: one GIN over the company-prefixed grams of the searchable text (any length of q).
-    index("clients_search_grams")
-      .using("gin", clientSearchGrams(t))
-      .where(sql`${t.deletedAt} is null`),
+    index("clients_search_grams").using("gin", clientSearchGrams(t)).where(sql`${t.deletedAt} is null`),
   ],
 );

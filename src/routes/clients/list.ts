@@ -78,7 +78,6 @@ export const registerListClients = (api: Router) =>
 
     // ONE statement: the page's ids, the page's rows joined to them, and the exact total (a sync pass's
     // later pages carry the total of its first; the counters where they have it; else a count).
-    const carried = pos.carried && sql<number>`${pos.carried.total}::bigint`.mapWith(Number);
     const counter = countedTotal(companyId, includeDeleted ? "clients/include_deleted=true" : "clients");
     // The search index holds live clients only: a search among tombstones checks each row of the list.
     const plan =
@@ -90,14 +89,14 @@ export const registerListClients = (api: Router) =>
             after: pos.after,
             limit: pos.limit,
             offset: pos.offset,
-            total: carried ? "known" : sync.sync ? "found" : "search",
+            total: pos.carried ? "known" : sync.sync ? "found" : "search",
           })
         : undefined;
     const where = and(scope, search?.check);
     const pageIds = plan ? db.$with("page", { id: clients.id }).as(plan.page) : pos.pageIds(db, clients, clients.id, where);
     const matches = plan && db.$with("found", { id: clients.id }).as(plan.found);
     const total =
-      carried ??
+      pos.carriedTotal ??
       plan?.total ??
       (search
         ? sql<number>`(select count(*) from ${clients} where ${where})`.mapWith(Number)

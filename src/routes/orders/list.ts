@@ -106,20 +106,22 @@ export const registerListOrders = (api: Router) =>
     const { client_id, status, from, to } = query;
     const { companyId } = c.var.auth;
     const db = c.var.db;
-    const sync = syncFilter(query, projects.updatedAt);
-    const sort = sync.sync ? ORDERS_SYNC_SORT : ORDERS_SORT;
+    const sort = query.updated_since === undefined ? ORDERS_SORT : ORDERS_SYNC_SORT;
+    const includeDeleted = query.include_deleted === "true";
     const filters = {
       client_id: client_id ?? null,
       status: status ?? null,
       from: from ?? null,
       to: to ?? null,
       updated_since: query.updated_since ?? null,
-      include_deleted: sync.includeDeleted,
+      include_deleted: includeDeleted,
     };
     const pos = listPosition(query, c.req.query("page") !== undefined, sort, { companyId, filters });
-    const counted = client_id === undefined && from === undefined && to === undefined && !sync.sync && !sync.includeDeleted;
+    const sync = syncFilter(query, projects.updatedAt, pos.carried);
+    const base = includeDeleted ? eq(projects.companyId, companyId) : liveProjects(companyId);
+    const unfiltered = client_id === undefined && from === undefined && to === undefined;
     const where = and(
-      sync.includeDeleted ? eq(projects.companyId, companyId) : liveProjects(companyId),
+      base,
       sync.where,
       client_id === undefined ? undefined : eq(projects.clientId, client_id),
       status === undefined ? undefined : eq(projects.statusId, status),
@@ -127,12 +129,21 @@ export const registerListOrders = (api: Router) =>
       to === undefined ? undefined : lt(projects.createdAt, sql`(${to}::date + 1)::timestamp at time zone 'UTC'`),
     );
     // ONE statement: the page's ids (an index walk in list order; the extra row tells whether a next page
-    // exists), then amounts for that page's invoices only, and the exact total: the counters when
-    // unfiltered or filtered by status alone, otherwise a count over the filter's index.
+    // exists), then amounts for that page's invoices only, and the exact total: a sync pass's later pages
+    // carry the total of its first; the counters when unfiltered or filtered by status alone (a sync without
+    // other filters starts from them too), otherwise a count over the filter's index.
     const pageIds = pos.pageIds(db, projects, projects.id, where);
-    const total = counted
-      ? countedTotal(companyId, status === undefined ? "orders" : `orders/status_id=${status}`)
-      : sql<number>`(select count(*) from ${projects} where ${where})`.mapWith(Number);
+    const counter = countedTotal(
+      companyId,
+      includeDeleted ? "orders/include_deleted=true" : status === undefined ? "orders" : `orders/status_id=${status}`,
+    );
+    const total =
+      pos.carriedTotal ??
+      (unfiltered && !sync.sync && !(includeDeleted && status !== undefined)
+        ? counter
+        : unfiltered && sync.sync && status === undefined
+          ? sync.countedTotal(projects, base, counter)
+          : sql<number>`(select count(*) from ${projects} where ${where})`.mapWith(Number));
     const rows = await db
       .with(pageIds)
       .select({
