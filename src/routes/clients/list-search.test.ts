@@ -43,7 +43,21 @@ const QUERIES = [
   // two characters
   ...["wu", "NG", "ñé", "0%", "r_", "k\\", "zq", "55", "5-", "(2", "01", "te", " w"],
   // three and more
-  ...["kit", "Kite Works 1", "cotton", "555-010", "(555) 010", "010 20", "5550104471", "0% c", "r_s", "k\\s", "nobody", "PEÑA", "mail.example"],
+  ...[
+    "kit",
+    "Kite Works 1",
+    "cotton",
+    "555-010",
+    "(555) 010",
+    "010 20",
+    "5550104471",
+    "0% c",
+    "r_s",
+    "k\\s",
+    "nobody",
+    "PEÑA",
+    "mail.example",
+  ],
 ];
 
 const PHONE_QUERY = /^[\d\s()+\-./]+$/;
