@@ -143,7 +143,7 @@ export function searchPage(
         select ${columns} from (${walked}) as clients where hit and ${walkIf} order by ${orderBy} limit ${need}),
       walk_ok as materialized (
         select ${walkIf} and ((select count(*) from walk) = ${need}
-          or (select count(*) from (select 1 from ${clients} where ${and(scope, after)} limit ${bound}) as walked) < ${bound}) as ok)
+          or (select count(*) from (select 1 from ${clients} where ${and(scope, after)} order by ${orderBy} limit ${bound}) as walked) < ${bound}) as ok)
       select ${columns} from walk as clients where (select ok from walk_ok)
       union all
       select ${columns} from (${fromFound}) as clients where not (select ok from walk_ok) and ${search.counted} > 0`;
