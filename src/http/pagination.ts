@@ -300,25 +300,26 @@ export function syncFilter(q: { updated_since?: string; include_deleted?: "true"
         ? sql<string | null>`null`
         : sql<string | null>`to_char(greatest(${since}::timestamptz, ${watermark}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
     /**
-     * The exact total of a sync with no other filter, from the counters of `list` (the rows `base` selects):
-     * the range is counted row by row when it holds fewer than SYNC_COUNT_PROBE rows (an incremental sync);
-     * otherwise it is the counter minus the rows before `updated_since` and those at or after the watermark,
-     * when fewer than SYNC_COUNT_PROBE changed before `updated_since` (a first full sync: none did; the rows
-     * past the watermark are the last seconds' changes). Only a sync starting in the middle of a long history
-     * counts its range row by row, once per pass.
+     * The exact total of a sync with no other filter, from `counter` (the rows `base` selects): the range is
+     * counted row by row when it holds fewer than SYNC_COUNT_PROBE rows (an incremental sync); otherwise it is
+     * the counter minus the rows changed before `updated_since` and those at or after the watermark, when each
+     * is fewer than SYNC_COUNT_PROBE (a first full sync: none changed before it; the rows past the watermark
+     * are the last seconds' changes). Only a sync starting in the middle of a long history (or right after a
+     * bulk change) counts its range row by row, once per pass.
      */
     countedTotal(table: PgTable, base: SQL | undefined, counter: SQL<number>) {
-      const count = (where: SQL | undefined, limit?: number) =>
-        limit === undefined
-          ? sql`(select count(*) from ${table} where ${where})`
-          : sql`(select count(*) from (select 1 from ${table} where ${where} limit ${limit}) probe)`;
-      const range = and(base, where);
-      const before = count(and(base, sql`${updatedAt} < ${since}::timestamptz`), SYNC_COUNT_PROBE);
-      const after = count(and(base, sql`${updatedAt} >= ${watermark}`));
+      // Each probe reads at most SYNC_COUNT_PROBE rows in (updated_at) order, so PostgreSQL reads them from
+      // the (company_id, updated_at, id) index whatever it guesses of the watermark (known only when run).
+      const probe = (where: SQL) =>
+        sql`(select count(*) from (select 1 from ${table} where ${and(base, where)} order by ${updatedAt} limit ${SYNC_COUNT_PROBE}) as probe)`;
+      const range = probe(where!);
+      const before = probe(sql`${updatedAt} < ${since}::timestamptz`);
+      const after = probe(sql`${updatedAt} >= ${watermark}`);
+      // CASE and COALESCE evaluate only the branch they reach: the probes after the first run only when it is full.
       return sql<number>`(select case when d.n < ${SYNC_COUNT_PROBE} then d.n else coalesce(
-          (select ${counter} - b.n - ${after} from ${before} as b(n) where b.n < ${SYNC_COUNT_PROBE}),
-          ${count(range)}) end
-        from ${count(range, SYNC_COUNT_PROBE)} as d(n))`.mapWith(Number);
+          (select ${counter} - b.n - a.n from ${before} as b(n), ${after} as a(n) where b.n < ${SYNC_COUNT_PROBE} and a.n < ${SYNC_COUNT_PROBE}),
+          (select count(*) from ${table} where ${and(base, where)})) end
+        from ${range} as d(n))`.mapWith(Number);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, ilike, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, ilike, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import { catalogItems, companies, invoiceItems, invoices, projects, supplierIntegrations } from "../../db/schema";
 import { likeContains } from "../../http/openapi";
