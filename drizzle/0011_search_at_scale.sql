@@ -2,7 +2,9 @@
 -- for totals that would otherwise count rows: see docs/scale.md. Index builds here lock writes to their
 -- table while they run: on a large production table build them first with `npm run db:indexes` (CREATE
 -- INDEX CONCURRENTLY; the functions an index needs are created first); they are IF NOT EXISTS here, so
--- this migration then only records them.
+-- this migration then only records them. The two trigram indexes of clients the search used before
+-- (clients_company_search_trgm, clients_company_phone_trgm) stay for the code running while this deploys;
+-- a later release drops them.
 --
 -- client_search_grams: every 1-, 2- and 3-character gram (by character) of the lowercased searchable text
 -- and of the phone's digits, each prefixed with `prefix`. Grams spanning the U+001F field separator are
@@ -49,8 +51,6 @@ $$;
 --> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "clients_search_grams" ON "clients" USING gin (client_search_grams("company_id"::text || ' ', ("company_name" || E'\x1f' || "full_name" || E'\x1f' || coalesce("email", '') || E'\x1f' || coalesce("phone", '')), "phone_digits")) WHERE "clients"."deleted_at" is null;--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "catalog_items_company_title_prefix_idx" ON "catalog_items" USING btree ("company_id",lower("title") text_pattern_ops,"title","id") WHERE "catalog_items"."deleted_at" is null;--> statement-breakpoint
-DROP INDEX IF EXISTS "clients_company_search_trgm";--> statement-breakpoint
-DROP INDEX IF EXISTS "clients_company_phone_trgm";--> statement-breakpoint
 -- 'clients/q=<gram>': per company and 1- or 2-character gram, the live clients whose searchable text (or
 -- phone digits) contains it, so the total of a one- or two-character q is a sum of a few rows. Kept like
 -- the list counters (drizzle/0004): a statement trigger, in the writing transaction, per-backend shards.

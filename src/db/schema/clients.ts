@@ -54,5 +54,11 @@ export const clients = pgTable(
     index("clients_company_email_idx").on(t.companyId, sql`lower(${t.email})`, t.id).where(sql`${t.deletedAt} is null`),
     // Search: one GIN over the company-prefixed grams of the searchable text (any length of q).
     index("clients_search_grams").using("gin", clientSearchGrams(t)).where(sql`${t.deletedAt} is null`),
+    // The trigram indexes the search used before clients_search_grams (migration 0011): unused by this code,
+    // kept for the code running while that migration deploys (add first, remove in a later release).
+    index("clients_company_search_trgm")
+      .using("gin", t.companyId, sql`(${t.companyName} || E'\\x1f' || ${t.fullName} || E'\\x1f' || coalesce(${t.email}, '')) gin_trgm_ops`)
+      .where(sql`${t.deletedAt} is null`),
+    index("clients_company_phone_trgm").using("gin", t.companyId, t.phoneDigits.op("gin_trgm_ops")).where(sql`${t.deletedAt} is null`),
   ],
 );
