@@ -1,99 +1,192 @@
 /**
- * Import boundaries (run by .ci/run as `npm run lint:deps`). Layers, bottom up:
- *   src/db/schema, src/platform → src/http → src/domain → src/accounting, src/suppliers, src/webhooks → src/routes → src/app.ts, src/index.ts
- * tools/ (Node only) may import src/; src/ never imports tools/ or test/ (tests beside the code excepted).
- * sdk/ is the typed client for integrators: the Worker never imports it, and it imports nothing of ours.
+ * Import boundaries, run by `npm run lint` (`lint:deps`) and .ci/run. The layers of src/ and the rules
+ * below are also the tables of docs/architecture.md: `npm run docs:architecture` writes them there, and
+ * tools/cli/architecture-doc.test.ts fails when the page and this file disagree.
  */
 const TEST = "\\.test\\.ts$";
-module.exports = {
+
+/**
+ * The layers of src/, bottom up. A layer imports only itself and the layers below it (tests beside the
+ * code excepted); each gets one rule below, named here. `paths` are folders (ending in /) or files.
+ */
+const LAYERS = [
+  {
+    rule: "db-schema-imports-nothing-of-ours",
+    paths: ["src/db/schema/"],
+    holds: "Drizzle tables, one file per area (`index.ts` re-exports them); drizzle-kit generates `drizzle/` from them",
+  },
+  {
+    rule: "platform-below-the-rest",
+    paths: ["src/platform/"],
+    holds:
+      "runtime plumbing with no HTTP: the one settings schema, the database (SQL over HTTP, WebSocket sessions, the `Db` type), the Worker's bindings, the logger, deadlines, money and dates, single-statement SQL building blocks, the Upstash client, queue messages",
+  },
+  {
+    rule: "ratelimit-below-http",
+    paths: ["src/ratelimit/"],
+    holds:
+      "the per-key rate limit behind one interface (`interface.ts`): the Upstash limiter and the in-memory one, the isolate's own count, reservations, the circuit",
+  },
+  {
+    rule: "http-below-domain-and-resources",
+    paths: ["src/http/"],
+    holds:
+      "request plumbing that knows no resource: the one error module, auth, `createAuthRoute` and the OpenAPI helpers (`wireFields` and its inverse `columnFields`), body reading and guards, pagination, idempotency, conditional requests, the lazily built resources",
+  },
+  {
+    rule: "domain-below-integrations",
+    paths: ["src/domain/"],
+    holds: "what several resources and the accounting delivery share: totals, sizes, the client, the invoice item",
+  },
+  {
+    rule: "integrations-below-changes",
+    paths: ["src/accounting/", "src/suppliers/", "src/webhooks/"],
+    holds:
+      "the integrations: the accounting outbox (what a row says: `payload.ts`) and its QuickBooks delivery; the two supplier adapters; webhook events (what a resource declares, `events-catalog.ts`), their signed delivery and the OpenAPI `webhooks` section. Each has its queue consumer and cron pass",
+  },
+  {
+    rule: "changes-below-routes",
+    paths: ["src/changes/"],
+    holds:
+      "how a write is written: a route's statement with its outbox rows and webhook events (`effects.ts`), the optimistic-then-locked retry, publishing after commit (`change.ts`)",
+  },
+  {
+    rule: "routes-below-the-resource-list",
+    paths: ["src/routes/"],
+    holds:
+      "one folder per resource: one file per route (its contract and handler), `schema.ts`, `queries.ts`, `index.ts` (the router), `resource.ts` (its descriptor), `events.ts` (its webhook events), tests beside them; an order's contents are sub-folders of `orders/`",
+  },
+  {
+    rule: "the-resource-list-below-the-app",
+    paths: ["src/resources.ts"],
+    holds: "the one list of resources; the event catalog and the renderers come from it",
+  },
+  {
+    rule: "mcp-below-the-app",
+    paths: ["src/mcp/"],
+    holds:
+      "the remote MCP endpoint (`/api/v1/mcp`): one tool per operation of the OpenAPI document, each run as a request through the app (the app passes it its `fetch`)",
+  },
+  {
+    rule: "only-the-entry-imports-the-app",
+    paths: ["src/app.ts", "src/index.ts"],
+    holds: "the app (middleware, the resources under `/api/v1`, the OpenAPI document) and the Worker entry (`fetch`, `queue`, `scheduled`)",
+  },
+];
+
+/** `^(a|b)` for paths as written in LAYERS (folders match below them, files exactly). */
+const pathsRegex = (paths) => `^(${paths.map((p) => p.replace(/\./g, "\\.") + (p.endsWith("/") ? "" : "$")).join("|")})`;
+
+/** Layer i imports only layers 0..i (of src/): one rule per layer but the top, which the entry rule covers. */
+const layerRules = LAYERS.slice(0, -1).map((layer, i) => ({
+  name: layer.rule,
+  severity: "error",
+  comment:
+    `${layer.paths.join(", ")} ${layer.paths.length > 1 ? "import only themselves" : "imports only itself"}` +
+    (i ? ` and the layers below (${LAYERS.slice(0, i).flatMap((l) => l.paths).join(", ")}).` : "."),
+  from: { path: pathsRegex(layer.paths), pathNot: TEST },
+  to: { path: "^src/", pathNot: pathsRegex(LAYERS.slice(0, i + 1).flatMap((l) => l.paths)) },
+}));
+
+const config = {
   forbidden: [
+    ...layerRules,
+    {
+      name: "only-the-entry-imports-the-app",
+      severity: "error",
+      comment: "Only src/index.ts (and tests) import src/app.ts, which builds the whole app when loaded; tools import constants from src/http/.",
+      from: { path: "^(src|tools)/", pathNot: `^src/index\\.ts$|${TEST}` },
+      to: { path: "^src/app\\.ts$" },
+    },
+    {
+      name: "routes-do-not-import-each-other",
+      severity: "error",
+      comment: "A resource folder imports no other resource's folder (its own sub-folders are part of it); what two share goes to src/domain/.",
+      from: { path: "^src/routes/([^/]+)/", pathNot: TEST },
+      to: { path: "^src/routes/", pathNot: "^src/routes/$1/" },
+    },
+    {
+      name: "mcp-runs-operations-through-the-app",
+      severity: "error",
+      comment: "A tool runs its operation as a request through the app (src/mcp/server.ts): no second implementation, so src/mcp/ reaches no resource, domain, change or integration code.",
+      from: { path: "^src/mcp/", pathNot: TEST },
+      to: { path: "^src/(domain|routes|changes|accounting|suppliers|webhooks)/|^src/resources\\.ts$" },
+    },
+    {
+      name: "routes-write-through-changes",
+      severity: "error",
+      comment:
+        "Routes reach outbox rows, webhook events and deliveries only through src/changes/ (list counters: statement triggers); of src/accounting/ and src/webhooks/ they read only what those rows say (accounting/payload.ts, webhooks/events-catalog.ts) and the webhook URL rules.",
+      from: { path: "^src/routes/", pathNot: TEST },
+      to: { path: "^src/(accounting|webhooks)/", pathNot: "^src/accounting/payload\\.ts$|^src/webhooks/(events-catalog|url)\\.ts$" },
+    },
     {
       name: "no-circular",
       severity: "error",
-      comment: "Cycles hide which module is the lower layer.",
+      comment: "No import cycles: they hide which module is the lower layer.",
       from: {},
       to: { circular: true },
     },
     {
       name: "worker-never-imports-tooling",
       severity: "error",
-      comment: "The Worker bundle must not carry the CLI, the local stack or test code.",
+      comment: "src/ (tests beside the code excepted) never imports tools/ or test/: the Worker bundle carries no CLI, local stack or test code.",
       from: { path: "^src/", pathNot: TEST },
       to: { path: "^(tools|test)/" },
     },
     {
+      name: "worker-without-node-builtins",
+      severity: "error",
+      comment: "src/ imports no node: module: the Worker runs without nodejs_compat (wrangler.toml).",
+      from: { path: "^src/", pathNot: TEST },
+      to: { dependencyTypes: ["core"] },
+    },
+    {
       name: "worker-never-imports-the-sdk",
       severity: "error",
-      comment: "The typed client is for integrators; the Worker bundle must not carry it or openapi-fetch.",
+      comment: "The typed client is for integrators; the Worker bundle carries neither it nor openapi-fetch.",
       from: { path: "^src/" },
       to: { path: "^sdk/|openapi-fetch|openapi-typescript" },
     },
     {
       name: "sdk-stands-alone",
       severity: "error",
-      comment: "The client ships on its own: only its tests look outside sdk/.",
+      comment: "sdk/ ships on its own: only its tests look outside it.",
       from: { path: "^sdk/", pathNot: TEST },
       to: { path: "^(src|tools|test)/" },
     },
     {
-      name: "platform-is-the-bottom-layer",
+      name: "no-package-internals-by-path",
       severity: "error",
-      comment: "platform/ (db, env, logger, money, dates…) imports only itself and the table schema.",
-      from: { path: "^src/platform/" },
-      to: { path: "^src/", pathNot: "^src/(platform|db/schema)/" },
+      comment: "A package is imported by its name and its published exports: a file path into node_modules breaks on an upgrade.",
+      from: {},
+      to: { path: "(^|/)node_modules/", dependencyTypes: ["local"] },
     },
     {
-      name: "db-schema-imports-nothing-of-ours",
+      name: "bundle-stand-ins-are-only-aliased",
       severity: "error",
-      from: { path: "^src/db/schema/" },
-      to: { path: "^src/", pathNot: "^src/db/schema/" },
+      comment: "src/bundle-stand-ins/ replaces packages' modules in the bundle through wrangler.toml [alias]; no module of ours imports them.",
+      from: { path: "^src/", pathNot: "^src/bundle-stand-ins/" },
+      to: { path: "^src/bundle-stand-ins/" },
     },
     {
-      name: "http-below-domain-and-resources",
+      name: "bundle-stand-ins-stand-alone",
       severity: "error",
-      comment: "http/ is request plumbing (errors, auth, guards, OpenAPI helpers); it knows no resource.",
-      from: { path: "^src/http/" },
-      to: { path: "^src/(domain|routes|accounting|suppliers|webhooks)/|^src/(app|index)\\.ts$" },
-    },
-    {
-      name: "domain-below-resources",
-      severity: "error",
-      comment: "domain/ is what several resources and the accounting delivery share.",
-      from: { path: "^src/domain/", pathNot: TEST },
-      to: { path: "^src/(routes|accounting|suppliers|webhooks)/|^src/(app|index)\\.ts$" },
-    },
-    {
-      name: "integrations-below-routes",
-      severity: "error",
-      comment: "accounting/ and suppliers/ serve routes; they never import one.",
-      from: { path: "^src/(accounting|suppliers|webhooks)/", pathNot: TEST },
-      to: { path: "^src/routes/|^src/(app|index)\\.ts$" },
-    },
-    {
-      name: "routes-do-not-import-each-other",
-      severity: "error",
-      comment: "Share through domain/ instead.",
-      from: { path: "^src/routes/([^/]+)/", pathNot: TEST },
-      to: { path: "^src/routes/", pathNot: "^src/routes/$1/" },
-    },
-    {
-      name: "only-the-entry-imports-the-app",
-      severity: "error",
-      comment: "app.ts builds the whole app when loaded; tools import constants from http/ instead.",
-      from: { path: "^(src|tools)/", pathNot: `^src/index\\.ts$|${TEST}` },
-      to: { path: "^src/app\\.ts$" },
+      comment: "A bundle stand-in passes on names of the package it replaces, or throws: it imports nothing else of ours.",
+      from: { path: "^src/bundle-stand-ins/" },
+      to: { path: "^src/", pathNot: "^src/bundle-stand-ins/" },
     },
     {
       name: "local-stack-stands-alone",
       severity: "error",
-      comment: "tools/local/ (the stand-ins for Neon and Upstash) knows nothing of the CLI or the operations.",
+      comment: "tools/local/ (the stand-ins for Neon and Upstash) imports nothing from tools/ops/ or tools/cli/.",
       from: { path: "^tools/local/", pathNot: TEST },
       to: { path: "^tools/(ops|cli)/" },
     },
     {
       name: "ops-below-cli",
       severity: "error",
-      comment: "tools/ops/ holds the operations; tools/cli/ holds the entry points that call them.",
+      comment: "tools/ops/ holds the operations, tools/cli/ the entry points that call them: ops never imports cli.",
       from: { path: "^tools/ops/", pathNot: TEST },
       to: { path: "^tools/cli/" },
     },
@@ -104,6 +197,11 @@ module.exports = {
     // TypeScript 7 has no JavaScript API for dependency-cruiser to parse with; swc parses TypeScript too.
     parser: "swc",
     tsConfig: { fileName: "tsconfig.json" },
-    exclude: { path: "^(node_modules|dist|drizzle)/" },
+    exclude: { path: "^(dist|drizzle)/" },
   },
 };
+
+// For the docs (tools/cli/architecture-doc.ts). Not enumerable: dependency-cruiser validates the config's own keys.
+Object.defineProperty(config, "layers", { value: LAYERS });
+
+module.exports = config;

@@ -4,6 +4,28 @@
  */
 
 export interface paths {
+    "/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the token's company, the token and its rate limit
+         * @description Which company this token acts for, the token itself (its id, scope and creation time; never its value) and the rate limit it is held to: the first call an integration makes, to check its token and show the shop it is connected to.
+         *
+         *     Scope: `read` (any token may call it).
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/clients": {
         parameters: {
             query?: never;
@@ -270,6 +292,118 @@ export interface paths {
          *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         patch: operations["updateOrderArtwork"];
+        trace?: never;
+    };
+    "/statuses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List order statuses
+         * @description Every order status of your company, in the shop's order: by `position` (0, 1, 2 … without gaps), then `id`. Not paged: a company has at most 200 statuses. An order names its status by id (`status_id`).
+         *
+         *     Scope: `read` (any token may call it).
+         */
+        get: operations["listStatuses"];
+        put?: never;
+        /**
+         * Create an order status
+         * @description Adds a status at `position` (from 0; the statuses from there on move one down), or last without it or past the end. `name` (1–100 characters) must not be another status's name, ignoring case: 409 `conflict` naming the status that has it. A company has at most 200 statuses (409 `conflict` beyond).
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
+         */
+        post: operations["createStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/statuses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an order status
+         * @description Removes the status; the ones after it move up one place. While a live order has it, the answer is 409 `conflict` with `details.live_orders` (how many): move those orders to another status first. Deleted orders keep naming it. Answers `{ "deleted": true, "id": <id> }`; a repeated DELETE is 404.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
+         */
+        delete: operations["deleteStatus"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, recolor or move an order status
+         * @description Changes what the body sends. `position` moves the status there (from 0; past the last status: last) and the statuses in between one place towards where it was, so positions stay 0 … n−1; moves sent at the same time are applied one after the other, each to the order the one before left. A `name` another status has, ignoring case, is 409 `conflict`.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
+         */
+        patch: operations["updateStatus"];
+        trace?: never;
+    };
+    "/taxes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List taxes
+         * @description Every tax rate of your company, oldest first (by id). Not paged: a company has at most 200 taxes. An order's invoice names its tax by id (`tax_id`).
+         *
+         *     Scope: `read` (any token may call it).
+         */
+        get: operations["listTaxes"];
+        put?: never;
+        /**
+         * Create a tax
+         * @description Adds a tax rate: `name` (1–100 characters) and `rate`, a percent from 0 to 100 with at most 4 decimals, as a JSON number or a decimal string (`8.875`, `"8.875"`). A company has at most 200 taxes (409 `conflict` beyond).
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
+         */
+        post: operations["createTax"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/taxes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tax
+         * @description Removes the tax. While the invoice of a live order has it, the answer is 409 `conflict` with `details.live_invoices` (how many): give those invoices another tax (or none) first. Deleted orders keep it, and their totals with it. Answers `{ "deleted": true, "id": <id> }`; a repeated DELETE is 404.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
+         */
+        delete: operations["deleteTax"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a tax or change its rate
+         * @description Changes what the body sends. A new `rate` (a percent from 0 to 100, at most 4 decimals, as a JSON number or a decimal string) changes the totals of every live order whose invoice has this tax, exactly as setting the invoice's `tax_id` would: in the same statement, each such order's `updated_at` moves on, it gets an `order.updated` webhook event and, where accounting sync applies (the company setting), an accounting update with the invoice's new tax. All of it or nothing. A new `name` alone changes no order.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
+         */
+        patch: operations["updateTax"];
         trace?: never;
     };
     "/products/search": {
@@ -667,6 +801,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "order.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An order moved to another status (sent beside its `order.updated`); `data.previous_attributes.status_id` is the status it left
+         * @description Sent to every enabled endpoint subscribed to `order.status_changed` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s to acknowledge; any other answer, a redirect or a timeout is retried with backoff. Events of one resource arrive in the order they happened.
+         */
+        post: operations["onOrderStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "email_thread.upserted": {
         parameters: {
             query?: never;
@@ -925,6 +1079,33 @@ export interface components {
                 object: components["schemas"]["OrderEnvelope"];
             };
         };
+        OrderStatusChangedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`
+             * @example evt_5f2b8c1e9a4d4f0bb0e7c3d2a1f6e9b8
+             */
+            id: string;
+            /** @enum {string} */
+            type: "order.status_changed";
+            /**
+             * Format: date-time
+             * @description When the change was committed
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            created_at: string;
+            data: {
+                object: components["schemas"]["OrderEnvelope"];
+                previous_attributes: components["schemas"]["OrderStatusChangePrevious"];
+            };
+        };
+        /** @description The attributes this change replaced, with the values they had before it */
+        OrderStatusChangePrevious: {
+            /**
+             * @description The status id before the change (null: it had none)
+             * @example 3
+             */
+            status_id: number | null;
+        };
         EmailThreadUpsertedEvent: {
             /**
              * @description The event id, also sent as `webhook-id`
@@ -984,21 +1165,36 @@ export interface components {
              */
             updated_at: string;
         };
-        SyncPagination: components["schemas"]["Pagination"] & {
-            /**
-             * Format: date-time
-             * @description Only with `updated_since`: every change before this instant is in this sync's pages once `next_cursor` is null. Send it as `updated_since` on the next sync: nothing is skipped and nothing unchanged is repeated
-             * @example 2026-11-21T13:37:00.000Z
-             */
-            next_updated_since?: string;
-        };
-        Pagination: {
-            page: number;
-            per_page: number;
-            /** @description Number of matching rows over all pages */
-            total: number;
-            /** @description Pass as `cursor` for the page after this one (with the same filters); null on the last page */
-            next_cursor: string | null;
+        Me: {
+            /** @description The company the token belongs to: every request with it reads and writes this company's data only */
+            company: {
+                /** @example 12 */
+                id: number;
+                /** @example Northside Screen Printing */
+                name: string;
+            };
+            /** @description The API token of this request (never the token itself) */
+            token: {
+                /** @example 31 */
+                id: number;
+                /**
+                 * @description `write`: every operation; `read`: GET operations only
+                 * @enum {string}
+                 */
+                scope: "read" | "write";
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T13:37:00.000Z
+                 */
+                created_at: string;
+            };
+            /** @description At most `limit` requests per `window_seconds`-second sliding window with this token */
+            rate_limit: {
+                /** @example 300 */
+                limit: number;
+                /** @example 60 */
+                window_seconds: number;
+            };
         };
         Error: {
             error: {
@@ -1020,7 +1216,28 @@ export interface components {
                  *     ]
                  */
                 details?: unknown;
+                /**
+                 * @description The request's id, also the answer's `X-Request-Id` header: quote it when asking for support
+                 * @example 0b6f4f4e-3a1c-4a57-9d54-2f1c2d1e8b10
+                 */
+                request_id: string;
             };
+        };
+        SyncPagination: components["schemas"]["Pagination"] & {
+            /**
+             * Format: date-time
+             * @description Only with `updated_since`: every change before this instant is in this sync's pages once `next_cursor` is null. Send it as `updated_since` on the next sync: nothing is skipped and nothing unchanged is repeated
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            next_updated_since?: string;
+        };
+        Pagination: {
+            page: number;
+            per_page: number;
+            /** @description Number of matching rows over all pages */
+            total: number;
+            /** @description Pass as `cursor` for the page after this one (with the same filters); null on the last page */
+            next_cursor: string | null;
         };
         ClientEnvelope: {
             client: components["schemas"]["Client"];
@@ -1277,7 +1494,7 @@ export interface components {
             tax_exempt?: boolean;
             tax_exempt_reason?: string | null;
             /**
-             * @description Discount: a percent (0–100) or an amount (≥ 0), per discount_amount_type: a JSON number or decimal string with at most 2 decimals
+             * @description Discount: a percent (0–100) or an amount (≥ 0), per discount_amount_type: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 10.00
              */
             discount_amount?: number | string;
@@ -1313,12 +1530,12 @@ export interface components {
             title: string;
             description?: string | null;
             /**
-             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string with at most 2 decimals
+             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 24
              */
             quantity?: number | string;
             /**
-             * @description Unit price: a JSON number or decimal string with at most 2 decimals
+             * @description Unit price: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 12.50
              */
             unit_price: number | string;
@@ -1344,12 +1561,12 @@ export interface components {
             title?: string;
             description?: string | null;
             /**
-             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string with at most 2 decimals
+             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 24
              */
             quantity?: number | string;
             /**
-             * @description Unit price: a JSON number or decimal string with at most 2 decimals
+             * @description Unit price: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 12.50
              */
             unit_price?: number | string;
@@ -1386,7 +1603,7 @@ export interface components {
         };
         PaymentCreate: {
             /**
-             * @description Amount paid: a JSON number or decimal string with at most 2 decimals
+             * @description Amount paid: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 150.00
              */
             amount: number | string;
@@ -1409,7 +1626,7 @@ export interface components {
         };
         PaymentPatch: {
             /**
-             * @description Amount paid: a JSON number or decimal string with at most 2 decimals
+             * @description Amount paid: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
              * @example 150.00
              */
             amount?: number | string;
@@ -1509,6 +1726,135 @@ export interface components {
              */
             id: number;
             invoice: components["schemas"]["Invoice"] & unknown;
+        };
+        StatusList: {
+            data: components["schemas"]["Status"][];
+        };
+        Status: {
+            /** @example 4 */
+            id: number;
+            /** @example In production */
+            name: string;
+            /**
+             * @description `#RRGGBB`, or null
+             * @example #1E88E5
+             */
+            color: string | null;
+            /**
+             * @description 0 … n−1 over the company's statuses: no gaps, no two alike
+             * @example 2
+             */
+            position: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            updated_at: string;
+        };
+        StatusEnvelope: {
+            status: components["schemas"]["Status"];
+        };
+        StatusCreate: {
+            /**
+             * @description 1–100 characters, unique in your company ignoring case
+             * @example In production
+             */
+            name: string;
+            /**
+             * @description `#RRGGBB` (hexadecimal), or null for none
+             * @example #1E88E5
+             */
+            color?: string | null;
+            /**
+             * @description Where the status goes, from 0 (first); without it, last
+             * @example 2
+             */
+            position?: number;
+        };
+        StatusPatch: {
+            /**
+             * @description 1–100 characters, unique in your company ignoring case
+             * @example In production
+             */
+            name?: string;
+            /**
+             * @description `#RRGGBB` (hexadecimal), or null for none
+             * @example #1E88E5
+             */
+            color?: string | null;
+            /**
+             * @description Where the status goes, from 0 (first); the statuses from there on move one down. A position past the last status places it last
+             * @example 2
+             */
+            position?: number;
+        };
+        StatusDeleted: {
+            /** @enum {boolean} */
+            deleted: true;
+            /**
+             * @description The deleted status's id
+             * @example 4
+             */
+            id: number;
+        };
+        TaxRateList: {
+            data: components["schemas"]["TaxRate"][];
+        };
+        TaxRate: {
+            /** @example 3 */
+            id: number;
+            /** @example City + state sales tax */
+            name: string;
+            /**
+             * @description Percent, a decimal string without trailing zeros
+             * @example 8.875
+             */
+            rate: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            updated_at: string;
+        };
+        TaxRateEnvelope: {
+            tax: components["schemas"]["TaxRate"];
+        };
+        TaxRateCreate: {
+            /** @example City + state sales tax */
+            name: string;
+            /**
+             * @description Tax rate in percent, 0 to 100: a JSON number or decimal string, at most 4 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
+             * @example 8.875
+             */
+            rate: number | string;
+        };
+        TaxRatePatch: {
+            /** @example City + state sales tax */
+            name?: string;
+            /**
+             * @description Tax rate in percent, 0 to 100: a JSON number or decimal string, at most 4 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
+             * @example 8.875
+             */
+            rate?: number | string;
+        };
+        TaxRateDeleted: {
+            /** @enum {boolean} */
+            deleted: true;
+            /**
+             * @description The deleted tax's id
+             * @example 3
+             */
+            id: number;
         };
         ProductSearch: {
             /**
@@ -1860,7 +2206,7 @@ export interface components {
              *       "order.updated"
              *     ]
              */
-            events: ("client.created" | "client.updated" | "client.deleted" | "order.created" | "order.updated" | "order.deleted" | "email_thread.upserted" | "*")[];
+            events: ("client.created" | "client.updated" | "client.deleted" | "order.created" | "order.updated" | "order.deleted" | "order.status_changed" | "email_thread.upserted" | "*")[];
             /** @example ERP sync */
             description?: string | null;
         };
@@ -1880,7 +2226,7 @@ export interface components {
              *       "order.updated"
              *     ]
              */
-            events?: ("client.created" | "client.updated" | "client.deleted" | "order.created" | "order.updated" | "order.deleted" | "email_thread.upserted" | "*")[];
+            events?: ("client.created" | "client.updated" | "client.deleted" | "order.created" | "order.updated" | "order.deleted" | "order.status_changed" | "email_thread.upserted" | "*")[];
             /** @example ERP sync */
             description?: string | null;
             /** @description `false` stops deliveries to the endpoint; `true` re-enables a disabled endpoint and clears its disabled reason and failure streak */
@@ -1979,6 +2325,100 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token's company, the token and its rate limit */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listClients: {
         parameters: {
             query?: {
@@ -2093,7 +2533,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -2202,7 +2642,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2598,12 +3038,20 @@ export interface operations {
                 include_deleted?: "true" | "false";
                 /** @description Only orders of this client */
                 client_id?: number;
-                /** @description Only orders with this order-status id */
-                status?: number;
+                /** @description Only orders with one of these order-status ids: one id, or up to 20 separated by commas (`3,5`) */
+                status?: string;
+                /** @description `unpaid`: nothing paid and a total above 0; `partial`: something paid, less than the total; `paid`: the payments cover the total (an order with a total of 0 is paid) */
+                payment_status?: "unpaid" | "partial" | "paid";
                 /** @description Created on or after this date (YYYY-MM-DD, UTC, inclusive) */
                 from?: string;
                 /** @description Created on or before this date (YYYY-MM-DD, UTC, inclusive) */
                 to?: string;
+                /** @description Deadline on or after this date (YYYY-MM-DD, inclusive) */
+                deadline_from?: string;
+                /** @description Deadline on or before this date (YYYY-MM-DD, inclusive) */
+                deadline_to?: string;
+                /** @description `-created_at` (default: newest first), `created_at`, `deadline`, `-deadline` (orders without a deadline last either way) or `-updated_at`; ties by id in the same direction. Not with `updated_since`, whose order is `updated_at` ascending */
+                sort?: "-created_at" | "created_at" | "deadline" | "-deadline" | "-updated_at";
             };
             header?: never;
             path?: never;
@@ -2703,7 +3151,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -2812,7 +3260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3338,7 +3786,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3464,7 +3912,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3828,7 +4276,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -3954,7 +4402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4318,7 +4766,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -4444,7 +4892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4661,6 +5109,1202 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ArtworkChanged"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body did not arrive within 10 s */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body is larger than this route accepts */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: a request body must be sent as application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listStatuses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The company's statuses, in order */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusList"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatusCreate"];
+            };
+        };
+        responses: {
+            /** @description The created status */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusEnvelope"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body did not arrive within 10 s */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete; conflict: the resource's state does not allow the operation (`message` says why) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body is larger than this route accepts */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: a request body must be sent as application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Status id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status was deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusDeleted"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete; conflict: the resource's state does not allow the operation (`message` says why) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Status id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatusPatch"];
+            };
+        };
+        responses: {
+            /** @description The updated status */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusEnvelope"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body did not arrive within 10 s */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete; conflict: the resource's state does not allow the operation (`message` says why) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body is larger than this route accepts */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: a request body must be sent as application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTaxes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The company's taxes */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRateList"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTax: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateCreate"];
+            };
+        };
+        responses: {
+            /** @description The created tax */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRateEnvelope"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body did not arrive within 10 s */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete; conflict: the resource's state does not allow the operation (`message` says why) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body is larger than this route accepts */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: a request body must be sent as application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTax: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tax id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tax was deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRateDeleted"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete; conflict: the resource's state does not allow the operation (`message` says why) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateTax: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tax id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRatePatch"];
+            };
+        };
+        responses: {
+            /** @description The updated tax */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaxRateEnvelope"];
                 };
             };
             /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
@@ -5581,7 +7225,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -5690,7 +7334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6161,7 +7805,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -6241,7 +7885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6428,7 +8072,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path and body; the same key with another body or path is 422. Validation errors are not stored. */
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -6524,7 +8168,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6801,6 +8445,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrderDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the event; the body is ignored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every attempt and re-send, so a receiver can drop duplicates */
+                "webhook-id": string;
+                /** @description Unix time in seconds of this attempt; refuse messages far from your clock (replay protection) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64 part of the endpoint's `whsec_` secret (Standard Webhooks). Two after a rotation (new and previous secret): accept either */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderStatusChangedEvent"];
             };
         };
         responses: {

@@ -7,29 +7,14 @@ import { corsPolicy } from "./http/cors";
 import { docsPage } from "./http/docs-page";
 import { errorBody, onError } from "./http/errors";
 import { drainUnreadBody, MAX_JSON_DEPTH } from "./http/json-body";
-import { type LazyResource, mountLazy } from "./http/lazy-resource";
-import { createRouter, type Router } from "./http/openapi";
+import { mountLazy } from "./http/lazy-resource";
+import { createRouter } from "./http/openapi";
 import { withResponseHeaders } from "./http/openapi-headers";
 import { paramsGuard } from "./http/params-guard";
-import { requestContext } from "./http/request-context";
-import { healthApi, healthPaths } from "./routes/health";
+import { requestContext, requestId } from "./http/request-context";
+import { RESOURCES, WEBHOOK_EVENT_DECLARATIONS, WEBHOOK_EVENTS } from "./resources";
 
-const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", ...healthPaths]);
-
-/**
- * Resource routers, in the OpenAPI document's order. Add a resource here and nowhere else: as a lazy
- * resource (its folder imported on the first request under its prefix, so start-up does not build its
- * routes), or as a router built at start-up (health: two small routes that a load balancer's first
- * probe should not wait for).
- */
-const resources: (LazyResource | Router)[] = [
-  { prefix: "/clients", load: async () => (await import("./routes/clients")).clientsApi },
-  { prefix: "/orders", load: async () => (await import("./routes/orders")).ordersApi },
-  { prefix: "/products", load: async () => (await import("./routes/products")).productsApi },
-  { prefix: "/mail", load: async () => (await import("./routes/mail")).mailApi },
-  { prefix: "/webhook-endpoints", load: async () => (await import("./routes/webhook-endpoints")).webhookEndpointsApi },
-  healthApi,
-];
+const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", ...RESOURCES.flatMap((r) => ("publicPaths" in r ? r.publicPaths : []))]);
 
 /** Title, description and server of the OpenAPI document; paths come from the routes' contracts. */
 const documentInfo = (origin: string) => ({
@@ -40,7 +25,7 @@ const documentInfo = (origin: string) => ({
     description:
       "Company-scoped CRM API for apparel-decoration shops. Every request carries `Authorization: Bearer <token>`; " +
       "the token's company scopes all reads and writes, and a body never carries a company id. " +
-      "Errors are `{ error: { code, message, details } }`. Rate limit: 300 requests per 60 s sliding window per API key " +
+      "Errors are `{ error: { code, message, details, request_id } }` (`request_id` is the answer's `X-Request-Id`). Rate limit: 300 requests per 60 s sliding window per API key " +
       "(`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` in Unix seconds; 429 `rate_limited` with `Retry-After`). " +
       "Request bodies are JSON (`Content-Type: application/json`) in UTF-8 (a declared charset other than UTF-8 is 415, bytes that are not UTF-8 are 400), " +
       "at most 1 MiB unless a route says otherwise (413 above), and must arrive within 10 s (408 otherwise); " +
@@ -56,18 +41,7 @@ const documentInfo = (origin: string) => ({
       "x-internal": false,
     },
   ],
-  tags: [
-    { name: "Clients", description: "The company's clients" },
-    { name: "Orders", description: "Orders: a project with its default invoice" },
-    { name: "Order contents", description: "An order's line items, payments and artworks" },
-    { name: "Products", description: "Product lookup across the catalog, the suppliers and invoice lines" },
-    { name: "Mail", description: "Mail add-on data: cached thread context and stored email threads" },
-    {
-      name: "Webhooks",
-      description: "Endpoints that receive the company's change events, signed per Standard Webhooks; the events are under `webhooks`",
-    },
-    { name: "Health", description: "Liveness and readiness for operators; no token needed" },
-  ],
+  tags: RESOURCES.flatMap((r) => r.tags),
 });
 
 /** The v1 API: paths in its OpenAPI document are relative to the server base `<origin>/api/v1`. */
@@ -78,11 +52,19 @@ function createApi() {
   // The header's shape only; the token lookup is route middleware (createAuthRoute), after the body.
   api.use("*", async (c, next) => (PUBLIC_PATHS.has(c.req.path.slice(API_PREFIX.length)) ? next() : requireBearer(c, next)));
   api.use("*", paramsGuard);
-  const routes = resources.map((resource) => {
-    if ("load" in resource) return mountLazy(api, resource, noRoute);
-    api.route("/", resource);
-    return async () => resource;
+  // A lazy resource's folder is imported on the first request under its prefix; a router is mounted as it is.
+  const routes = RESOURCES.map((resource) => {
+    if ("load" in resource) return mountLazy(api, { prefix: resource.prefix, load: () => resource.load(WEBHOOK_EVENTS) }, noRoute);
+    api.route("/", resource.router);
+    return async () => resource.router;
   });
+  // The MCP endpoint (docs/mcp.md), loaded on its first request: its tools run the operations above as
+  // requests through this app. Not a resource: it adds no operation to the document.
+  mountLazy(
+    api,
+    { prefix: "/mcp", load: async () => (await import("./mcp")).createMcpApi((request, env, ctx) => app.fetch(request, env, ctx)) },
+    noRoute,
+  );
 
   // Built once per origin and isolate, with every resource's routes: they do not change at run time.
   const documents = new Map<string, object>();
@@ -92,7 +74,7 @@ function createApi() {
       const all = createRouter();
       for (const resource of await Promise.all(routes.map((load) => load()))) all.route("/", resource);
       // The event payloads (OpenAPI `webhooks`) use every resource's schemas: loaded with them, not at start-up.
-      (await import("./webhook-events-doc")).registerWebhookEvents(all.openAPIRegistry);
+      await (await import("./webhooks/events-doc")).registerWebhookEvents(all.openAPIRegistry, WEBHOOK_EVENT_DECLARATIONS);
       all.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
         type: "http",
         scheme: "bearer",
@@ -114,6 +96,7 @@ export function createApp() {
   const api = createApi();
   app.onError(onError);
   app.use("*", drainUnreadBody);
+  app.use("*", requestId);
   app.use("*", loadConfig);
   app.use("*", requestContext);
   app.use("*", corsPolicy);
@@ -124,7 +107,7 @@ export function createApp() {
 
 /** No route matched: 405 when the path is known under another method, 404 otherwise. */
 function noRoute(c: Context<AppEnv>, routes: { method: string; path: string }[]) {
-  return methodNotAllowed(c, routes) ?? c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404);
+  return methodNotAllowed(c, routes) ?? c.json(errorBody(c.var.requestId, "not_found", `No route for ${c.req.method} ${c.req.path}`), 404);
 }
 
 /** Hono answers 404 for a known path with another method; we say 405 with an Allow header. */
@@ -137,7 +120,10 @@ function methodNotAllowed(c: Context<AppEnv>, routes: { method: string; path: st
   }
   if (!allowed.size) return undefined;
   c.header("Allow", [...allowed].join(", "));
-  return c.json(errorBody("invalid_request", `Method ${c.req.method} is not allowed on ${c.req.path}`, { allow: [...allowed] }), 405);
+  return c.json(
+    errorBody(c.var.requestId, "invalid_request", `Method ${c.req.method} is not allowed on ${c.req.path}`, { allow: [...allowed] }),
+    405,
+  );
 }
 
 export const app = createApp();

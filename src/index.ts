@@ -3,18 +3,8 @@ import { app } from "./app";
 import { purgeExpiredIdempotencyKeys } from "./http/idempotency";
 import { createDb } from "./platform/db";
 import type { Bindings, OutboxMessage, WebhookMessage } from "./platform/env";
-import type { WebhookRenderers } from "./webhooks/events";
+import { WEBHOOK_RENDERERS } from "./resources";
 import { handleWebhookCron, handleWebhookQueue, isWebhookQueue } from "./webhooks/queue";
-
-/**
- * Webhook delivery renders a payload the after-commit step did not fill with the resources' own
- * serializers, imported when first needed (like the routes, they are not built at start-up).
- */
-const webhookRenderers: WebhookRenderers = {
-  client: async (db, event) => (await import("./routes/clients/webhook-object")).renderClientObject(db, event),
-  order: async (db, event) => (await import("./routes/orders/webhook-object")).renderOrderObject(db, event),
-  email_thread: async (db, event) => (await import("./routes/mail/webhook-object")).renderEmailThreadObject(db, event),
-};
 
 export default {
   fetch: app.fetch,
@@ -22,10 +12,10 @@ export default {
   // (the outbox queue and its dead-letter queue).
   queue: (batch, env) =>
     isWebhookQueue(batch.queue)
-      ? handleWebhookQueue(batch as MessageBatch<WebhookMessage>, env, webhookRenderers)
+      ? handleWebhookQueue(batch as MessageBatch<WebhookMessage>, env, WEBHOOK_RENDERERS)
       : handleQueue(batch as MessageBatch<OutboxMessage>, env),
   // The cron: both re-enqueue passes, and expired idempotency keys are dropped.
   scheduled: async (_controller, env) => {
-    await Promise.all([handleScheduled(env), handleWebhookCron(env, webhookRenderers), purgeExpiredIdempotencyKeys(createDb(env))]);
+    await Promise.all([handleScheduled(env), handleWebhookCron(env, WEBHOOK_RENDERERS), purgeExpiredIdempotencyKeys(createDb(env))]);
   },
 } satisfies ExportedHandler<Bindings, OutboxMessage | WebhookMessage>;

@@ -99,4 +99,33 @@ describe("request ids and logs", () => {
     expect(lines[0]).toMatchObject({ level: "info", msg: "request", request_id: id, status: 200, method: "GET", company_id: a.companyId });
     expect(workerLogLines().some((l) => l.includes(a.token))).toBe(false);
   });
+
+  it("keeps e-mail addresses out of request lines: a path segment holding one is logged as {email}", async () => {
+    const a = await newCompany();
+    const email = `log.check+${Date.now()}@example.com`;
+    expect((await a.post("/clients", { company_name: "Logged Co", email })).status).toBe(200);
+    const requests = [
+      await a.get(`/clients/${email}`),
+      await a.get(`/clients/${encodeURIComponent(email)}`),
+      await a.patch(`/clients/${email}`, { phone: "555-0100" }),
+      await a.get(`/clients/nobody@example.com/x`),
+    ];
+    expect(requests.map((r) => r.status)).toEqual([200, 200, 400, 404]); // a PATCH takes an id, not an address
+    const ids = requests.map((r) => r.headers.get("x-request-id")!);
+    const lines = await waitFor(
+      "the requests' log lines",
+      () =>
+        workerLogLines()
+          .filter((l) => ids.some((id) => l.includes(id)))
+          .map((l) => JSON.parse(l.slice(l.indexOf("{")))),
+      (ls) => ls.filter((l) => l.msg === "request").length === ids.length,
+    );
+    expect(lines.filter((l) => l.msg === "request").map((l) => l.path)).toEqual([
+      "/api/v1/clients/{email}",
+      "/api/v1/clients/{email}",
+      "/api/v1/clients/{email}",
+      "/api/v1/clients/{email}/x",
+    ]);
+    expect(workerLogLines().filter((l) => l.includes(email.split("@")[0]) || l.includes("nobody@"))).toEqual([]);
+  });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { call, keepAliveClient, largeBody, newCompany, waitFor, workerLogLines } from "./support/api";
+import { type ApiResponse, call, errorEnvelope, keepAliveClient, largeBody, newCompany, waitFor, workerLogLines } from "./support/api";
 import { startWorker } from "./support/worker";
 
 /** A second Worker on the same bundle with its own bindings, and its own log file. */
@@ -16,7 +16,9 @@ async function withWorker(bindings: Record<string, string>, run: (baseUrl: strin
   }
 }
 
-const misconfigured = { error: { code: "internal_error", message: expect.stringContaining("misconfigured"), details: null } };
+/** The misconfigured answer; it carries the request's id like every error, though it comes before the settings. */
+const misconfigured = (res: ApiResponse) =>
+  errorEnvelope(res, { code: "internal_error", message: expect.stringContaining("misconfigured"), details: null });
 
 describe("Worker configuration", () => {
   it("without DATABASE_URL: a 500 envelope on every request and one log line saying so", async () => {
@@ -30,7 +32,7 @@ describe("Worker configuration", () => {
       ]) {
         const res = await call(method, route, { token: a.token, baseUrl, body: method === "POST" ? { company_name: "x" } : undefined });
         expect(res.status).toBe(500);
-        expect(res.body).toEqual(misconfigured);
+        expect(res.body).toEqual(misconfigured(res));
       }
       const lines = await waitFor(
         "the configuration error in the log",
@@ -59,7 +61,7 @@ describe("Worker configuration", () => {
     await withWorker(bindings, async (baseUrl, logLines) => {
       const res = await call("GET", "/products/search?q=tee", { token: a.token, baseUrl });
       expect(res.status).toBe(500);
-      expect(res.body).toEqual(misconfigured);
+      expect(res.body).toEqual(misconfigured(res));
       expect(JSON.stringify(res.body)).not.toContain("PRODUCT_SOURCE_TIMEOUT_MS");
       const lines = await waitFor(
         "the configuration error in the log",

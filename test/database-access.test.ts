@@ -10,7 +10,7 @@ import { ConfigError, DEFAULT_DB_DEADLINE_MS, MAX_TOKEN_CACHE_TTL_MS, workerConf
 import { startStack } from "../tools/local/stack";
 import { createCompany, createToken, revokeToken } from "../tools/ops/commands";
 import { runMigrations } from "../tools/ops/migrate";
-import { call, db, expectError, newCompany, sql, waitFor } from "./support/api";
+import { asRequest, call, db, expectError, newCompany, sql, waitFor } from "./support/api";
 import { type RunningWorker, startWorker } from "./support/worker";
 
 /** The suite's Worker checks tokens on every request; this one caches them as production does, with a short TTL. */
@@ -76,8 +76,8 @@ describe("token cache (per isolate)", () => {
     const id = created.body.client.id;
     for (let round = 0; round < 3; round++) {
       expect((await call("GET", `/clients/${id}`, opts(a.token))).body.client.company_name).toBe("Cached A");
-      const fromB = await call("GET", `/clients/${id}`, opts(b.token));
-      const missing = await call("GET", "/clients/2147483000", opts(b.token));
+      const fromB = await call("GET", `/clients/${id}`, asRequest("foreign-or-missing", opts(b.token)));
+      const missing = await call("GET", "/clients/2147483000", asRequest("foreign-or-missing", opts(b.token)));
       expect(fromB.status).toBe(404);
       expect(fromB.body).toEqual(missing.body);
       expect((await call("GET", "/clients", opts(b.token))).body.data).toEqual([]);

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { call, expectError, keepAliveClient, largeBody, newCompany, sql, waitFor, workerLogLines } from "./support/api";
+import { call, errorEnvelope, expectError, keepAliveClient, largeBody, newCompany, sql, waitFor, workerLogLines } from "./support/api";
 import { scanLog } from "./support/log-scan";
 import { companyRows, populated, tokenOperations } from "./support/operations";
 import { startWorker } from "./support/worker";
@@ -16,6 +16,30 @@ describe("error envelope", () => {
     const res = await fetch(inject("apiUrl").replace("/api/v1", "/elsewhere"));
     expect(res.status).toBe(404);
     expect(((await res.json()) as any).error.code).toBe("not_found");
+  });
+
+  it("every error body carries request_id, the answer's X-Request-Id: the caller's own id when it sent one, else a new one per request", async () => {
+    const a = await newCompany();
+    const answers = [
+      await call("GET", "/clients"), // 401 before routing
+      await a.get("/no-such-thing"), // 404 without a route
+      await a.del("/clients"), // 405
+      await a.get("/clients/abc"), // 400 validation
+      await a.get("/clients/2147483000"), // 404 from a handler
+      await a.post("/clients", { company_name: "" }), // 400 body
+      await call("POST", "/clients", { token: a.token, rawBody: "{", headers: { "content-type": "application/json" } }), // 400 JSON
+    ];
+    const ids = new Set<string>();
+    for (const res of answers) {
+      const header = res.headers.get("x-request-id");
+      expect(header, `${res.status} ${JSON.stringify(res.body)}`).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.body.error.request_id, JSON.stringify(res.body)).toBe(header);
+      ids.add(header!);
+    }
+    expect(ids.size).toBe(answers.length);
+    const traced = await a.get("/orders/2147483000", { headers: { "x-request-id": "support-4711" } });
+    expect(traced.body).toEqual({ error: { code: "not_found", message: "Order not found", details: null, request_id: "support-4711" } });
+    expect(traced.headers.get("x-request-id")).toBe("support-4711");
   });
 
   it("405 with Allow for a known path with the wrong method", async () => {
@@ -108,9 +132,13 @@ describe("error envelope", () => {
       const a = await newCompany();
       const res = await call("GET", "/clients", { token: a.token, baseUrl: `${worker.url}/api/v1` });
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({
-        error: { code: "service_unavailable", message: "The database is unavailable; retry shortly", details: { retry_after_seconds: 5 } },
-      });
+      expect(res.body).toEqual(
+        errorEnvelope(res, {
+          code: "service_unavailable",
+          message: "The database is unavailable; retry shortly",
+          details: { retry_after_seconds: 5 },
+        }),
+      );
       expect(res.headers.get("retry-after")).toBe("5");
       expect(res.headers.get("x-request-id")).toBeTruthy();
       // Logged as what failed, without the query's SQL, its parameters (the token digest) or a stack trace.

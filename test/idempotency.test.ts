@@ -40,6 +40,22 @@ describe("Idempotency-Key", () => {
     expect(await count("select count(*) n from projects where company_id = $1", [co.companyId])).toBe(0);
   });
 
+  it("the query string is part of the request: the same key with another query string is 422, with the same one a replay", async () => {
+    const co = await newCompany();
+    const key = randomUUID();
+    const body = { company_name: "Query Co" };
+    const first = await co.post("/clients?x=1", body, keyed(key));
+    expect(first.status).toBe(200);
+    for (const query of ["?x=2", "", "?x=1&y=2"]) {
+      const other = expectError(await co.post(`/clients${query}`, body, keyed(key)), 422, "invalid_request");
+      expect(other.details, query).toEqual([{ field: "idempotency-key", message: expect.stringContaining("query string") }]);
+    }
+    const again = await co.post("/clients?x=1", body, keyed(key));
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    expect(await count("select count(*) n from clients where company_id = $1", [co.companyId])).toBe(1);
+  });
+
   it("50 concurrent identical POST /orders make one project, one invoice, one outbox row and one answer", async () => {
     const co = await newCompany({ accountingSync: true });
     const clientId = await newClient(co);

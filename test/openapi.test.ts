@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from "../src/webhooks/events-catalog";
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from "../src/resources";
 import { call, expectError, newCompany } from "./support/api";
 
 describe("OpenAPI document and docs page", () => {
@@ -62,6 +62,15 @@ describe("OpenAPI document and docs page", () => {
         "POST /orders/{id}/artworks",
         "PATCH /orders/{id}/artworks/{artwork_id}",
         "DELETE /orders/{id}/artworks/{artwork_id}",
+        "GET /me",
+        "GET /statuses",
+        "POST /statuses",
+        "PATCH /statuses/{id}",
+        "DELETE /statuses/{id}",
+        "GET /taxes",
+        "POST /taxes",
+        "PATCH /taxes/{id}",
+        "DELETE /taxes/{id}",
         "GET /products/search",
         "GET /products/{source}",
         "GET /mail/threads/{legacyThreadId}",
@@ -162,7 +171,7 @@ describe("OpenAPI document and docs page", () => {
   it("describes every webhook event type under `webhooks`: signature headers and the { id, type, created_at, data.object } payload", async () => {
     const doc = (await call("GET", "/openapi.json")).body;
     expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
-    const objectRef = { client: "Client", order: "OrderEnvelope", email_thread: "EmailThread" } as const;
+    const objectRef: Record<string, string> = { client: "Client", order: "OrderEnvelope", email_thread: "EmailThread" };
     for (const type of WEBHOOK_EVENT_TYPES) {
       const op = doc.webhooks[type].post;
       expect(op.security).toEqual([]);
@@ -178,6 +187,14 @@ describe("OpenAPI document and docs page", () => {
       expect(payload.properties.data.properties.object.$ref ?? payload.properties.data.properties.object.allOf?.[0].$ref).toBe(
         `#/components/schemas/${objectRef[WEBHOOK_EVENTS[type].resource]}`,
       );
+      // Only a status change says what it replaced.
+      const previous = payload.properties.data.properties.previous_attributes;
+      if (type !== "order.status_changed") expect(previous, type).toBeUndefined();
+      else {
+        expect(payload.properties.data.required.sort()).toEqual(["object", "previous_attributes"]);
+        const schema = doc.components.schemas[(previous.$ref ?? previous.allOf[0].$ref).replace("#/components/schemas/", "")];
+        expect(schema.properties.status_id.type).toEqual(["integer", "null"]);
+      }
     }
   });
 

@@ -1,34 +1,19 @@
 import type { ChildProcess } from "node:child_process";
-import { createHash } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
-import { CIRCUIT_OPEN_AFTER, LIMITER_TIMEOUT_MS, RATE_LIMIT, RATE_WINDOW_SECONDS, RESERVE_MAX } from "../src/http/ratelimit";
+import { CIRCUIT_OPEN_AFTER, LIMITER_TIMEOUT_MS, RATE_LIMIT, RESERVE_MAX } from "../src/ratelimit";
 import { startRedis } from "../tools/local/redis";
 import { startUpstashServer } from "../tools/local/upstash-server";
 import { createToken, revokeToken } from "../tools/ops/commands";
 import { call, db, expectError, newCompany, sql, waitFor, workerLogLines } from "./support/api";
 import { scanLog } from "./support/log-scan";
 import { companyRows, declares, documentChecker, inRunnableOrder, type Operation, populated, tokenOperations } from "./support/operations";
+import { digest, earlyInMinute, windowKey } from "./support/ratelimit";
 import { startWorker } from "./support/worker";
-
-/**
- * Waits for the next minute when more than `latestMs` of this one has passed. The sliding window's
- * fixed minutes start on the epoch minute; past the boundary the previous minute's requests weigh less.
- */
-async function earlyInMinute(latestMs: number) {
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > latestMs) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 200));
-}
-
-/** The limiter's key: the token's SHA-256 digest, never the token. */
-const digest = (token: string) => createHash("sha256").update(token).digest("hex");
-
-/** The Redis key counting this token's requests in the current fixed window. */
-const windowKey = (token: string) => `crm:ratelimit:${digest(token)}:${Math.floor(Date.now() / (RATE_WINDOW_SECONDS * 1000))}`;
 
 /** Another Worker (another workerd, so another isolate), on the shared stack unless `bindings` say otherwise. */
 async function workerOfItsOwn(name: string, bindings: Record<string, string> = {}) {
@@ -84,6 +69,8 @@ async function whileRedisSilent<T>(redis: { process: ChildProcess }, table: stri
 describe("rate limit: 300 requests per 60 s per API key", () => {
   it("sends limit headers on authenticated responses", async () => {
     const a = await newCompany();
+    // Across a minute's end the first request weighs less than one in the sliding window (see earlyInMinute).
+    await earlyInMinute(50_000);
     const first = await a.get("/clients");
     const second = await a.get("/clients");
     expect(first.headers.get("x-ratelimit-limit")).toBe("300");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createToken } from "../tools/ops/commands";
-import { call, db, expectError, newCompany, sql } from "./support/api";
+import { asRequest, call, db, expectError, newCompany, sql } from "./support/api";
 import { companyRows, documentChecker, populated, tokenOperations } from "./support/operations";
 import { newOrder } from "./support/orders";
 
@@ -60,8 +60,8 @@ describe("token scopes", () => {
     const b = await newCompany();
     const { project } = await newOrder(a);
     const { token: bRead } = await createToken(db(), { companyId: b.companyId, scope: "read" });
-    const foreign = await call("GET", `/orders/${project.id}`, { token: bRead });
-    const missing = await call("GET", "/orders/2147483647", { token: bRead });
+    const foreign = await call("GET", `/orders/${project.id}`, asRequest("foreign-or-missing", { token: bRead }));
+    const missing = await call("GET", "/orders/2147483647", asRequest("foreign-or-missing", { token: bRead }));
     expectError(foreign, 404, "not_found");
     expect(foreign.body).toEqual(missing.body);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, newCompany } from "./support/api";
+import { asRequest, call, newCompany } from "./support/api";
 import { companyRows, populated, tokenOperations } from "./support/operations";
 
 /** The answer as a caller sees it, for comparing two of them. */
@@ -19,7 +19,9 @@ describe("tenancy, on every operation of the document", () => {
     for (const operation of addressing) {
       const { path, method } = operation;
       const what = `${method.toUpperCase()} ${path}`;
-      const send = (url: string) => call(method.toUpperCase(), url, { token: b.token, body: body(operation) });
+      // One request id for both: an error body carries it, and everything else must be the same.
+      const send = (url: string) =>
+        call(method.toUpperCase(), url, asRequest(`tenancy-${operation.op.operationId}`, { token: b.token, body: body(operation) }));
       const foreign = await send(concrete(operation));
       const absent = await send(missing(operation));
       if (method === "put") {
@@ -43,8 +45,11 @@ describe("tenancy, on every operation of the document", () => {
     const { concrete, addressesRow, marker } = await populated(a);
     const listings = (await tokenOperations()).filter((operation) => operation.method === "get" && !addressesRow(operation));
     expect(listings.map(({ op }) => op.operationId).sort()).toEqual([
+      "getMe",
       "listClients",
       "listOrders",
+      "listStatuses",
+      "listTaxes",
       "listWebhookEndpoints",
       "searchProducts",
     ]);

@@ -6,7 +6,7 @@ import type { Logger } from "../platform/logger";
 import { companyClient, loadConnection } from "./connection";
 import { AccountingError, isFault } from "./errors";
 import { customerBody, type InvoiceSnapshot, invoiceCreateBody, invoiceUpdateFields } from "./mapping";
-import { type AccountingUpdate, discountState, taxState } from "./outbox";
+import { type AccountingUpdate, discountState, taxState } from "./payload";
 import { type QboClient, withCurrentSyncToken } from "./qbo";
 
 type OutboxRow = typeof accountingOutbox.$inferSelect;

@@ -5,7 +5,8 @@ import { db, newCompany, sql, type TestCompany, waitFor, workerLogLines } from "
 import { type RunningWorker, startWorker } from "../../test/support/worker";
 import { accountingStatus, connectAccounting } from "../../tools/ops/accounting";
 import type { Bindings, OutboxMessage } from "../platform/env";
-import { type AccountingChange, type AccountingUpdate, notifyOutbox, recordAccountingChange } from "./outbox";
+import { notifyOutbox, recordAccountingChange } from "./outbox";
+import type { AccountingChange, AccountingUpdate } from "./payload";
 
 /**
  * Delivery through the real queue consumer in workerd (Miniflare runs the queue, its dead-letter

@@ -2,7 +2,7 @@ import Big from "big.js";
 import { describe, expect, it } from "vitest";
 import { invoiceTotals } from "../domain/totals";
 import { type InvoiceSnapshot, invoiceAmounts, invoiceUpdateFields } from "./mapping";
-import type { DiscountState } from "./outbox";
+import type { DiscountState } from "./payload";
 
 type Line = { DetailType: string; Amount?: number; DiscountLineDetail?: { PercentBased: boolean; DiscountPercent?: number } };
 

@@ -1,7 +1,7 @@
 import Big from "big.js";
 import { orderedSizes } from "../domain/sizes";
 import { invoiceTotals, lineAmount } from "../domain/totals";
-import type { AccountingUpdate, DiscountState, TaxState } from "./outbox";
+import type { AccountingUpdate, DiscountState, TaxState } from "./payload";
 
 /**
  * Local orders → QuickBooks Online v3 invoice and customer bodies. Pure functions; amounts are

@@ -5,7 +5,7 @@ import { type Config, workerConfig } from "../platform/config";
 import { type Db, openSession } from "../platform/db";
 import type { Bindings, OutboxMessage } from "../platform/env";
 import { createLogger, type Logger } from "../platform/logger";
-import { crashText, isDeadLetterQueue, messageRowIds } from "../platform/queue";
+import { crashText, DEAD_LETTER_RETRY_SECONDS, isDeadLetterQueue, messageRowIds } from "../platform/queue";
 import { rowsOf } from "../platform/sql-kit";
 import { backoffSeconds, Delivery, type DeliveryTarget } from "./deliver";
 import { enqueueOutbox } from "./outbox";
@@ -42,7 +42,13 @@ export function handleQueue(batch: MessageBatch<OutboxMessage>, env: Bindings): 
     env,
     async (db, logger, config) => {
       const ids = messageRowIds(batch, env.DATABASE_URL, (body) => body?.outbox_id, logger, "accounting");
-      if (isDeadLetterQueue(batch.queue)) return markDeadLettered(db, [...ids.values()], batch.messages, logger);
+      if (isDeadLetterQueue(batch.queue)) {
+        return markDeadLettered(env, db, [...ids.values()], batch.messages, logger).catch((e) => {
+          // The database may be what failed: the dead-letter queue tries again later (the cron pass is the backstop).
+          logger.error("accounting dead-letter marking failed", { error: crashText(e) });
+          for (const message of batch.messages) message.retry({ delaySeconds: DEAD_LETTER_RETRY_SECONDS });
+        });
+      }
 
       const ctx: BatchContext = {
         db,
@@ -52,12 +58,21 @@ export function handleQueue(batch: MessageBatch<OutboxMessage>, env: Bindings): 
         logger,
       };
       // One invoice's messages run one after another (they share its lock); invoices run side by side.
-      const rows = ids.size
-        ? await db
+      let rows: { id: number; invoiceId: number; companyId: number }[] = [];
+      try {
+        if (ids.size)
+          rows = await db
             .select({ id: accountingOutbox.id, invoiceId: accountingOutbox.invoiceId, companyId: accountingOutbox.companyId })
             .from(accountingOutbox)
-            .where(inArray(accountingOutbox.id, [...ids.values()]))
-        : [];
+            .where(inArray(accountingOutbox.id, [...ids.values()]));
+      } catch (e) {
+        // The database is away: each message comes back with its backoff, as a crashed delivery does. (Thrown,
+        // the whole batch would be retried at once, using up its retries within seconds, then dead-lettered.)
+        logger.error("accounting batch crashed", { error: crashText(e) });
+        for (const message of ids.keys())
+          message.retry({ delaySeconds: backoffSeconds(message.attempts, config.ACCOUNTING_RETRY_BASE_SECONDS) });
+        return;
+      }
       const rowOf = new Map(rows.map((r) => [r.id, r]));
       const groups = new Map<number, [Message<OutboxMessage>, DeliveryTarget][]>();
       for (const [message, id] of ids) {
@@ -99,18 +114,28 @@ async function handleMessage(ctx: BatchContext, message: Message<OutboxMessage>,
   } catch (e) {
     // Unexpected (database down, a bug): the queue retries and, past max_retries, dead-letters it.
     const error = crashText(e);
+    const delaySeconds = backoffSeconds(message.attempts, ctx.retryBaseSeconds);
     ctx.logger.error("accounting delivery crashed", { outbox_id: outboxId, attempt: message.attempts, error });
+    // When its message comes back, as a retry's row does (the cron pass does not send it before).
     await ctx.db
       .update(accountingOutbox)
-      .set({ lastError: `delivery crashed: ${error.slice(0, 500)}`, updatedAt: sql`now()` })
+      .set({
+        lastError: `delivery crashed: ${error.slice(0, 500)}`,
+        enqueuedAt: sql`now() + make_interval(secs => ${delaySeconds})`,
+        updatedAt: sql`now()`,
+      })
       .where(eq(accountingOutbox.id, outboxId))
       .catch(() => {}); // the database may be what failed; the log line has it
-    message.retry({ delaySeconds: backoffSeconds(message.attempts, ctx.retryBaseSeconds) });
+    message.retry({ delaySeconds });
   }
 }
 
-/** Messages the queue gave up on: their rows are dead, keeping the last error seen. */
-async function markDeadLettered(db: Db, outboxIds: number[], messages: readonly Message<OutboxMessage>[], logger: Logger) {
+/**
+ * Messages the queue gave up on: their rows are dead, keeping the last error seen. Rows of the same
+ * invoice behind a dead one waited for it (their messages were acknowledged): the next of each such
+ * invoice is sent now, so they do not wait for the cron pass.
+ */
+async function markDeadLettered(env: Bindings, db: Db, outboxIds: number[], messages: readonly Message<OutboxMessage>[], logger: Logger) {
   if (outboxIds.length) {
     const dead = await db
       .update(accountingOutbox)
@@ -121,8 +146,24 @@ async function markDeadLettered(db: Db, outboxIds: number[], messages: readonly 
         updatedAt: sql`now()`,
       })
       .where(sql`${inArray(accountingOutbox.id, outboxIds)} and ${accountingOutbox.status} in ('pending', 'failed')`)
-      .returning({ id: accountingOutbox.id });
-    if (dead.length) logger.error("accounting rows dead-lettered", { outbox_ids: dead.map((r) => r.id) });
+      .returning({ id: accountingOutbox.id, invoiceId: accountingOutbox.invoiceId });
+    if (dead.length) {
+      logger.error("accounting rows dead-lettered", { outbox_ids: dead.map((r) => r.id) });
+      const next = await db
+        .select({ id: sql<number>`min(${accountingOutbox.id})`.mapWith(Number) })
+        .from(accountingOutbox)
+        .where(
+          sql`${inArray(
+            accountingOutbox.invoiceId,
+            dead.map((r) => r.invoiceId),
+          )} and ${accountingOutbox.status} in ('pending', 'failed')`,
+        )
+        .groupBy(accountingOutbox.invoiceId);
+      await enqueueOutbox(
+        env,
+        next.map((r) => r.id),
+      );
+    }
   }
   for (const message of messages) message.ack();
 }

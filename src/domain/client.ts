@@ -26,22 +26,21 @@ export const ClientSchema = z
 
 type ClientRow = typeof clients.$inferSelect;
 
+/** The columns of a client a caller writes (under their wire names: `wireFields`, `columnFields`). */
+export const CLIENT_FIELDS = [
+  "companyName",
+  "firstName",
+  "lastName",
+  "email",
+  "website",
+  "phone",
+  "quickbooksEnabled",
+  "taxExempt",
+  "taxExemptReason",
+] as const;
+
 export const serializeClient = (row: ClientRow): z.infer<typeof ClientSchema> =>
-  wireFields(row, [
-    "id",
-    "companyName",
-    "firstName",
-    "lastName",
-    "email",
-    "website",
-    "phone",
-    "quickbooksEnabled",
-    "taxExempt",
-    "taxExemptReason",
-    "createdAt",
-    "updatedAt",
-    "deletedAt",
-  ]);
+  wireFields(row, ["id", ...CLIENT_FIELDS, "createdAt", "updatedAt", "deletedAt"]);
 
 /** A company's live (not soft-deleted) clients: the condition clients and orders both filter on. */
 export const liveClients = (companyId: number) => and(eq(clients.companyId, companyId), isNull(clients.deletedAt));

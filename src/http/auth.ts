@@ -3,9 +3,9 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { apiTokens, type TokenScope } from "../db/schema";
 import type { Db } from "../platform/db";
+import { createLimiter, type LimitResult } from "../ratelimit";
 import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
-import { createLimiter, type LimitResult } from "./ratelimit";
 
 // The scheme is case-insensitive (RFC 9110), the token is hex in either case.
 const BEARER = /^Bearer +([0-9a-f]{64})$/i;
@@ -137,6 +137,23 @@ export const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
+/** The live token of this digest as the request's `auth`; 401 for an unknown or revoked one. */
+async function signIn(c: Context<AppEnv>, tokenHash: string): Promise<CheckedToken> {
+  const token = await checkToken(c.get("db"), tokenHash, c.get("config").TOKEN_CACHE_TTL_MS, c.get("defer"));
+  if (!token) throw unauthenticated("Unknown or revoked API token");
+  c.set("auth", { companyId: token.companyId, tokenId: token.tokenId, scope: token.scope, tokenHash });
+  return token;
+}
+
+/**
+ * The token lookup alone, which the rate limiter does not count: for a request whose work is counted
+ * where it runs (an MCP tools/call, counted by the operation it runs with the same token).
+ */
+export const identify = createMiddleware<AppEnv>(async (c, next) => {
+  await signIn(c, await sha256Hex(bearerToken(c.req.header("authorization"))));
+  await next();
+});
+
 /** Methods whose work changes nothing: it starts while the limiter answers (see `authenticateWith`). */
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
@@ -161,9 +178,7 @@ const authenticateWith = (readsFirst: boolean) =>
     if (known) throw rateLimited(known);
     // Never rejects: Redis trouble fails open.
     const limiting = limiter.limit(tokenHash, defer, c.get("logger"));
-    const token = await checkToken(db, tokenHash, c.get("config").TOKEN_CACHE_TTL_MS, defer);
-    if (!token) throw unauthenticated("Unknown or revoked API token");
-    c.set("auth", { companyId: token.companyId, tokenId: token.tokenId, scope: token.scope, tokenHash });
+    const token = await signIn(c, tokenHash);
     c.set("admitted", async () => {
       const limit = await limiting;
       if (!limit.allowed) throw rateLimited(limit);

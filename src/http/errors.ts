@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { isDatabaseUnavailable } from "../platform/db";
+import { databaseFailure } from "../platform/db";
 import type { AppEnv } from "./context";
 
 /** Every `error.code` the API answers with; the OpenAPI document lists them as an enum. */
@@ -50,6 +50,10 @@ export const ErrorSchema = z
           description: "For validation errors: a list of { field, message } naming each offending field.",
           example: [{ field: "company_name", message: "Required" }],
         }),
+      request_id: z.string().openapi({
+        description: "The request's id, also the answer's `X-Request-Id` header: quote it when asking for support",
+        example: "0b6f4f4e-3a1c-4a57-9d54-2f1c2d1e8b10",
+      }),
     }),
   })
   .openapi("Error");
@@ -64,7 +68,7 @@ const descriptions = {
   413: "invalid_request: the request body is larger than this route accepts",
   412: "invalid_request: the If-Match ETag is not the resource's current one (it changed); nothing was written; `details.etag` is the current ETag",
   415: "invalid_request: a request body must be sent as application/json",
-  422: "invalid_request: the Idempotency-Key was already used with a different method, path or body; `details` names the header; nothing was written",
+  422: "invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written",
   429: "rate_limited: more than 300 requests in 60 s for this API key; see Retry-After",
   500: "internal_error: unexpected failure (no internals are exposed)",
   502: "upstream_error: a third-party service (e.g. a supplier) failed or answered unusably; `details.reason` says how",
@@ -85,8 +89,9 @@ export function errorResponses(...statuses: ErrorStatus[]) {
 /** Errors every authenticated route can answer. */
 export const authErrors = errorResponses(401, 429, 500, 503);
 
-export function errorBody(code: ErrorCode, message: string, details: unknown = null) {
-  return { error: { code, message, details } };
+/** The error envelope; `request_id` is the request's (X-Request-Id), so a support request can quote one string. */
+export function errorBody(requestId: string, code: ErrorCode, message: string, details: unknown = null) {
+  return { error: { code, message, details, request_id: requestId } };
 }
 
 /** zod issues → [{ field, message }], one entry per offending field (unknown keys each named). */
@@ -116,21 +121,33 @@ export function validationHook(result: { success: boolean; error?: z.ZodError; t
 export function onError(err: Error, c: Context<AppEnv>) {
   if (err instanceof ApiError) {
     for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-    return c.json(errorBody(err.code, err.message, err.details), err.status);
+    return c.json(errorBody(c.var.requestId, err.code, err.message, err.details), err.status);
   }
   if (err instanceof HTTPException && err.status < 500) {
     const status = err.status as ContentfulStatusCode;
     const code = status === 401 ? "unauthenticated" : status === 404 ? "not_found" : "invalid_request";
-    return c.json(errorBody(code, err.message || "Invalid request"), status);
+    return c.json(errorBody(c.var.requestId, code, err.message || "Invalid request"), status);
   }
-  if (isDatabaseUnavailable(err)) {
+  // Database failures: one mapping for SQL over HTTP and WebSocket sessions (databaseFailure, src/platform/db.ts).
+  const failure = databaseFailure(err);
+  if (failure?.kind === "unavailable") {
     c.get("logger")?.warn("database unavailable", { error: err });
     c.header("Retry-After", String(RETRY_AFTER_SECONDS));
     return c.json(
-      errorBody("service_unavailable", "The database is unavailable; retry shortly", { retry_after_seconds: RETRY_AFTER_SECONDS }),
+      errorBody(c.var.requestId, "service_unavailable", "The database is unavailable; retry shortly", {
+        retry_after_seconds: RETRY_AFTER_SECONDS,
+      }),
       503,
     );
   }
+  if (failure?.kind === "input") {
+    // Input the checks before the database let through: logged, so that the check can be added.
+    c.get("logger")?.warn("database refused the input", { sqlstate: failure.sqlState, field: failure.field });
+    return c.json(
+      errorBody(c.var.requestId, "invalid_request", "Invalid request", [{ field: failure.field, message: failure.message }]),
+      400,
+    );
+  }
   c.get("logger")?.error("unhandled error", { error: err });
-  return c.json(errorBody("internal_error", "An unexpected error occurred"), 500);
+  return c.json(errorBody(c.var.requestId, "internal_error", "An unexpected error occurred"), 500);
 }

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { sql } from "../../test/support/api";
-import { NUMBER_MAX_EXPANDED_LENGTH, numericTextLength, RawJson, scanJsonNumbers, stringifyWithRaw, unstorableNumbers } from "./exact-json";
+import {
+  doubleKeepsValue,
+  inexactNumber,
+  NUMBER_MAX_EXPANDED_LENGTH,
+  numericTextLength,
+  RawJson,
+  scanJsonNumbers,
+  stringifyWithRaw,
+  unstorableNumbers,
+} from "./exact-json";
 
 /** PostgreSQL's own answer: the length of jsonb's text for the number, or undefined when it refuses it. */
 async function postgresLength(token: string) {
@@ -113,6 +122,31 @@ describe("scanJsonNumbers", () => {
     expect(scanJsonNumbers(text).growth).toBe(growth);
     expect(unstorableNumbers(text, bytes + growth)).toBeUndefined();
     expect(unstorableNumbers(text, bytes + growth - 1)).toMatchObject({ path: [] });
+  });
+});
+
+describe("numbers JSON.parse would change", () => {
+  it.each([
+    "0",
+    "-0",
+    "0.1",
+    "1.0",
+    "12.500",
+    "1e2",
+    "1.5E1",
+    "0.30000000000000004",
+    "123456789012345",
+    "9007199254740992",
+    "1e21",
+    "5e-324",
+  ])("%s keeps its value as a double", (token) => expect(doubleKeepsValue(token)).toBe(true));
+  it.each(["1e-99999", "0.1e-400", "1e400", "-1e400", "1.0000000000000001", "12345678901234567890", "9007199254740993", "1e-9999999"])(
+    "%s does not",
+    (token) => expect(doubleKeepsValue(token)).toBe(false),
+  );
+  it("names the path of the first such number, past digits in strings and keys", () => {
+    expect(inexactNumber('{"a": "1e-400", "1e-400": [1, 2, {"b": 0.1, "c": 1e-400}]}')).toMatchObject({ path: ["1e-400", 2, "c"] });
+    expect(inexactNumber('{"a": [1.5, 100, 1e2, -0.25, 123456789012345]}')).toBeUndefined();
   });
 });
 

@@ -1,6 +1,6 @@
+import Big from "big.js";
 import type { Context, TypedResponse } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { Unstorable } from "./json-body";
 
 /*
  * Client JSON kept exactly. JSON.parse turns every number into a double, so integers above 2^53 and
@@ -8,8 +8,16 @@ import type { Unstorable } from "./json-body";
  * request's raw text goes to PostgreSQL (jsonb stores numbers as numeric, exactly) and responses embed
  * PostgreSQL's jsonb text as is. jsonb writes numbers in plain decimal (`1e3` → `1000`, `1.50` stays
  * `1.50`), so this module also refuses what numeric cannot hold and bodies that would balloon when
- * their numbers are written out.
+ * their numbers are written out. Every other route reads bodies as JavaScript values: there a number
+ * JSON.parse would change (`1e-400` → 0) is refused instead (`inexactNumber`).
  */
+
+/** A value of a request body that is refused, and why (the body guard answers 400 naming its path). */
+export interface Unstorable {
+  /** Keys and indexes from the body down to the offending value; empty for the body itself. */
+  path: (string | number)[];
+  message: string;
+}
 
 /** PostgreSQL numeric limits (jsonb numbers are numeric): digits before and after the decimal point. */
 export const NUMERIC_MAX_INTEGER_DIGITS = 131072;
@@ -77,15 +85,16 @@ export interface NumberScan {
   offender?: { path: (string | number)[]; reason: "numeric" | "expanded" };
 }
 
+/** Told of a number token, `text.slice(start, end)`, and whether it has an exponent; answers true to stop there. */
+type NumberVisitor = (text: string, start: number, end: number, exponent: boolean) => boolean;
+
 /**
- * One pass over valid JSON text (already parsed by the body guard): checks every number against
- * numeric's limits and NUMBER_MAX_EXPANDED_LENGTH, and sums how much longer the numbers get when
- * written out in plain decimal.
+ * One pass over valid JSON text (already parsed by the body guard), showing `visit` every number
+ * token; answers the path of the number where `visit` stopped, or undefined.
  * A character loop, not a regular expression: a body is up to several MiB and regex backtracking
  * over long strings overflows the stack. Containers are tracked so an offender can be named by path.
  */
-export function scanJsonNumbers(text: string): NumberScan {
-  let growth = 0;
+function findNumber(text: string, visit: NumberVisitor): (string | number)[] | undefined {
   const containers: number[] = []; // OPEN_ARRAY or OPEN_OBJECT
   const slots: number[] = []; // array: element index; object: offset of the current key
   let expectKey = false;
@@ -116,22 +125,74 @@ export function scanJsonNumbers(text: string): NumberScan {
         i++;
         exponent ||= text.charCodeAt(i) === LOWER_E || text.charCodeAt(i) === UPPER_E;
       }
-      // Plain numbers shorter than numeric's scale limit can neither overflow nor grow.
-      if (!exponent && i - start < NUMERIC_MAX_SCALE) continue;
-      const token = text.slice(start, i + 1);
-      const length = numericTextLength(token);
-      const reason =
-        length === undefined ? "numeric" : length > token.length && length > NUMBER_MAX_EXPANDED_LENGTH ? "expanded" : undefined;
-      if (length === undefined || reason) {
-        const path = slots.map((slot, k) =>
+      if (visit(text, start, i + 1, exponent)) {
+        return slots.map((slot, k) =>
           containers[k] === OPEN_ARRAY ? slot : (JSON.parse(text.slice(slot, stringEnd(text, slot) + 1)) as string),
         );
-        return { growth, offender: { path, reason: reason ?? "numeric" } };
       }
-      growth += Math.max(0, length - token.length);
     }
   }
-  return { growth };
+  return undefined;
+}
+
+/**
+ * Checks every number of valid JSON text against numeric's limits and NUMBER_MAX_EXPANDED_LENGTH,
+ * and sums how much longer the numbers get when written out in plain decimal.
+ */
+export function scanJsonNumbers(text: string): NumberScan {
+  let growth = 0;
+  let reason: "numeric" | "expanded" | undefined;
+  const path = findNumber(text, (text, start, end, exponent) => {
+    // Plain numbers shorter than numeric's scale limit can neither overflow nor grow.
+    if (!exponent && end - start < NUMERIC_MAX_SCALE) return false;
+    const token = text.slice(start, end);
+    const length = numericTextLength(token);
+    reason = length === undefined ? "numeric" : length > token.length && length > NUMBER_MAX_EXPANDED_LENGTH ? "expanded" : undefined;
+    if (reason) return true;
+    growth += Math.max(0, length! - token.length);
+    return false;
+  });
+  return path && reason ? { growth, offender: { path, reason } } : { growth };
+}
+
+/**
+ * Whether JSON.parse keeps a number token's value: the shortest decimal of the double it becomes
+ * (what JavaScript, and so every schema and query, reads) is the value sent. `0.1` and `1e2` are kept;
+ * `1e-400` (read as 0), `1e400` (Infinity) and `12345678901234567890` (…7000) are not.
+ */
+export function doubleKeepsValue(token: string): boolean {
+  const n = Number(token);
+  if (!Number.isFinite(n)) return false;
+  const shortest = String(n);
+  if (shortest === token) return true;
+  try {
+    return new Big(shortest).eq(new Big(token));
+  } catch {
+    return false; // an exponent beyond what big.js reads (±1e6): no double keeps such a number unless it is zero
+  }
+}
+
+/** Digits of a plain number (no exponent) that a double always keeps: any decimal of 15 significant digits. */
+const ALWAYS_KEPT_LENGTH = 15;
+
+/**
+ * The first number of valid JSON text whose value JSON.parse does not keep (`doubleKeepsValue`),
+ * named by its path: for bodies read as JavaScript values, where such a number would silently
+ * become another one (an amount of `1e-400` stored as 0.00).
+ */
+export function inexactNumber(text: string): Unstorable | undefined {
+  const path = findNumber(
+    text,
+    (text, start, end, exponent) => !((!exponent && end - start <= ALWAYS_KEPT_LENGTH) || doubleKeepsValue(text.slice(start, end))),
+  );
+  return path
+    ? {
+        path,
+        message:
+          "Numbers are read as 64-bit floating point, which would not keep this one's value (more than 15 significant digits, " +
+          "or too large or too small: 1e-400 would be read as 0); send it with fewer digits, or as a decimal string where the field takes one",
+      }
+    : undefined;
 }
 
 /**

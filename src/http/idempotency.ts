@@ -29,7 +29,7 @@ export const idempotencyHeaders = z.object({
       description:
         `Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key ` +
         `(for your company, ${IDEMPOTENCY_TTL_HOURS} hours) and replayed, with \`${REPLAYED_HEADER}: true\`, for a repeat with the same ` +
-        "method, path and body; the same key with another body or path is 422. Validation errors are not stored.",
+        "method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored.",
       example: "4f1c2a9e-order-1042",
     }),
 });
@@ -82,7 +82,9 @@ export async function withIdempotency<T, S extends ContentfulStatusCode>(
   }
   const { companyId } = c.var.auth;
   const method = c.req.method;
-  const path = c.req.path;
+  // The query string is part of what the key names: the same key with another query is another request.
+  const { pathname, search } = new URL(c.req.url);
+  const path = pathname + search;
   const requestHash = await sha256Hex(await c.req.text());
   // On a readsFirst route the limiter may still be answering: wait here, not inside the key's
   // transaction, which would hold a database session meanwhile (a refusal rolls the claim back either way).
@@ -111,7 +113,7 @@ export async function withIdempotency<T, S extends ContentfulStatusCode>(
         .select()
         .from(idempotencyKeys)
         .where(and(eq(idempotencyKeys.companyId, companyId), eq(idempotencyKeys.key, key)));
-      if (stored.method !== method || stored.path !== path) throw mismatch("method or path");
+      if (stored.method !== method || stored.path !== path) throw mismatch("method, path or query string");
       if (stored.requestHash !== requestHash) throw mismatch("body");
       return { replayed: true as const, status: stored.responseStatus as S, text: stored.responseBody as string };
     }

@@ -1,8 +1,10 @@
+import type { Context, Next } from "hono";
 import { createMiddleware } from "hono/factory";
 import { withDeadline } from "../platform/deadline";
 import { readBytes } from "../platform/read-text";
 import type { AppEnv } from "./context";
 import { ApiError, invalid } from "./errors";
+import { inexactNumber, type Unstorable } from "./exact-json";
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024; // 1 MiB
 /** The whole body must arrive within this; a client that trickles it gets 408. */
@@ -38,10 +40,19 @@ export const readBody = (maxBytes = DEFAULT_BODY_LIMIT) =>
 /**
  * Guards every request body before validation: JSON content type in UTF-8 (415), a body present,
  * valid UTF-8 and well-formed JSON (400), no company identifier (the company comes from the token),
- * and nothing PostgreSQL cannot store (400 naming the field), so such input never turns into a 500.
- * The text and the parse are kept on the request, so nothing parses the body twice.
+ * nothing PostgreSQL cannot store (400 naming the field), so such input never turns into a 500, and
+ * no number that JSON.parse would turn into another value (400 naming the field: an amount of
+ * `1e-400` is not quietly 0). The text and the parse are kept on the request, so nothing parses the
+ * body twice.
  */
-export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
+export const jsonBody = createMiddleware<AppEnv>((c, next) => guardJsonBody(c, next, false));
+/**
+ * The same for a route that stores the body's JSON from its text, numbers exactly as sent: it checks
+ * them itself (`unstorableNumbers`), so numbers JSON.parse would change are not refused here.
+ */
+export const exactJsonBody = createMiddleware<AppEnv>((c, next) => guardJsonBody(c, next, true));
+
+async function guardJsonBody(c: Context<AppEnv>, next: Next, exactNumbers: boolean) {
   const cached = (c.req.bodyCache as Record<string, unknown>).arrayBuffer as Promise<ArrayBuffer> | undefined;
   const bytes = cached ? new Uint8Array(await cached) : await readLimited(c.req.raw, DEFAULT_BODY_LIMIT);
   if (bytes.byteLength === 0) throw invalid("Request body is required: send a JSON object");
@@ -80,12 +91,12 @@ export const jsonBody = createMiddleware<AppEnv>(async (c, next) => {
       );
     }
   }
-  const unstorable = unstorableJson(body);
+  const unstorable = unstorableJson(body) ?? (exactNumbers ? undefined : inexactNumber(text));
   if (unstorable) throw unstorableError(unstorable);
   // Validators call c.req.json(), which in Hono re-parses the text: hand them this parse instead.
   c.req.json = (() => Promise.resolve(body)) as typeof c.req.json;
   await next();
-});
+}
 
 /** How much of a rejected body is read and dropped so the client still receives the 413. */
 const DISCARD_CAP = 32 * 1024 * 1024;
@@ -136,12 +147,6 @@ export const drainUnreadBody = createMiddleware(async (c, next) => {
     await discardBody(c.req.raw);
   }
 });
-
-export interface Unstorable {
-  /** Keys and indexes from the body down to the offending value; empty for the body itself. */
-  path: (string | number)[];
-  message: string;
-}
 
 /** The 400 for a value that cannot be stored, naming its field (`messages.3.body`). */
 export const unstorableError = ({ path, message }: Unstorable) =>

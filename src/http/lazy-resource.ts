@@ -9,7 +9,7 @@ import { createRouter, type Router } from "./openapi";
  * request under its path prefix, or when the OpenAPI document is asked for, instead of when the
  * Worker starts. `load` is a dynamic `import()` of the resource's folder: esbuild keeps it in the
  * one bundle file but runs those modules' top level only when it is called, so start-up does not
- * grow with the number of routes (docs/bundle.md#start-up-cpu).
+ * grow with the number of routes (docs/bundle.md#routes-built-per-resource-on-first-use).
  */
 export interface LazyResource {
   /** Every path of the resource starts with this segment (`/clients`); checked when it loads. */

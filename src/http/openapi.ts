@@ -4,7 +4,7 @@ import { authenticate, authenticateReadingFirst, requireScope } from "./auth";
 import type { AppEnv } from "./context";
 import { authErrors, type ErrorStatus, errorResponses, validationHook } from "./errors";
 import { idempotencyHeaders, replayedHeader } from "./idempotency";
-import { jsonBody, readBody } from "./json-body";
+import { exactJsonBody, jsonBody, readBody } from "./json-body";
 
 /** Success responses of an idempotent operation may be replays: they carry `Idempotent-Replayed`. */
 const withReplayedHeader = (responses: RouteConfig["responses"]) =>
@@ -34,6 +34,8 @@ type AuthRouteConfig = Omit<RouteConfig, "security" | "middleware" | "operationI
    * while the rate limiter answers instead of after it (GET routes always do).
    */
   readsFirst?: boolean;
+  /** Stores the body's JSON from its text, numbers as sent (checked by the handler): see `jsonBody`. */
+  exactNumbers?: boolean;
 };
 
 /** How the document says which scope an operation needs (http bearer security cannot carry scopes). */
@@ -54,7 +56,15 @@ const scopeSentences: Record<TokenScope, string> = {
  * limit, deadline), the token lookup and rate limit, the scope check, and the JSON body guard (content type, UTF-8, storable values). A route file states only what is particular to it.
  */
 export function createAuthRoute<P extends string, R extends AuthRouteConfig & { path: P }>(config: R) {
-  const { bodyLimit, errors = [], scope = defaultScope(config.method), idempotent = false, readsFirst = false, ...route } = config;
+  const {
+    bodyLimit,
+    errors = [],
+    scope = defaultScope(config.method),
+    idempotent = false,
+    readsFirst = false,
+    exactNumbers = false,
+    ...route
+  } = config;
   const hasBody = Boolean(route.request?.body);
   // The scope check follows the token lookup and comes before the body is parsed or the handler runs.
   const auth = readsFirst ? authenticateReadingFirst : authenticate;
@@ -66,7 +76,7 @@ export function createAuthRoute<P extends string, R extends AuthRouteConfig & { 
     [SCOPE_EXTENSION]: scope,
     // Body first (read within its deadline), then the token lookup, then the parse: no database
     // work waits on a slow upload, and a bad body from an unknown token still gets 401.
-    middleware: hasBody ? [readBody(bodyLimit), ...guard, jsonBody] : guard,
+    middleware: hasBody ? [readBody(bodyLimit), ...guard, exactNumbers ? exactJsonBody : jsonBody] : guard,
     ...(idempotent ? { request: { ...route.request, headers: idempotencyHeaders } } : {}),
     responses: {
       ...(idempotent ? withReplayedHeader(route.responses) : route.responses),
@@ -75,7 +85,7 @@ export function createAuthRoute<P extends string, R extends AuthRouteConfig & { 
       ...authErrors,
     },
     // The added error responses are thrown (ApiError), never returned: handlers keep the route's own response types.
-  }) as unknown as Omit<R, "bodyLimit" | "errors" | "scope" | "idempotent" | "readsFirst"> & { getRoutingPath(): string };
+  }) as unknown as Omit<R, "bodyLimit" | "errors" | "scope" | "idempotent" | "readsFirst" | "exactNumbers"> & { getRoutingPath(): string };
 }
 
 export const DEFAULT_PER_PAGE = 25;
@@ -157,6 +167,27 @@ export function wireFields<R extends object, K extends keyof R & string>(
     out[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = key.endsWith("At") && value != null ? iso(value as Date | string) : value;
   }
   return out as { [P in K as SnakeCase<P>]: WireValue<P, R[P]> };
+}
+
+/** The column (camelCase) a wire field (snake_case) of `B` is read into. */
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+type ColumnOf<B> = { [W in keyof B & string]: CamelCase<W> }[keyof B & string];
+
+/**
+ * The inverse of `wireFields`: the named columns whose wire field (snake_case) the body sent, with the
+ * sent value. A field left out (undefined) stays out, so an update changes only what was sent; null is
+ * kept (it clears the column).
+ */
+export function columnFields<B extends object, K extends ColumnOf<B>>(
+  body: B,
+  keys: readonly K[],
+): { [P in K]?: Exclude<B[SnakeCase<P> & keyof B], undefined> } {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const value = body[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) as keyof B];
+    if (value !== undefined) out[key] = value;
+  }
+  return out as { [P in K]?: Exclude<B[SnakeCase<P> & keyof B], undefined> };
 }
 
 /** Escapes %, _ and \ so user text is matched literally inside LIKE / ILIKE patterns. */

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { and, type SQL, sql } from "drizzle-orm";
+import { and, is, SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import { listCounts } from "../db/schema";
 import { isoDateTime } from "../platform/dates";
@@ -14,14 +14,23 @@ import { PaginationSchema, timestamp } from "./openapi";
  * The fingerprint binds it to the company, the sort and the filters that produced it: used with any other
  * query (another company's token included) it is a 400 and reads nothing. It is a guard against misuse,
  * not a secret: every query's WHERE carries the caller's company whatever the cursor says.
- * Keys are strings of digits (ids, and timestamps as microseconds since the epoch, so PostgreSQL's
- * microseconds survive the trip), so a forged cursor can never make a query fail.
+ * Keys are strings of digits (ids, timestamps as microseconds since the epoch, so PostgreSQL's
+ * microseconds survive the trip, and dates as days since the epoch), or null for a nullable column's null.
+ * A cursor is client input: each key is checked against its column's type and range (`KEY_RANGE`) before
+ * any SQL runs, so an edited cursor is a 400, never a failed query.
  */
 
-/** One column of a sort key: ids (int) or timestamps; every column of one sort runs the same direction. */
+/**
+ * One column of a sort key: ids (`int` for int4 columns, `bigint` for bigint ones read as JS numbers),
+ * timestamps or dates; every column of one sort runs the same direction. A `nullable` column sorts its
+ * nulls last in either direction: the sort, the keyset comparison and the index that serves them use
+ * `coalesce(column, 'infinity')` ascending or `coalesce(column, '-infinity')` descending (index that
+ * expression; a row comparison never meets a null).
+ */
 export interface KeyColumn {
   column: AnyPgColumn;
-  kind: "int" | "timestamp";
+  kind: "int" | "bigint" | "timestamp" | "date";
+  nullable?: true;
 }
 export interface KeysetSort {
   /** Part of every cursor: a cursor of one sort is refused by another. */
@@ -37,7 +46,8 @@ export interface Carried {
 }
 
 interface Cursor {
-  key: string[];
+  /** The last row's sort key; null for a nullable column's null. */
+  key: (string | null)[];
   page: number;
   carried?: Carried;
 }
@@ -73,7 +83,30 @@ const b64url = (text: string) =>
 const fromB64url = (text: string) =>
   new TextDecoder().decode(Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)));
 
-const KEY_PATTERN = { int: /^\d{1,10}$/, timestamp: /^-?\d{1,17}$/ } as const;
+/**
+ * What each kind of key may hold, in microseconds since 1970 for timestamps and days since 1970 for dates:
+ * int4 ids; bigint ids as far as drizzle's number mode reads them exactly; timestamps from PostgreSQL's
+ * first (4713 BC) to the end of 9999 (PostgreSQL stores later ones, but `keyValue`'s interval arithmetic
+ * overflows on some); dates the API stores (0001-01-01 to 9999-12-31).
+ */
+const KEY_RANGE = {
+  int: [0n, 2_147_483_647n],
+  bigint: [0n, BigInt(Number.MAX_SAFE_INTEGER)],
+  timestamp: [-210_866_803_200_000_000n, 253_402_300_799_999_999n],
+  date: [-719_162n, 2_932_896n],
+} as const;
+
+/**
+ * A key as the cursor carries it: a string of at most 19 digits (a sign for timestamps and dates) within
+ * its column's range, or null for a nullable column.
+ */
+function validKey(value: unknown, column: KeyColumn): boolean {
+  if (value === null) return column.nullable === true;
+  const signed = column.kind === "timestamp" || column.kind === "date";
+  if (typeof value !== "string" || !(signed ? /^-?\d{1,19}$/ : /^\d{1,19}$/).test(value)) return false;
+  const n = BigInt(value);
+  return n >= KEY_RANGE[column.kind][0] && n <= KEY_RANGE[column.kind][1];
+}
 
 /** What a cursor is bound to besides its sort: the company and the list's filters. */
 export type CursorScope = { companyId: number; filters: Record<string, unknown> };
@@ -84,7 +117,7 @@ const cursorFingerprint = (sort: KeysetSort, scope: CursorScope, carried?: Carri
     carried ? [sort.name, scope.companyId, scope.filters, carried.total, carried.watermark] : [sort.name, scope.companyId, scope.filters],
   );
 
-export function encodeCursor(sort: KeysetSort, scope: CursorScope, key: string[], page: number, carried?: Carried): string {
+export function encodeCursor(sort: KeysetSort, scope: CursorScope, key: (string | null)[], page: number, carried?: Carried): string {
   const f = cursorFingerprint(sort, scope, carried);
   return b64url(JSON.stringify({ v: 1, s: sort.name, k: key, f, p: page, ...(carried && { t: carried.total, w: carried.watermark }) }));
 }
@@ -110,7 +143,7 @@ export function decodeCursor(text: string, sort: KeysetSort, scope: CursorScope)
     c.v === 1 &&
     Array.isArray(c.k) &&
     c.k.length === sort.columns.length &&
-    c.k.every((v, i) => typeof v === "string" && KEY_PATTERN[sort.columns[i].kind].test(v)) &&
+    c.k.every((v, i) => validKey(v, sort.columns[i])) &&
     Number.isSafeInteger(c.p) &&
     (c.p as number) >= 2 &&
     (!carries || (carriedNumber(c.t) && carriedNumber(c.w)));
@@ -119,36 +152,59 @@ export function decodeCursor(text: string, sort: KeysetSort, scope: CursorScope)
   if (c.s !== sort.name || c.f !== cursorFingerprint(sort, scope, carried)) {
     throw badCursor("This cursor belongs to another query: use it with the filters of the page that returned it");
   }
-  return { key: c.k as string[], page: c.p as number, carried };
+  return { key: c.k as (string | null)[], page: c.p as number, carried };
 }
 
-const keyExpr = ({ column, kind }: KeyColumn) => (kind === "int" ? sql`${column}` : sql`(extract(epoch from ${column}) * 1000000)::bigint`);
-const keyValue = ({ kind }: KeyColumn, value: string) =>
-  kind === "int" ? sql`${Number(value)}::int` : sql`'epoch'::timestamptz + ${value}::bigint * interval '1 microsecond'`;
+const KEY_EXPR = {
+  int: (column: AnyPgColumn) => sql`${column}`,
+  bigint: (column: AnyPgColumn) => sql`${column}`,
+  timestamp: (column: AnyPgColumn) => sql`(extract(epoch from ${column}) * 1000000)::bigint`,
+  date: (column: AnyPgColumn) => sql`(${column} - '1970-01-01'::date)`,
+};
+const KEY_VALUE = {
+  int: (value: string) => sql`${Number(value)}::int`,
+  bigint: (value: string) => sql`${value}::bigint`,
+  timestamp: (value: string) => sql`'epoch'::timestamptz + ${value}::bigint * interval '1 microsecond'`,
+  date: (value: string) => sql`'1970-01-01'::date + ${Number(value)}::int`,
+};
+/** Where a nullable column's nulls sort: after every value in the sort's direction. */
+const nullsLast = (sort: KeysetSort, c: KeyColumn) =>
+  sql.raw(`'${sort.direction === "asc" ? "infinity" : "-infinity"}'::${c.column.getSQLType()}`);
+/** What the sort orders by and compares: the column, or for a nullable one the column with its nulls last. */
+const sortExpr = (sort: KeysetSort, c: KeyColumn) => (c.nullable ? sql`coalesce(${c.column}, ${nullsLast(sort, c)})` : sql`${c.column}`);
+const keyValue = (sort: KeysetSort, c: KeyColumn, value: string | null) => (value === null ? nullsLast(sort, c) : KEY_VALUE[c.kind](value));
 
-/** Select this as a row's sort key (text[]): the last row's key becomes the next cursor. */
+/** Select this as a row's sort key (text[], null for a null): the last row's key becomes the next cursor. */
 export const sortKeySql = (sort: KeysetSort) =>
-  sql<string[]>`array[${sql.join(
-    sort.columns.map((c) => sql`${keyExpr(c)}::text`),
+  sql<(string | null)[]>`array[${sql.join(
+    sort.columns.map((c) => sql`${KEY_EXPR[c.kind](c.column)}::text`),
     sql`, `,
   )}]`;
 
-/** ORDER BY for the sort. */
-export const orderBySql = (sort: KeysetSort) =>
-  sort.columns.map((c) => (sort.direction === "asc" ? sql`${c.column} asc` : sql`${c.column} desc`));
+/** The sort's expressions, in order (each column, or a nullable one with its nulls last). */
+export const sortExprs = (sort: KeysetSort) => sort.columns.map((c) => sortExpr(sort, c));
 
-/** Rows strictly after the cursor's key in the sort's order: one row comparison an index on the sort columns serves. */
+/** ORDER BY for the sort. */
+export const orderBySql = (sort: KeysetSort) => sortExprs(sort).map((e) => (sort.direction === "asc" ? sql`${e} asc` : sql`${e} desc`));
+
+/** Rows strictly after the cursor's key in the sort's order: one row comparison an index on the sort expressions serves. */
 export function afterCursor(sort: KeysetSort, cursor: Cursor | undefined): SQL | undefined {
   if (!cursor) return undefined;
-  const cols = sql.join(
-    sort.columns.map((c) => sql`${c.column}`),
-    sql`, `,
-  );
+  const cols = sql.join(sortExprs(sort), sql`, `);
   const vals = sql.join(
-    sort.columns.map((c, i) => keyValue(c, cursor.key[i])),
+    sort.columns.map((c, i) => keyValue(sort, c, cursor.key[i])),
     sql`, `,
   );
   return sort.direction === "asc" ? sql`(${cols}) > (${vals})` : sql`(${cols}) < (${vals})`;
+}
+
+/**
+ * A list filtered to several values of one column (`status=3,5`): the page is taken from one index walk
+ * per value, merged, so it costs what the values' first pages cost, however many rows each has.
+ */
+export interface Split {
+  column: AnyPgColumn;
+  values: readonly number[];
 }
 
 /**
@@ -183,23 +239,34 @@ export function listPosition(
      * The page's ids as the CTE `page`: an index walk in list order, after the cursor, with the extra
      * row that tells whether another page follows.
      */
-    pageIds(db: Db, table: PgTable, id: AnyPgColumn, where: SQL | undefined) {
-      return db.$with("page").as(
+    pageIds(db: Db, table: PgTable, id: AnyPgColumn, where: SQL | undefined, split?: Split) {
+      const walk = (fields: Record<string, SQL.Aliased>, cond: SQL | undefined, rows: number, skip: number) =>
         db
-          .select({ id })
+          .select({ id, ...fields })
           .from(table)
-          .where(and(where, after))
+          .where(and(where, cond, after))
           .orderBy(...orderBySql(sort))
-          .limit(limit)
-          .offset(offset),
-      );
+          .limit(rows)
+          .offset(skip);
+      if (!split || split.values.length === 1) {
+        return db.$with("page").as(walk({}, split && sql`${split.column} = ${split.values[0]}`, limit, offset));
+      }
+      // One walk per value, each in its index's order and no longer than the page needs, then merged by the sort.
+      const keyFields = Object.fromEntries(sortExprs(sort).map((e, i) => [`k${i}`, e.as(`k${i}`)]));
+      const walks = split.values.map((v) => sql`(${walk(keyFields, sql`${split.column} = ${v}`, offset + limit, 0)})`);
+      const keys = sort.columns.map((_, i) => sql.raw(`k${i} ${sort.direction}`));
+      return db
+        .$with("page", { id })
+        .as(
+          sql`select id from (${sql.join(walks, sql` union all `)}) walks order by ${sql.join(keys, sql`, `)} limit ${limit} offset ${offset}`,
+        );
     },
     /**
      * The page's rows and the pagination object, from the fetched rows (the extra row, if any, dropped);
      * with `next_updated_since` when the list is an incremental sync, whose next cursor carries the
      * pass's total and watermark (next_updated_since is the watermark, see syncFilter).
      */
-    finish<T>(rows: T[], sortKey: (row: T) => string[], total: number, nextSince?: string | null) {
+    finish<T>(rows: T[], sortKey: (row: T) => (string | null)[], total: number, nextSince?: string | null) {
       const more = rows.length > q.per_page;
       const data = more ? rows.slice(0, q.per_page) : rows;
       const carry = nextSince ? { total, watermark: Date.parse(nextSince) } : undefined;
@@ -212,12 +279,15 @@ export function listPosition(
 
 /**
  * An exact total from the trigger-kept counters (a few rows), as a scalar subquery: `list` is a list
- * ("clients", "orders") or one counted filter value of it ("orders/status_id=4", see drizzle/0005).
+ * ("clients", "orders") or one counted filter value of it ("orders/status_id=4", see drizzle/0005), or
+ * several values of one filter, whose counts add up (`status=3,5`).
  */
-export const countedTotal = (companyId: number, list: string | SQL) =>
-  sql<number>`(select coalesce(sum(${listCounts.n}), 0) from ${listCounts} where ${listCounts.companyId} = ${companyId} and ${listCounts.list} = ${list})`.mapWith(
-    Number,
-  );
+export const countedTotal = (companyId: number, list: string | SQL | readonly string[]) =>
+  sql<number>`(select coalesce(sum(${listCounts.n}), 0) from ${listCounts} where ${listCounts.companyId} = ${companyId} and ${
+    typeof list === "string" || is(list, SQL)
+      ? sql`${listCounts.list} = ${list}`
+      : sql`${listCounts.list} = any(${`{${list.join(",")}}`}::text[])`
+  })`.mapWith(Number);
 
 /*
  * Incremental sync: `updated_since` switches a list to (updated_at, id) ascending with keyset cursors.

@@ -24,18 +24,108 @@ export class DatabaseUnavailable extends Error {
 }
 
 /**
- * True when `error` (or what it wraps: drizzle's `cause`, the Neon driver's `sourceError`) is a
- * DatabaseUnavailable, or the deadline signal's TimeoutError (an answer whose body was still being read
- * when the deadline passed: the driver reads it after the fetch function has returned).
+ * What a failed database call means for the caller: the one mapping from database failures to
+ * answers, for SQL over HTTP and WebSocket sessions alike (`onError` in src/http/errors.ts turns it
+ * into the answer; the table is in docs/reliability.md).
+ * - `unavailable` (503 with Retry-After): the deadline, a connection refused, cut, reset or timed out,
+ *   and PostgreSQL refusing work for now (shutting down, starting up, in recovery, out of resources,
+ *   a deadlock or serialization failure to retry). Nothing was written: each statement, batch and
+ *   transaction is atomic, so PostgreSQL rolled back whatever was cut off.
+ * - `input` (400): a constraint or data error, which reaches the database only through the caller's
+ *   input (the checks before it let something through); `field` is the column PostgreSQL names, as
+ *   the API names fields.
+ * - undefined: anything else (500).
  */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let e = error, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
-    if (e instanceof DatabaseUnavailable || (e as { name?: unknown }).name === "TimeoutError") return true;
+export type DatabaseFailure = { kind: "unavailable" } | { kind: "input"; field: string; message: string; sqlState: string };
+
+/** SQLSTATE classes and codes that mean "not now": connection exceptions, insufficient resources, and … */
+const UNAVAILABLE_CLASSES = new Set(["08", "53"]);
+const UNAVAILABLE_CODES = new Set([
+  "57014", // query_canceled (a statement timeout)
+  "57P01", // admin_shutdown: the server is shutting down, or the backend was terminated
+  "57P02", // crash_shutdown: another backend crashed, the server restarts
+  "57P03", // cannot_connect_now: starting up, shutting down or in recovery
+  "57P05", // idle_session_timeout
+  "40001", // serialization_failure
+  "40P01", // deadlock_detected
+]);
+/** Socket errors (errno names, as Node and the driver's socket report them): the connection could not be made or was cut. */
+const SOCKET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+/** Fixed messages per input error (PostgreSQL's own text may quote values and is not for callers). */
+const INPUT_MESSAGES: Record<string, string> = {
+  "23502": "Required",
+  "23503": "Refers to a row that does not exist",
+  "23505": "Already exists",
+  "23514": "Not allowed",
+  "22001": "Too long",
+  "22003": "Out of range",
+};
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+interface PgErrorFields {
+  code: string;
+  column?: unknown;
+  detail?: unknown;
+}
+
+/** The PostgreSQL error in `error`'s chain (drizzle's `cause`, the Neon driver's `sourceError`), if any. */
+function postgresError(error: unknown): PgErrorFields | undefined {
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 6; depth++) {
+    const { code } = e as { code?: unknown };
+    if (typeof code === "string" && SQLSTATE.test(code)) return e as PgErrorFields;
     const next = e as { cause?: unknown; sourceError?: unknown };
     e = next.sourceError ?? next.cause;
   }
-  return false;
+  return undefined;
 }
+
+/** The column an input error is about: PostgreSQL's `column` field, else the key of `Key (…)=(…)` in its detail. */
+function fieldOf({ column, detail }: PgErrorFields): string {
+  if (typeof column === "string" && column) return column;
+  const key = typeof detail === "string" ? /^Key \(([^)]*)\)=/.exec(detail)?.[1] : undefined;
+  // The company is the token's, never the caller's field.
+  const columns =
+    key
+      ?.split(",")
+      .map((c) => c.trim().replace(/^"|"$/g, ""))
+      .filter((c) => c && c !== "company_id") ?? [];
+  return columns.join(",") || "(body)";
+}
+
+export function databaseFailure(error: unknown): DatabaseFailure | undefined {
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 6; depth++) {
+    if (e instanceof DatabaseUnavailable || (e as { name?: unknown }).name === "TimeoutError") return { kind: "unavailable" };
+    const { code } = e as { code?: unknown };
+    if (typeof code === "string" && SOCKET_CODES.has(code)) return { kind: "unavailable" };
+    const next = e as { cause?: unknown; sourceError?: unknown };
+    e = next.sourceError ?? next.cause;
+  }
+  const pg = postgresError(error);
+  if (!pg) return undefined;
+  if (UNAVAILABLE_CLASSES.has(pg.code.slice(0, 2)) || UNAVAILABLE_CODES.has(pg.code)) return { kind: "unavailable" };
+  if (pg.code.startsWith("22") || pg.code.startsWith("23")) {
+    return {
+      kind: "input",
+      field: fieldOf(pg),
+      message: INPUT_MESSAGES[pg.code] ?? "Not a value the field can hold",
+      sqlState: pg.code,
+    };
+  }
+  return undefined;
+}
+
+/** True when the API answers `error` with 503 (see `databaseFailure`). */
+export const isDatabaseUnavailable = (error: unknown): boolean => databaseFailure(error)?.kind === "unavailable";
 
 /** Per-isolate settings: neonConfig is global, and an isolate serves one Worker with one set of bindings. */
 let configured: { env: Bindings; key: string; deadlineMs: number } | undefined;
@@ -100,7 +190,7 @@ export function createDb(env: Bindings): Db {
  * in code, write under the same locks). Opens nothing until the first query; the caller ends it
  * (Workers must not reuse sockets across requests: end it in the same request, via waitUntil).
  */
-export function openSession(env: Bindings): { db: Db; end: () => Promise<void> } {
+export function openSession(env: Bindings): { db: Db; end: () => Promise<void>; failed: () => boolean } {
   const { deadlineMs } = configure(env);
   const pool = new Pool({
     connectionString: env.DATABASE_URL,
@@ -109,8 +199,26 @@ export function openSession(env: Bindings): { db: Db; end: () => Promise<void> }
     connectionTimeoutMillis: deadlineMs + 1000,
     query_timeout: deadlineMs + 1000,
   });
-  pool.on("error", () => {}); // a broken idle connection fails its next query, which reports it
-  return { db: drizzlePool(pool, { schema }), end: () => pool.end() };
+  // The pool listens for errors on idle connections only. A connection that fails while a transaction
+  // holds it (its backend killed, the server shutting down, the socket cut) reports it as an 'error'
+  // event, which unheard would be thrown out of the socket's callback: heard here, it marks the session.
+  let connected = false;
+  let lost = false;
+  pool.on("error", () => {
+    lost = true;
+  });
+  pool.on("connect", (client: { on(event: "error", listener: () => void): unknown }) => {
+    connected = true;
+    client.on("error", () => {
+      lost = true;
+    });
+  });
+  return {
+    db: drizzlePool(pool, { schema }),
+    end: () => pool.end(),
+    /** The session never connected, or its connection failed: the driver's errors then carry no SQLSTATE. */
+    failed: () => lost || !connected,
+  };
 }
 
 /**
@@ -130,6 +238,14 @@ export async function inSessionTransaction<T>(
       () => session.db.transaction(work),
       () => new DatabaseUnavailable(`the transaction did not finish within ${deadlineMs} ms`),
     );
+  } catch (e) {
+    // A connection that could not be made or was lost fails the transaction with the driver's own errors
+    // ("Connection terminated unexpectedly", "… not queryable", a WebSocket's close), which carry no
+    // SQLSTATE: the database was unavailable. PostgreSQL's own errors keep their meaning.
+    if (session.failed() && !postgresError(e) && !isDatabaseUnavailable(e)) {
+      throw new DatabaseUnavailable("the database connection failed", { cause: e });
+    }
+    throw e;
   } finally {
     defer(session.end());
   }

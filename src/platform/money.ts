@@ -1,31 +1,53 @@
 import { z } from "@hono/zod-openapi";
 import Big from "big.js";
 
+/** A decimal as JSON writes numbers, an exponent allowed: "12.50", "-3", "1.25e2", "1E-2". */
+const DECIMAL_TEXT = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
+
+/** The exact value of decimal text, or undefined when it is none (or its exponent is beyond what big.js reads, ±1e6). */
+function decimalValue(text: string): Big | undefined {
+  if (!DECIMAL_TEXT.test(text)) return undefined;
+  try {
+    return new Big(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Exact decimal input: a JSON number or a decimal string ("12.50"), at most `scale` decimals, within
- * [min, max]. Parsed to a canonical decimal string for a numeric column, never through floating point
- * arithmetic (a JSON number is taken by its shortest decimal spelling, e.g. 0.1 → "0.1").
+ * Exact decimal input, the one rule for every amount, rate and quantity: a JSON number or a decimal
+ * string ("12.50"; an exponent is allowed in both, `1e2` and "1e2" are 100), whose exact value has at
+ * most `scale` decimals and lies within [min, max]. So a nonzero value that would round to zero, or
+ * that has more decimals than allowed, is refused, never rounded. Parsed to a canonical decimal string
+ * for a numeric column, never through floating point arithmetic: a JSON number is taken by its shortest
+ * decimal text (0.1 → "0.1"), which is the number sent, since the body guard refuses numbers that
+ * JSON.parse would change (`inexactNumber`: `1e-400` would be read as 0).
  */
-export function decimalInput(opts: { scale: number; min?: number; max: string; example?: string; description?: string }) {
-  const pattern = new RegExp(`^-?\\d{1,15}(\\.\\d{1,${opts.scale}})?$`);
+export function decimalInput(opts: { scale: number; min: number; max: string; example?: string; description?: string }) {
   return z
     .union([z.number(), z.string().max(64)])
     .transform((value, ctx) => {
-      const text = typeof value === "number" ? String(value) : value.trim();
-      if (!pattern.test(text)) {
-        ctx.addIssue({ code: "custom", message: `Must be a decimal number with at most ${opts.scale} decimals` });
+      const n = decimalValue(typeof value === "number" ? String(value) : value.trim());
+      if (n === undefined) {
+        ctx.addIssue({ code: "custom", message: 'Must be a decimal number: a JSON number or a string such as "12.50"' });
         return z.NEVER;
       }
-      const n = new Big(text);
-      if ((opts.min !== undefined && n.lt(opts.min)) || n.gt(opts.max)) {
-        ctx.addIssue({ code: "custom", message: `Must be between ${opts.min ?? "-∞"} and ${opts.max}` });
+      if (!n.round(opts.scale, Big.roundDown).eq(n)) {
+        ctx.addIssue({ code: "custom", message: `Must have at most ${opts.scale} decimals (it would be rounded otherwise)` });
         return z.NEVER;
       }
-      return n.toFixed(opts.scale);
+      if (n.lt(opts.min) || n.gt(opts.max)) {
+        ctx.addIssue({ code: "custom", message: `Must be between ${opts.min} and ${opts.max}` });
+        return z.NEVER;
+      }
+      // Big keeps the sign of zero: "-0" is stored as 0.
+      return (n.eq(0) ? new Big(0) : n).toFixed(opts.scale);
     })
     .openapi({
       example: opts.example,
-      description: `${opts.description ?? "Decimal"}: a JSON number or decimal string with at most ${opts.scale} decimals`,
+      description:
+        `${opts.description ?? "Decimal"}: a JSON number or decimal string, at most ${opts.scale} decimals ` +
+        "(an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)",
     });
 }
 

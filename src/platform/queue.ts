@@ -40,6 +40,9 @@ export function crashText(e: unknown): string {
   return e.message;
 }
 
+/** Seconds before a dead-letter queue tries again a batch it could not mark (the database away). */
+export const DEAD_LETTER_RETRY_SECONDS = 30;
+
 /** A dead-letter queue's name ends in `-dlq` (wrangler.toml). */
 export const isDeadLetterQueue = (queue: string) => queue.endsWith("-dlq");
 

@@ -3,8 +3,8 @@ import type { Config } from "../platform/config";
 import type { Db } from "../platform/db";
 import type { Logger } from "../platform/logger";
 import { rowsOf } from "../platform/sql-kit";
-import { fillPayload, type WebhookRenderers } from "./events";
-import type { WebhookResource } from "./events-catalog";
+import { fillPayload } from "./events";
+import type { WebhookRenderers } from "./events-catalog";
 import { signatureHeader } from "./sign";
 import { webhookUrlProblem } from "./url";
 
@@ -37,7 +37,7 @@ interface Claimed {
   event_id: string;
   type: string;
   company_id: number;
-  resource_type: WebhookResource;
+  resource_type: string;
   resource_id: string;
   payload: string | null;
   url: string;
@@ -78,14 +78,19 @@ async function claim(db: Db, id: number, claimSeconds: number): Promise<Claimed 
   return row && { ...row, id: Number(row.id), event_pk: Number(row.event_pk) };
 }
 
-/** Seconds until a pending, unclaimed delivery of an enabled endpoint is due (its message came early), else undefined. */
+/**
+ * Seconds until a pending delivery of an enabled endpoint can be taken, else undefined: it is not due
+ * yet (its message came early), or it is claimed. A claim is usually another consumer's attempt in
+ * progress, but it may be one whose consumer lost the database after claiming (the claim committed, its
+ * answer or the release never came): its message then comes back when the claim lapses, instead of the
+ * delivery waiting for the cron pass.
+ */
 async function earlyBy(db: Db, id: number): Promise<number | undefined> {
   const [row] = rowsOf<{ wait: number | null }>(
     await db.execute(sql`
-      select ceil(extract(epoch from d.next_attempt_at - now()))::int as wait
+      select ceil(extract(epoch from greatest(d.next_attempt_at, d.claimed_until) - now()))::int + 1 as wait
       from webhook_deliveries d join webhook_endpoints ep on ep.id = d.endpoint_id
-      where d.id = ${id} and d.status = 'pending' and ep.enabled and d.next_attempt_at > now()
-        and (d.claimed_until is null or d.claimed_until < now())`),
+      where d.id = ${id} and d.status = 'pending' and ep.enabled and greatest(d.next_attempt_at, d.claimed_until) > now()`),
   );
   return row?.wait ?? undefined;
 }
@@ -216,7 +221,7 @@ export interface DeliveryContext {
 /** Renders and stores a missing payload (the after-commit step was lost); answers the stored text. */
 export async function renderPayload(
   ctx: Pick<DeliveryContext, "db" | "renderers">,
-  event: { id: number; companyId: number; type: string; resourceType: WebhookResource; resourceId: string },
+  event: { id: number; companyId: number; type: string; resourceType: string; resourceId: string },
 ): Promise<string> {
   const render = ctx.renderers[event.resourceType];
   const object = render ? await render(ctx.db, event) : undefined;

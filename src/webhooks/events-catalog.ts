@@ -1,25 +1,44 @@
+import type { z } from "@hono/zod-openapi";
+import type { Db } from "../platform/db";
+
 /**
- * Every webhook event type, the resource its `data.object` is, and what it means. Endpoints subscribe
- * to these names (or `*`); the event writer, the OpenAPI `webhooks` and the docs read the same list.
+ * What a resource declares about its webhook events, in its own folder (`routes/<resource>/events.ts`),
+ * and the catalog of every event type built from those declarations (`src/resources.ts` lists them).
+ * Endpoints subscribe to the catalog's types (or `*`); the change layer writes events of a declaration,
+ * delivery renders their objects with its renderer, and the OpenAPI `webhooks` section reads all of it.
  */
-export const WEBHOOK_EVENTS = {
-  "client.created": { resource: "client", description: "A client was created" },
-  "client.updated": { resource: "client", description: "A client's fields changed" },
-  "client.deleted": { resource: "client", description: "A client was soft-deleted (`deleted_at` set)" },
-  "order.created": { resource: "order", description: "An order (a project with its default invoice) was created" },
-  "order.updated": {
-    resource: "order",
-    description: "An order changed: its fields, or its contents (line items, payments, artworks) and so its totals",
-  },
-  "order.deleted": { resource: "order", description: "An order was soft-deleted" },
-  "email_thread.upserted": { resource: "email_thread", description: "An email thread was stored or replaced (PUT)" },
-} as const;
 
-export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
-export type WebhookResource = (typeof WEBHOOK_EVENTS)[WebhookEventType]["resource"];
+/** The JSON text of the object as the API returns it now; undefined when the resource is gone. */
+export type WebhookRenderer = (db: Db, event: { companyId: number; type: string; resourceId: string }) => Promise<string | undefined>;
+/** One renderer per resource type (`resource_type` of an event). */
+export type WebhookRenderers = Record<string, WebhookRenderer>;
 
-/** The event types in catalog order. */
-export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as [WebhookEventType, ...WebhookEventType[]];
+export interface ResourceEvents {
+  /** The events' `resource_type`: what their `data.object` is. */
+  resource: string;
+  /** The operations that answer the object as the events carry it (named in the OpenAPI `webhooks`). */
+  returnedBy: string;
+  /** Each event type (`<resource>.<what happened>`) and what it means, in the order the document lists them. */
+  types: Readonly<Record<string, string>>;
+  /** The schema of `data.object` (the resource's response schema), loaded with the resource's routes. */
+  schema: () => Promise<z.ZodType>;
+  /** The object as the API returns it now, for an event whose payload the change did not fill. */
+  render: WebhookRenderer;
+  /**
+   * The types whose `data` also carries `previous_attributes` (what the change replaced, written with the
+   * event), each with that member's schema, loaded with the resource's routes.
+   */
+  previousAttributes?: Readonly<Record<string, () => Promise<z.ZodType>>>;
+}
+
+/** Every event type: the resource its `data.object` is, and what it means; in the declarations' order. */
+export type EventCatalog = Readonly<Record<string, { resource: string; description: string }>>;
+
+export function eventCatalog(declarations: readonly ResourceEvents[]): EventCatalog {
+  return Object.fromEntries(
+    declarations.flatMap(({ resource, types }) => Object.entries(types).map(([type, description]) => [type, { resource, description }])),
+  );
+}
 
 /** Subscribes an endpoint to every event type, including types added later. */
 export const ALL_EVENTS = "*";

@@ -5,7 +5,6 @@ import type { Bindings } from "../platform/env";
 import type { Logger } from "../platform/logger";
 import { insertFrom, rowsOf } from "../platform/sql-kit";
 import { enqueueWebhookDeliveries } from "./enqueue";
-import type { WebhookEventType, WebhookResource } from "./events-catalog";
 
 /**
  * The writers' side of webhooks: a change writes its event, and the event's deliveries to the company's
@@ -15,15 +14,19 @@ import type { WebhookEventType, WebhookResource } from "./events-catalog";
 
 export interface WebhookEventRow {
   companyId: number;
-  type: WebhookEventType;
-  resourceType: WebhookResource;
+  type: string;
+  resourceType: string;
   /** The resource's id (text): a value, or SQL reading another CTE of the statement. */
   resourceId: string | number | SQL;
+  /** What the change replaced, as SQL (jsonb) over the event's row: the payload's `data.previous_attributes`. */
+  previousAttributes?: SQL;
 }
 
-/** What the write's statement answers about its event: the event row's id and its deliveries' ids. */
+/** What a write's statement answers about each event it wrote: the event row, its type and resource, its deliveries. */
 export interface WrittenEvent {
   event: number;
+  type: string;
+  resourceId: string;
   deliveries: number[];
 }
 
@@ -32,38 +35,44 @@ export interface WrittenEvent {
  * (none when `from` is empty, so it lands only with the change), `webhook_fanout` one delivery per
  * enabled endpoint of the company whose `events` hold the type or `*`. Put `from` on the write's own
  * CTE (its RETURNING): the change then runs, taking its row locks, before the event's id is drawn, so
- * event ids follow the order in which writes to one resource commit. `written` is the column to select.
+ * event ids follow the order in which writes to one resource commit. `written` is the column to select
+ * (every event written, in id order); `suffix` tells apart several events' CTEs in one statement.
  */
-export function webhookEventCte(db: Db, row: WebhookEventRow, from: SQL) {
+export function webhookEventCte(db: Db, row: WebhookEventRow, from: SQL, suffix = "") {
   const resourceId = typeof row.resourceId === "object" ? sql`(${row.resourceId})::text` : String(row.resourceId);
   const event = insertFrom(
     db,
-    "webhook_event",
+    `webhook_event${suffix}`,
     webhookEvents,
-    { companyId: row.companyId, type: row.type, resourceType: row.resourceType, resourceId },
+    { companyId: row.companyId, type: row.type, resourceType: row.resourceType, resourceId, previousAttributes: row.previousAttributes },
     from,
   );
-  const fanout = db.$with("webhook_fanout", { id: webhookDeliveries.id }).as(
+  const fanout = db.$with(`webhook_fanout${suffix}`, { id: webhookDeliveries.id, eventId: webhookDeliveries.eventId }).as(
     sql`insert into ${webhookDeliveries} (company_id, endpoint_id, event_id, resource_type, resource_id)
         select e.company_id, ep.id, e.id, e.resource_type, e.resource_id
         from ${event} e
         join ${webhookEndpoints} ep on ep.company_id = e.company_id and ep.enabled and (e.type = any(ep.events) or '*' = any(ep.events))
-        order by ep.id
-        returning id`,
+        order by e.id, ep.id
+        returning id, event_id`,
   );
-  const written = sql<WrittenEvent | null>`(select json_build_object('event', e.id,
-      'deliveries', coalesce((select json_agg(d.id order by d.id) from ${fanout} d), '[]'::json)) from ${event} e)`;
+  const written = sql<
+    WrittenEvent[]
+  >`(select coalesce(json_agg(json_build_object('event', e.id, 'type', e.type, 'resourceId', e.resource_id,
+      'deliveries', coalesce((select json_agg(d.id order by d.id) from ${fanout} d where d.event_id = e.id), '[]'::json)) order by e.id), '[]'::json)
+      from ${event} e)`;
   return { ctes: [event, fanout] as const, written };
 }
 
 /**
- * The delivered body `{ id, type, created_at, data: { object } }` for an event row, from the object's
- * JSON text (jsonb keeps its numbers exact). For `update webhook_events … where id = …`.
+ * The delivered body `{ id, type, created_at, data: { object, previous_attributes? } }` for an event row,
+ * from the object's JSON text (jsonb keeps its numbers exact) and the row's previous attributes (only an
+ * event that has them carries the member). For `update webhook_events … where id = …`.
  */
 const payloadSql = (objectJson: string | null) =>
   sql`jsonb_build_object('id', event_id, 'type', type,
       'created_at', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-      'data', jsonb_build_object('object', ${objectJson}::jsonb))`;
+      'data', jsonb_build_object('object', ${objectJson}::jsonb)
+        || coalesce(jsonb_build_object('previous_attributes', previous_attributes), '{}'::jsonb))`;
 
 /**
  * Sets an event's payload unless it has one (a payload never changes once written); answers the
@@ -81,11 +90,6 @@ export async function fillPayload(db: Db, eventId: number, objectJson: string | 
   return row.payload;
 }
 
-/** The JSON text of the object as the API returns it now; undefined when the resource is gone. */
-export type WebhookRenderer = (db: Db, event: { companyId: number; type: string; resourceId: string }) => Promise<string | undefined>;
-/** One renderer per resource type (the resources' own serializers, wired in by the entry point). */
-export type WebhookRenderers = Record<WebhookResource, WebhookRenderer>;
-
 /** The parts of a request's context the after-commit step uses. */
 export interface PublishContext {
   env: Bindings;
@@ -96,20 +100,23 @@ export interface PublishContext {
 export type WebhookObject = () => string | undefined | Promise<string | undefined>;
 
 /**
- * After the commit that wrote the event: fills its payload with the object and hands its deliveries to the queue, after the response
- * (waitUntil). Nothing to do when no endpoint subscribed. If this step is lost, delivery renders the
- * payload from the current state and the cron pass sends the deliveries.
+ * After the commit that wrote the event: fills its payload with the object (when the change gives one)
+ * and hands its deliveries to the queue, after the response (waitUntil). Nothing to do when no endpoint
+ * subscribed. If this step is lost, or there is no object, delivery renders the payload from the
+ * current state and the cron pass sends the deliveries.
  */
-export function publishWebhookEvent(c: PublishContext, written: WrittenEvent | null | undefined, object: WebhookObject): void {
-  if (!written?.deliveries.length) return;
+export function publishWebhookEvent(c: PublishContext, written: WrittenEvent, object?: WebhookObject): void {
+  if (!written.deliveries.length) return;
   const { db, defer, logger } = c.var;
   defer(
     (async () => {
-      try {
-        await fillPayload(db, written.event, (await object()) ?? null);
-      } catch (error) {
-        // Delivery renders it from the current state instead.
-        logger.warn("webhook payload not filled after commit", { event: written.event, error });
+      if (object) {
+        try {
+          await fillPayload(db, written.event, (await object()) ?? null);
+        } catch (error) {
+          // Delivery renders it from the current state instead.
+          logger.warn("webhook payload not filled after commit", { event: written.event, error });
+        }
       }
       await enqueueWebhookDeliveries(c.env, written.deliveries);
     })(),

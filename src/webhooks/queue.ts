@@ -4,12 +4,11 @@ import { workerConfig } from "../platform/config";
 import { createDb, type Db } from "../platform/db";
 import type { Bindings, WebhookMessage } from "../platform/env";
 import { createLogger, type Logger } from "../platform/logger";
-import { crashText, isDeadLetterQueue, messageRowIds } from "../platform/queue";
+import { crashText, DEAD_LETTER_RETRY_SECONDS, isDeadLetterQueue, messageRowIds } from "../platform/queue";
 import { rowsOf } from "../platform/sql-kit";
 import { type DeliveryContext, deliver, renderPayload } from "./deliver";
 import { enqueueWebhookDeliveries } from "./enqueue";
-import type { WebhookRenderers } from "./events";
-import type { WebhookResource } from "./events-catalog";
+import type { WebhookRenderers } from "./events-catalog";
 
 /** The webhook queues' names start with this (wrangler.toml); the dead-letter queue's end in `-dlq`. */
 export const WEBHOOK_QUEUE_PREFIX = "crm-webhooks";
@@ -31,7 +30,13 @@ export async function handleWebhookQueue(batch: MessageBatch<WebhookMessage>, en
   const logger = createLogger({ request_id: crypto.randomUUID(), queue: batch.queue, messages: batch.messages.length });
   const db = createDb(env);
   const ids = messageRowIds(batch, env.DATABASE_URL, (body) => body?.delivery_id, logger, "webhook");
-  if (isDeadLetterQueue(batch.queue)) return markDeadLettered(env, db, ids, logger);
+  if (isDeadLetterQueue(batch.queue)) {
+    return markDeadLettered(env, db, ids, logger).catch((e) => {
+      // The database may be what failed: the dead-letter queue tries again later (the cron pass is the backstop).
+      logger.error("webhook dead-letter marking failed", { error: crashText(e) });
+      for (const message of batch.messages) message.retry({ delaySeconds: DEAD_LETTER_RETRY_SECONDS });
+    });
+  }
 
   const ctx: DeliveryContext = { db, config, logger, renderers };
   const limit = pLimit(CONCURRENT_DELIVERIES);
@@ -48,12 +53,15 @@ export async function handleWebhookQueue(batch: MessageBatch<WebhookMessage>, en
           // with the attempts' backoff; past max_retries it goes to the dead-letter queue.
           const error = crashText(e);
           logger.error("webhook delivery crashed", { delivery_id: id, attempt: message.attempts, error });
+          const schedule = config.WEBHOOK_RETRY_SCHEDULE;
+          const delaySeconds = schedule.length ? schedule[Math.min(message.attempts, schedule.length) - 1] : 0;
+          // Handed off again for when its message comes back (the cron pass does not send it before).
           await db
             .execute(sql`update webhook_deliveries set claimed_until = null, updated_at = now(),
+              enqueued_at = now() + make_interval(secs => ${delaySeconds}),
               last_error = ${`delivery crashed: ${error.slice(0, 500)}`} where id = ${id}`)
             .catch(() => {}); // the database may be what failed; the log line has it
-          const schedule = config.WEBHOOK_RETRY_SCHEDULE;
-          message.retry({ delaySeconds: schedule.length ? schedule[Math.min(message.attempts, schedule.length) - 1] : 0 });
+          message.retry({ delaySeconds });
         }
       }),
     ),
@@ -168,7 +176,7 @@ export async function handleWebhookCron(env: Bindings, renderers: WebhookRendere
   const eventIds = [...new Set(rows.map((r) => Number(r.event_id)))];
   let rendered = 0;
   if (eventIds.length) {
-    const missing = rowsOf<{ id: string; company_id: number; type: string; resource_type: WebhookResource; resource_id: string }>(
+    const missing = rowsOf<{ id: string; company_id: number; type: string; resource_type: string; resource_id: string }>(
       await db.execute(sql`
         select id, company_id, type, resource_type, resource_id from webhook_events
         where id = any(${`{${eventIds.join(",")}}`}::bigint[]) and payload is null`),

@@ -11,7 +11,7 @@
  *   BENCH_DB_DELAY_MS (default 25), BENCH_REDIS_DELAY_MS (added to each Redis answer; default 2 x
  *   BENCH_DB_DELAY_MS, so a limiter call costs what a database round trip does and shows when it is
  *   not overlapped), BENCH_RUNS (default 17),
- *   BENCH_ONLY (substring of scenario names to run, e.g. "orders"), BENCH_SECONDS (throughput time per
+ *   BENCH_ONLY (substrings of scenario names to run, comma-separated, e.g. "orders" or "MCP,GET /clients/{id}"), BENCH_SECONDS (throughput time per
  *   worker and concurrency, default 8, taken in 4 rounds that alternate the Workers)
  * Last, the Workers' own CPU per request with the database's answers replayed in the isolate
  * (test/bench/replay): the API's overhead over the minimal Worker without the network in the way.
@@ -151,8 +151,8 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
     };
     const ids = await load(JSON.parse(readFileSync(path.join(import.meta.dirname, "../../tools/ops/demo-seed.json"), "utf8")));
     const results: Record<string, number> = {};
-    const only = process.env.BENCH_ONLY?.toLowerCase();
-    for (const scenario of benchScenarios.filter((s) => !only || s.name.toLowerCase().includes(only))) {
+    const only = process.env.BENCH_ONLY?.toLowerCase().split(",");
+    for (const scenario of benchScenarios.filter((s) => !only || only.some((part) => s.name.toLowerCase().includes(part)))) {
       const request = await scenario.prepare({ ...ctx, ids });
       // A token per scenario, so the 300 requests per minute per key never refuse one (the warm-up requests check it).
       const { token } = await createToken(db, { companyId: company_id });
@@ -164,11 +164,16 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
         const started = performance.now();
         const res = await fetch(`${worker.url}/api/v1${target}`, {
           method: request.method ?? "GET",
-          headers: { authorization: `Bearer ${bearer}`, ...(request.body ? { "content-type": "application/json" } : {}) },
+          headers: {
+            authorization: `Bearer ${bearer}`,
+            ...(request.body ? { "content-type": "application/json" } : {}),
+            ...request.headers,
+          },
           body: request.body ? JSON.stringify(request.body) : undefined,
         });
-        await res.arrayBuffer();
+        const answer = await res.text();
         if (res.status !== (request.status ?? 200)) throw new Error(`${scenario.name}: ${res.status}`);
+        request.check?.(answer);
         if (i >= 2) times.push(performance.now() - started); // the first two warm the isolate
       }
       results[scenario.name] = median(times);

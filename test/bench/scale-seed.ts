@@ -1,6 +1,7 @@
 /**
  * Seeds one company straight through SQL (generate_series): `n` clients, `n` orders (projects with their
- * default invoice), about 1.01·n invoice lines and n/10 catalog items, with realistic names, emails,
+ * default invoice; 4 in 5 with a deadline), about 1.01·n invoice lines, payments on two orders of three
+ * (one in full, one in part) and n/10 catalog items, with realistic names, emails,
  * phones and product titles, created over three years, and about 1 % of each soft-deleted at spread times.
  * Every value is a function of the row number, so two runs seed the same data.
  */
@@ -64,7 +65,7 @@ export async function seedCompany(client: pg.ClientBase, name: string, n: number
   await run(
     "order statuses",
     `insert into order_statuses (company_id, name, position)
-     select $1, s, p from unnest('{Quote,Approved,Ordered,In production,Shipped,Done}'::text[]) with ordinality as t(s, p)`,
+     select $1, s, p - 1 from unnest('{Quote,Approved,Ordered,In production,Shipped,Done}'::text[]) with ordinality as t(s, p)`,
     [companyId],
   );
   await run(
@@ -85,11 +86,13 @@ export async function seedCompany(client: pg.ClientBase, name: string, n: number
     "orders",
     `with c as (select min(id) as first, count(*) as n from clients where company_id = $1),
           s as (select array_agg(id order by position) as ids from order_statuses where company_id = $1)
-     insert into projects (company_id, client_id, title, description, status_id, created_at, updated_at, deleted_at)
+     insert into projects (company_id, client_id, title, description, status_id, deadline, created_at, updated_at, deleted_at)
      select $1, c.first + (i::bigint * 7919) % c.n,
        ${pick(LAST, "i * 3")} || ' ' || ${pick(PRODUCT, "i")} || ' order ' || i,
        case when i % 3 = 0 then 'Rush: needed for the ' || ${pick(TRADE, "i")} || ' event' end,
-       s.ids[1 + i % 6], ${at("i")}, ${at("i")}, ${deletedAt("i", at("i"))}
+       s.ids[1 + i % 6],
+       case when i % 5 <> 0 then (${at("i")} + make_interval(days => 7 + i % 60))::date end,
+       ${at("i")}, ${at("i")}, ${deletedAt("i", at("i"))}
      from generate_series(1, $2::int) i, c, s`,
     [companyId, n],
   );
@@ -99,6 +102,8 @@ export async function seedCompany(client: pg.ClientBase, name: string, n: number
      select company_id, id, client_id, created_at, updated_at, deleted_at from projects where company_id = $1`,
     [companyId],
   );
+  // Statistics for the rows so far: the statement triggers that keep the orders' payment status plan with them.
+  await client.query("analyze projects, invoices");
   // One line per invoice, a second on every 100th: about 1.01·n.
   const title = (i: string) =>
     `case when ${i} % 997 = 0 then 'Carhartt Workwear Pocket Tee' else ${pick(BRAND, `${i} / 10`)} || ' ' || ${pick(PRODUCT, i)} || ' - ' || ${pick(COLOR, `${i} / 7`)} end`;
@@ -111,6 +116,16 @@ export async function seedCompany(client: pg.ClientBase, name: string, n: number
      from (select row_number() over (order by id) as r, id, company_id, created_at from invoices where company_id = $1) v
      cross join lateral generate_series(1, case when v.r % 100 = 0 then 2 else 1 end) x
      cross join lateral (select (v.r * 2 + x)::int as k) kk`,
+    [companyId],
+  );
+  await client.query("analyze invoice_items");
+  // A third of the orders paid in full, a third in part, a third not at all (payment_status).
+  await run(
+    "payments",
+    `insert into payments (company_id, invoice_id, amount, paid_date, created_at, updated_at)
+     select v.company_id, v.id, case when v.r % 3 = 0 then 100000 else 1 end, v.created_at::date, v.created_at, v.created_at
+     from (select row_number() over (order by id) as r, id, company_id, created_at from invoices where company_id = $1) v
+     where v.r % 3 <> 1`,
     [companyId],
   );
   await run(

@@ -24,7 +24,7 @@ import * as schema from "../../src/db/schema";
 import { type Carried, type CursorScope, encodeCursor, type KeysetSort, updatedSort } from "../../src/http/pagination";
 import type { Db } from "../../src/platform/db";
 import { CLIENTS_SORT } from "../../src/routes/clients/list";
-import { ORDERS_SORT } from "../../src/routes/orders/list";
+import { ORDER_LIST_SORTS, ORDERS_SORT } from "../../src/routes/orders/list";
 import { type Stack, startStack } from "../../tools/local/stack";
 import { createToken } from "../../tools/ops/commands";
 import { projectRoot } from "../../tools/ops/config";
@@ -102,7 +102,7 @@ async function endpointsFor(client: pg.Client, companyId: number, hitFirst: (pat
   const yesterday = (
     await one<{ since: Date }>("select max(updated_at) - interval '1 day' since from clients where company_id = $1", [companyId])
   ).since.toISOString();
-  const cursor = (sort: KeysetSort, filters: CursorScope["filters"], k: string[], carried?: Carried) =>
+  const cursor = (sort: KeysetSort, filters: CursorScope["filters"], k: (string | null)[], carried?: Carried) =>
     encodeURIComponent(encodeCursor(sort, { companyId, filters }, k, 2, carried));
   const orderFilters = { client_id: null, status: null, from: null, to: null, updated_since: null, include_deleted: false };
   /** A sync pass's page at 95 %: its key, with the total and watermark its first page carries. */
@@ -121,6 +121,15 @@ async function endpointsFor(client: pg.Client, companyId: number, hitFirst: (pat
         : updatedSort(schema.projects.updatedAt, schema.projects.id);
     return cursor(sort, filters, at.key, carried);
   };
+  // 95 % into the deadline order: among the orders without a deadline, which come last.
+  const deepDeadline = await one<{ key: (string | null)[] }>(
+    `select array[(deadline - '1970-01-01'::date)::text, id::text] key from projects
+     where company_id = $1 and deleted_at is null order by coalesce(deadline, 'infinity'::date), id offset $2 limit 1`,
+    [companyId, Math.floor(orders * 0.95)],
+  );
+  const statuses = (
+    await client.query<{ id: number }>("select id from order_statuses where company_id = $1 order by position", [companyId])
+  ).rows;
   // A month of orders, a year back from the newest (the seed spreads n orders over three years).
   const month = {
     from: new Date(Date.now() - 365 * 864e5).toISOString().slice(0, 10),
@@ -163,6 +172,19 @@ async function endpointsFor(client: pg.Client, companyId: number, hitFirst: (pat
     { name: "orders ?client_id", goal: within(2), path: `/orders?client_id=${busyClient.client_id}` },
     { name: "orders ?status", goal: within(2), path: `/orders?status=${status.id}` },
     { name: "orders ?from&to (a month)", goal: within(2), path: `/orders?from=${month.from}&to=${month.to}` },
+    { name: "orders ?status=a,b (two)", goal: within(2), path: `/orders?status=${statuses[1].id},${statuses[4].id}` },
+    { name: "orders ?payment_status=partial", goal: within(2), path: "/orders?payment_status=partial" },
+    { name: "orders ?payment_status=paid", goal: within(2), path: "/orders?payment_status=paid" },
+    { name: "orders ?deadline_from&to (a month)", goal: within(2), path: `/orders?deadline_from=${month.from}&deadline_to=${month.to}` },
+    { name: "orders ?sort=created_at", goal: within(2), path: "/orders?sort=created_at" },
+    { name: "orders ?sort=deadline", goal: within(2), path: "/orders?sort=deadline" },
+    { name: "orders ?sort=-deadline", goal: within(2), path: "/orders?sort=-deadline" },
+    { name: "orders ?sort=-updated_at", goal: within(2), path: "/orders?sort=-updated_at" },
+    {
+      name: "orders ?sort=deadline by cursor at 95 %",
+      goal: within(2),
+      path: `/orders?sort=deadline&per_page=50&cursor=${cursor(ORDER_LIST_SORTS.deadline, orderFilters, deepDeadline.key)}`,
+    },
     {
       name: "orders by cursor at 95 %",
       goal: within(2),

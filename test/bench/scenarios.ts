@@ -30,6 +30,10 @@ export interface BenchRequest {
   token?: () => Promise<string>;
   /** The status every answer must have (default 200). */
   status?: number;
+  /** Request headers besides the token and the body's content type. */
+  headers?: Record<string, string>;
+  /** Throws when an answer (its body) is not the expected one, beyond its status. */
+  check?: (body: string) => void;
 }
 export interface BenchScenario {
   name: string;
@@ -102,6 +106,21 @@ const thread = (n: number) => ({
     body_plain: "Hi! Can we add four more XL to the order? Thanks, Maya",
     body_html: `<p>Hi! Can we add four more XL to the order?</p><p>Thanks, Maya</p>${"<br>".repeat(50)}`,
   })),
+});
+
+/**
+ * A request to the MCP endpoint (one JSON-RPC message, answered as JSON); its check fails on a JSON-RPC
+ * error and on a tool error, so the timing is of a call that did its work.
+ */
+const mcp = (method: string, params: Record<string, unknown> = {}): BenchRequest => ({
+  method: "POST",
+  path: "/mcp",
+  headers: { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+  body: { jsonrpc: "2.0", id: 1, method, params },
+  check: (body) => {
+    const answer = JSON.parse(body);
+    if (answer.error || answer.result?.isError) throw new Error(`MCP ${method}: ${body.slice(0, 300)}`);
+  },
 });
 
 export const benchScenarios: BenchScenario[] = [
@@ -250,5 +269,31 @@ export const benchScenarios: BenchScenario[] = [
     name: "PUT /mail/email-threads/{id} (50 msgs)",
     goal: 2,
     prepare: async () => ({ method: "PUT", path: "/mail/email-threads/bench-thread-1", body: thread(50) }),
+  },
+  // The MCP endpoint: the tool list reads no data; a tool call costs what its operation does (the rows above).
+  { name: "MCP tools/list", goal: 0, prepare: async () => mcp("tools/list") },
+  {
+    name: "MCP tools/call get_client (GET /clients/{id})",
+    goal: 1,
+    prepare: async ({ ids }) => mcp("tools/call", { name: "get_client", arguments: { id: ids.northside } }),
+  },
+  {
+    name: "MCP tools/call list_clients q (GET /clients?q=)",
+    goal: 1,
+    prepare: async () => mcp("tools/call", { name: "list_clients", arguments: { q: "client 4" } }),
+  },
+  {
+    name: "MCP tools/call get_order (GET /orders/{id})",
+    goal: 1,
+    prepare: async ({ ids }) => mcp("tools/call", { name: "get_order", arguments: { id: ids["ord-northside-tees"] } }),
+  },
+  {
+    name: "MCP tools/call create_order_item (POST /orders/{id}/items)",
+    goal: 2,
+    prepare: async ({ ids }) =>
+      mcp("tools/call", {
+        name: "create_order_item",
+        arguments: { id: ids["ord-northside-tees"], title: "Bench cap", unit_price: "9.00" },
+      }),
   },
 ];

@@ -10,15 +10,21 @@ import { createCompany, createToken, importFile } from "../../tools/ops/commands
 export const apiUrl = () => inject("apiUrl");
 
 let pool: pg.Pool | undefined;
+function testPool() {
+  if (!pool) {
+    pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
+    // An idle connection ended by the server (a test that stops PostgreSQL) is replaced on the next query,
+    // not an uncaught error in whichever test file the worker runs then.
+    pool.on("error", () => {});
+  }
+  return pool;
+}
 /** Direct database access for arranging data and checking rows (never for the code under test). */
 export function db(): Db {
-  pool ??= new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
-  return drizzle(pool, { schema });
+  return drizzle(testPool(), { schema });
 }
-export const sql = async <T = Record<string, unknown>>(text: string, params: unknown[] = []) => {
-  pool ??= new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
-  return (await pool.query(text, params)).rows as T[];
-};
+export const sql = async <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
+  (await testPool().query(text, params)).rows as T[];
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -111,6 +117,23 @@ export async function waitFor<T>(what: string, probe: () => T | Promise<T>, done
   }
   return value;
 }
+
+/**
+ * The error body an answer must carry for this error: `request_id` is the answer's own X-Request-Id.
+ * Compare with `toEqual`.
+ */
+export const errorEnvelope = (res: ApiResponse, error: { code: string; message: unknown; details: unknown }) => ({
+  error: { ...error, request_id: res.headers.get("x-request-id") },
+});
+
+/**
+ * Request options that give two requests the same X-Request-Id, for comparing their answers whole (an
+ * error body carries the request's id): the same request sent twice, say as company A and as company B.
+ */
+export const asRequest = (id: string, opts: Parameters<typeof call>[2] = {}) => ({
+  ...opts,
+  headers: { ...opts.headers, "x-request-id": id },
+});
 
 /** Asserts the error envelope and returns it. */
 export function expectError(res: ApiResponse, status: number, code: string) {

@@ -8,6 +8,7 @@ export const FORBIDDEN_IN_LOGS: [name: string, pattern: RegExp][] = [
   ["SQL text of a failed query", /Failed query:(?! \(SQL and parameters not logged\))/],
   ["a query's parameter values", /\bparams: (?!\(not logged\))/],
   ["a URL password", /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@"]*:(?!\[redacted\])[^\s@/"]+@/i],
+  ["an e-mail address in a request's path", /"path":"[^"]*(@|%40)/i],
 ];
 
 /**

@@ -43,8 +43,8 @@ export async function companyRows(companyId: number) {
 }
 
 /**
- * A company with one of everything (a client; an order with an item, a payment and an artwork; an
- * email thread and its cached mail context; a webhook endpoint with a failed delivery), each named
+ * A company with one of everything (a client; an order with an item, a payment and an artwork, and a
+ * tax; a status; an email thread and its cached mail context; a webhook endpoint with a failed delivery), each named
  * with `marker`, and what it takes to call any operation on them: `concrete` is an operation's URL
  * with their ids (and the query it needs), `missing` the same with ids that address nothing,
  * `addressesRow` whether the two differ (the operation names a row by id), `body` a valid body for
@@ -54,8 +54,14 @@ export async function companyRows(companyId: number) {
 export async function populated(co: TestCompany) {
   // In a name of every row, so an answer that shows one of them contains it.
   const marker = `m${randomUUID().slice(0, 8)}`;
+  // GET /me shows the company's name.
+  await sql("update companies set name = $2 where id = $1", [co.companyId, `Company ${marker}`]);
   const clientId = await newClient(co, { company_name: `Client ${marker}` });
   const { project } = await newOrder(co, { client_id: clientId, title: `Order ${marker}` });
+  // A status no order has (so it can be deleted), and a tax the order's invoice has (deleted after the order).
+  const status = await co.post("/statuses", { name: `Status ${marker}`, color: "#1E88E5" });
+  const tax = await co.post("/taxes", { name: `Tax ${marker}`, rate: "8.875" });
+  const taxed = await co.patch(`/orders/${project.id}`, { tax_id: tax.body.tax?.id });
   const item = await co.post(`/orders/${project.id}/items`, { title: `Tees ${marker}`, quantity: 10, unit_price: "10.00" });
   const payment = await co.post(`/orders/${project.id}/payments`, { amount: "5.00" });
   const artwork = await co.post(`/orders/${project.id}/artworks`, { status: "approved" });
@@ -73,7 +79,9 @@ export async function populated(co: TestCompany) {
     events: ["client.deleted"],
     description: `Endpoint ${marker}`,
   });
-  expect([item.status, payment.status, artwork.status, thread.status, endpoint.status]).toEqual([200, 200, 200, 200, 200]);
+  expect([item.status, payment.status, artwork.status, thread.status, endpoint.status, status.status, tax.status, taxed.status]).toEqual([
+    200, 200, 200, 200, 200, 200, 200, 200,
+  ]);
   const endpointId: number = endpoint.body.webhook_endpoint.id;
   const { deliveryId } = await recordDelivery(co, endpointId, { status: "failed" });
   const params: Record<string, string | number> = {
@@ -85,7 +93,13 @@ export async function populated(co: TestCompany) {
     legacyThreadId,
   };
   // `{id}` is the resource of the path's first segment.
-  const ids: Record<string, number> = { clients: clientId, orders: project.id, "webhook-endpoints": endpointId };
+  const ids: Record<string, number> = {
+    clients: clientId,
+    orders: project.id,
+    "webhook-endpoints": endpointId,
+    statuses: status.body.status.id,
+    taxes: tax.body.tax.id,
+  };
   const bodies: Record<string, unknown> = {
     createClient: { company_name: "Another Co" },
     updateClient: { company_name: "Renamed Co" },
@@ -100,6 +114,11 @@ export async function populated(co: TestCompany) {
     putEmailThread: { account_email: "orders@shop.example", messages: [], subject: "Another subject" },
     createWebhookEndpoint: { url: LOCAL_RECEIVER, events: ["client.deleted"] },
     updateWebhookEndpoint: { description: "Renamed endpoint" },
+    createStatus: { name: "Another status" },
+    updateStatus: { name: "Renamed status", position: 0 },
+    createTax: { name: "Another tax", rate: "5" },
+    // A new rate: its write also changes the order that has the tax.
+    updateTax: { name: "Renamed tax", rate: "7.25" },
   };
   const body = ({ path, method, op }: Operation) => {
     if (!op.requestBody) return undefined;
@@ -125,6 +144,8 @@ export async function populated(co: TestCompany) {
     /** Whether the operation addresses a row by an id (in its path or its query). */
     addressesRow: (operation: Operation) => concrete(operation) !== missing(operation),
     body,
+    /** The fixture's valid body for the operation, or undefined where it has none (a new operation). */
+    knownBody: ({ op }: Operation) => bodies[op.operationId],
     /** The valid body with its first field swapped for a value of another JSON type, and that field. */
     wrongBody: (operation: Operation) => {
       const valid = body(operation) as Record<string, unknown>;

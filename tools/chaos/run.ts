@@ -1,9 +1,11 @@
 /**
  * Reliability figures: `npm run chaos`. Starts its own local stack (embedded PostgreSQL, the ws
  * proxy, redis-server behind the Upstash server) and the real Worker bundle in workerd, then
- * provokes, one after another: a burst on one key, stalled request bodies, a stalled Redis and a
- * stopped PostgreSQL (SIGSTOP), and prints what it measures. It reports, it does not assert.
- * Traffic goes to 127.0.0.1 only; every wait has a deadline (about three minutes in all).
+ * provokes, one after another: a burst on one key, stalled request bodies, a stalled Redis, a
+ * stopped PostgreSQL (SIGSTOP), and PostgreSQL stopped, killed and restarted under writers on every
+ * write path (./database-faults.ts, with a fake QuickBooks and a webhook receiver), and prints what it
+ * measures. It reports, it does not assert (test/database-faults.test.ts asserts the last part).
+ * Traffic goes to 127.0.0.1 only; every wait has a deadline (about five minutes in all).
  *   CHAOS_BURST (default 400): concurrent requests in the burst.
  */
 import { execFileSync } from "node:child_process";
@@ -14,12 +16,15 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../src/db/schema";
 import { BODY_READ_TIMEOUT_MS } from "../../src/http/json-body";
-import { CIRCUIT_RETRY_MS, LIMITER_TIMEOUT_MS, RATE_LIMIT } from "../../src/http/ratelimit";
 import type { Db } from "../../src/platform/db";
+import { CIRCUIT_RETRY_MS, LIMITER_TIMEOUT_MS, RATE_LIMIT } from "../../src/ratelimit";
+import { startFakeQbo } from "../../test/fakes/qbo";
+import { startWebhookReceiver } from "../../test/fakes/webhook-receiver";
 import { buildWorker, startWorker } from "../../test/support/worker";
 import { startStack } from "../local/stack";
 import { createCompany, createToken } from "../ops/commands";
 import { runMigrations } from "../ops/migrate";
+import { DATABASE_FAULTS_WORKER_VARS, runDatabaseFaults } from "./database-faults";
 
 const BURST = Number(process.env.CHAOS_BURST ?? 400);
 /** The longest any one request is waited for before it counts as "no answer". */
@@ -73,9 +78,13 @@ async function main() {
   chmodSync(tmp, 0o755); // PostgreSQL runs as the `postgres` user and must reach its data dir
   const dataDir = path.join(tmp, "postgres");
   console.log("starting the local stack and building the Worker…");
-  const stack = await startStack({ dataDir, redis: "required" });
+  const restarts: string[] = [];
+  // Kept running as `npm run dev` keeps it: the last scenario kills the postmaster.
+  const stack = await startStack({ dataDir, redis: "required", onPostgresRestart: (line) => restarts.push(line) });
   const pool = new pg.Pool({ connectionString: stack.postgres!.url, max: 2 });
   let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
+  let faultsWorker: Awaited<ReturnType<typeof startWorker>> | undefined;
+  const fakes = await Promise.all([startFakeQbo(), startWebhookReceiver()]);
   const postgresPid = Number(readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
   const stopped: number[] = [];
   try {
@@ -219,6 +228,27 @@ async function main() {
       first_200_after_resume_ms: pgRecoveredMs,
     };
 
+    // PostgreSQL stopped, killed and restarted under writers on every write path, on a Worker whose deliveries
+    // retry within seconds; last, since it replaces the postmaster.
+    const faultsLog = path.join(tmp, "worker-faults.log");
+    faultsWorker = await startWorker({ script, bindings: { ...stack.vars, ...DATABASE_FAULTS_WORKER_VARS }, logFile: faultsLog });
+    const faults = await runDatabaseFaults({
+      api: `${faultsWorker.url}/api/v1`,
+      postgres: stack.postgres!,
+      dataDir,
+      qbo: fakes[0],
+      receiver: fakes[1],
+      logFile: faultsLog,
+      runCron: async () => (await faultsWorker!.mf.getWorker()).scheduled({ cron: "*/5 * * * *" }),
+      log: (line) => console.log(line),
+    });
+    const statuses = Object.values(faults.answers).flatMap((counts) => Object.entries(counts));
+    report.database_faults = {
+      ...faults,
+      answers_5xx_other_than_503: statuses.filter(([status]) => status !== "503" && /^5/.test(status)).reduce((n, [, c]) => n + c, 0),
+      postgres_restarts: restarts,
+    };
+
     const logLines = readFileSync(logFile, "utf8").split("\n").filter(Boolean);
     const errors: Record<string, number> = {};
     for (const line of logLines) {
@@ -262,6 +292,8 @@ async function main() {
     }
     await pool.end();
     await worker?.dispose();
+    await faultsWorker?.dispose();
+    await Promise.all(fakes.map((f) => f.stop()));
     await stack.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -269,8 +301,8 @@ async function main() {
 
 // The script's own time limit: whatever hangs, it ends.
 const limit = setTimeout(() => {
-  console.error("chaos: over 6 minutes, giving up");
+  console.error("chaos: over 12 minutes, giving up");
   process.exit(1);
-}, 6 * 60_000);
+}, 12 * 60_000);
 limit.unref();
 await main();

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { inexactNumber } from "../../src/http/exact-json";
 import { ConfigError } from "../../src/platform/config";
 import type { Db } from "../../src/platform/db";
 import { accountingStatus, connectAccounting } from "../ops/accounting";
@@ -50,12 +51,19 @@ function optInt(v: Values, name: string): number | undefined {
 function optStr(v: Values, name: string): string | undefined {
   return v[name] === undefined ? undefined : str(v, name);
 }
+/** A JSON file, refused when JSON.parse would change one of its numbers (as the API refuses such a body). */
 function readJsonFile(file: string): unknown {
+  let text: string;
+  let parsed: unknown;
   try {
-    return JSON.parse(readFileSync(file, "utf8"));
+    text = readFileSync(file, "utf8");
+    parsed = JSON.parse(text);
   } catch (e) {
     throw new CommandError(`cannot read JSON from ${file}: ${(e as Error).message}`);
   }
+  const inexact = inexactNumber(text);
+  if (inexact) throw new CommandError(`${file}: ${inexact.path.join(".")}: ${inexact.message}`);
+  return parsed;
 }
 
 /** Every admin command; each prints one JSON object as its last line of stdout. */

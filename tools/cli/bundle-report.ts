@@ -24,7 +24,7 @@ import { transformSync } from "esbuild";
 import { Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import WebSocket from "ws";
-import * as zodNames from "../../src/platform/zod-names";
+import * as zodNames from "../../src/bundle-stand-ins/zod-names";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -223,48 +223,48 @@ export async function profileStartup(bundlePath: string, runs: number) {
   return profiles;
 }
 
-/**
- * The wrangler.toml `[alias]` stand-ins, the only modules that may import each, and what each replaces
- * (or, for one that passes on part of the real module, the module only it may import).
- */
-const STAND_INS: { module: string; importers: RegExp; replaces?: RegExp; onlyImporterOf?: string }[] = [
+/** The wrangler.toml `[alias]` stand-ins, the only modules that may import each, and what each replaces. */
+const STAND_INS: { module: string; importers: RegExp; replaces: RegExp }[] = [
   // Imported as "zod" by @hono/zod-openapi (which re-exports it as our `z`) and by our own modules.
   {
-    module: "src/platform/zod-namespace.ts",
+    module: "src/bundle-stand-ins/zod-namespace.ts",
     importers: /^(node_modules\/@hono\/zod-openapi\/|src\/)/,
     replaces: /^node_modules\/zod\/index\.js$/,
   },
-  { module: "src/platform/zod-locales.ts", importers: /^node_modules\/zod\//, replaces: /node_modules\/zod\/.*\/locales\/(?!en\.js$)/ },
   {
-    module: "src/platform/zod-unbundled.ts",
-    importers: /^(node_modules\/zod\/|src\/platform\/zod-json-schema-processors\.ts$)/,
+    module: "src/bundle-stand-ins/zod-locales.ts",
+    importers: /^node_modules\/zod\//,
+    replaces: /node_modules\/zod\/.*\/locales\/(?!en\.js$)/,
+  },
+  {
+    module: "src/bundle-stand-ins/zod-unbundled.ts",
+    importers: /^node_modules\/zod\//,
     replaces: /node_modules\/zod\/v4\/(core\/compile|classic\/from-json-schema|core\/to-json-schema|core\/json-schema-generator)\.js$/,
   },
   {
-    // Keeps zod's own module for the one function in use (aggregateChecks): nothing it replaces is absent,
-    // but only the stand-in may import the real module.
-    module: "src/platform/zod-json-schema-processors.ts",
-    importers: /^node_modules\/zod\//,
-    onlyImporterOf: "node_modules/zod/v4/core/json-schema-processors.js",
-  },
-  {
-    module: "src/platform/drizzle-column-builders.ts",
+    module: "src/bundle-stand-ins/drizzle-column-builders.ts",
     importers: /^node_modules\/drizzle-orm\//,
     replaces: /node_modules\/drizzle-orm\/pg-core\/columns\/all\.js$/,
   },
   {
-    module: "src/platform/drizzle-pg-core.ts",
+    module: "src/bundle-stand-ins/drizzle-pg-core.ts",
     // Our code (`drizzle-orm/pg-core`) and drizzle's Neon sessions (`../pg-core/index.js`).
     importers: /^(src\/|node_modules\/drizzle-orm\/neon-(http|serverless)\/)/,
     replaces: /node_modules\/drizzle-orm\/pg-core\/index\.js$/,
   },
   {
-    module: "src/platform/drizzle-pg-columns.ts",
+    module: "src/bundle-stand-ins/drizzle-pg-columns.ts",
     importers: /^node_modules\/drizzle-orm\/pg-core\//,
     replaces: /node_modules\/drizzle-orm\/pg-core\/columns\/index\.js$/,
   },
   {
-    module: "src/platform/no-rate-limit-analytics.ts",
+    // The MCP SDK's Server imports its ajv provider as the default validator; our server passes its own.
+    module: "src/bundle-stand-ins/mcp-sdk-ajv.ts",
+    importers: /^node_modules\/@modelcontextprotocol\/sdk\//,
+    replaces: /node_modules\/(ajv|ajv-formats)\/|node_modules\/@modelcontextprotocol\/sdk\/.*\/ajv-provider\.js$/,
+  },
+  {
+    module: "src/bundle-stand-ins/no-rate-limit-analytics.ts",
     importers: /^node_modules\/@upstash\/ratelimit\//,
     replaces: /node_modules\/@upstash\/core-analytics\//,
   },
@@ -296,14 +296,11 @@ export function checkInputs(metafile: Pick<Metafile, "inputs">): string[] {
     for (const i of input.imports)
       if (i.path.startsWith("node:")) problems.push(`${p} imports ${i.path}, which the Worker's runtime does not have`);
   }
-  for (const { module, importers, replaces, onlyImporterOf } of STAND_INS) {
+  for (const { module, importers, replaces } of STAND_INS) {
     if (!inputs.includes(module)) problems.push(`${module} is not in the bundle: its [alias] in wrangler.toml did not apply`);
-    for (const p of inputs) if (replaces?.test(p)) problems.push(`the bundle contains ${p}, which ${module} stands in for`);
+    for (const p of inputs) if (replaces.test(p)) problems.push(`the bundle contains ${p}, which ${module} stands in for`);
     for (const [p, input] of Object.entries(metafile.inputs)) {
       if (input.imports.some((i) => i.path === module) && !importers.test(p)) problems.push(`${p} imports ${module}`);
-      if (onlyImporterOf && p !== module && input.imports.some((i) => i.path === onlyImporterOf)) {
-        problems.push(`${p} imports ${onlyImporterOf}, which only ${module} may reach`);
-      }
     }
   }
   return problems;
@@ -311,7 +308,7 @@ export function checkInputs(metafile: Pick<Metafile, "inputs">): string[] {
 
 /**
  * Every `z.<name>` that our modules read at run time, where `z` is zod's namespace imported from "zod" or
- * "@hono/zod-openapi", must be a member of the bundle's stand-in (src/platform/zod-names.ts): a missing
+ * "@hono/zod-openapi", must be a member of the bundle's stand-in (src/bundle-stand-ins/zod-names.ts): a missing
  * one is `undefined` in the Worker, not a build error. esbuild's TypeScript transform drops the
  * type-only uses (`z.infer<...>`, `z.core.$ZodIssue`) and comments first, so what is left is run-time
  * use. Takes module path → TypeScript source; returns the problems found.
@@ -323,7 +320,7 @@ export function checkZodNames(sources: Map<string, string>, members: readonly st
     if (!/import\s*\{[^}]*\bz\b[^}]*\}\s*from\s*"(zod|@hono\/zod-openapi)"/.test(code)) continue;
     for (const [, name] of code.matchAll(/(?<![\w$.])z\s*(?:\.\s*([\w$]+)|\[)/g)) {
       if (name === undefined) problems.push(`${file} reads z[...]: zod's namespace stand-in holds only the names it lists`);
-      else if (!members.includes(name)) problems.push(`${file} reads z.${name}, which src/platform/zod-names.ts does not export`);
+      else if (!members.includes(name)) problems.push(`${file} reads z.${name}, which src/bundle-stand-ins/zod-names.ts does not export`);
     }
   }
   return [...new Set(problems)];

@@ -8,6 +8,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeQbo, startFakeQbo } from "../../test/fakes/qbo";
 import { startWebhookReceiver, type WebhookReceiver } from "../../test/fakes/webhook-receiver";
+import { mcpClient, orderWithTwoItems } from "../../test/support/mcp";
 import { freePort } from "../local/ports";
 import { projectRoot } from "../ops/config";
 
@@ -331,6 +332,7 @@ describe("npm run dev (the real script, redis-server missing)", () => {
       const lines = run.output().split("\n");
       expect(lines.filter((l) => l.includes("redis-server") || l.includes("in-memory"))).toEqual([REDIS_NOTICE]);
       expect(lines).toContain(`[dev] API:       http://127.0.0.1:${run.port}/api/v1`);
+      expect(lines.find((l) => l.startsWith("[dev] MCP:"))).toContain(` http://127.0.0.1:${run.port}/api/v1/mcp `);
       const inspectorPorts = [run, other].map((r) => Number(/--inspector-port (\d+)/.exec(secretsCmd(r))?.[1]));
       expect(new Set(inspectorPorts).size).toBe(2);
       expect(inspectorPorts).not.toContain(9229);
@@ -351,6 +353,12 @@ describe("npm run dev (the real script, redis-server missing)", () => {
       expect((await fetch(`${base}/clients`, { headers: { authorization: `Bearer ${"0".repeat(64)}` } })).status).toBe(401);
       expect((await fetch(`${base}/docs`)).status).toBe(200);
       expect(await (await fetch(`${base}/health/ready`)).json()).toEqual({ status: "ready", checks: { database: "ok", redis: "memory" } });
+      // The printed MCP URL serves the official SDK's client: the worked session of docs/mcp.md, on the demo data.
+      const assistant = await mcpClient(token, base);
+      const session = await orderWithTwoItems(assistant, "Lakeside");
+      expect(session.customer.company_name).toBe("Lakeside 5K Run Club");
+      expect(session.order.invoice.totals.total).toBe("830.00");
+      await assistant.close();
       const otherBase = `http://127.0.0.1:${other.port}/api/v1`;
       expect((await fetch(`${otherBase}/clients`, { headers: { authorization: `Bearer ${otherToken}` } })).status).toBe(200);
       expect((await fetch(`${otherBase}/clients`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
@@ -443,7 +451,8 @@ describe("npm run dev (the real script, redis-server missing)", () => {
   );
 
   it(
-    "on the next start reuses the data dir and prints the same token; Ctrl-C to the dev process alone also stops every child",
+    "on the next start reuses the data dir and prints the same token; survives a killed PostgreSQL backend and a killed " +
+      "PostgreSQL (restarted, said in one line); Ctrl-C to the dev process alone also stops every child",
     async () => {
       expect(firstToken).not.toBe("");
       const run = await startDev();
@@ -451,11 +460,41 @@ describe("npm run dev (the real script, redis-server missing)", () => {
       expect(token).toBe(firstToken);
       expect(run.output()).toContain(REDIS_NOTICE);
       // Seeded once: the demo data is not loaded a second time.
-      const res = await fetch(`http://127.0.0.1:${run.port}/api/v1/clients`, { headers: { authorization: `Bearer ${token}` } });
+      const clients = () => fetch(`http://127.0.0.1:${run.port}/api/v1/clients`, { headers: { authorization: `Bearer ${token}` } });
+      const res = await clients();
       expect(((await res.json()) as { pagination: { total: number } }).pagination.total).toBe(demoClients);
+
+      // A backend killed under load (PostgreSQL then ends every session and recovers): only the requests in
+      // flight may fail; dev stays up and answers again. (It used to exit on a pg client's unheard 'error'.)
+      const postmaster = () => Number(readFileSync(path.join(run.dataDir, "postgres", "postmaster.pid"), "utf8").split("\n")[0]);
+      const load = Array.from({ length: 30 }, () =>
+        clients().then(
+          (r) => r.status,
+          () => 0,
+        ),
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      const backend = tree(postmaster()).find((p) => p.pid !== postmaster() && p.cmd.includes("postgres:") && p.cmd.includes(" crm "));
+      expect(backend, "a backend serving the load").toBeDefined();
+      process.kill(backend!.pid, "SIGKILL");
+      expect((await Promise.all(load)).filter((status) => ![200, 503].includes(status))).toEqual([]);
+      await until("an answer after the killed backend", run, 60_000, async () => ((await clients()).status === 200 ? true : undefined));
+
+      // PostgreSQL itself killed: dev starts it again on the same port and says so in one line.
+      process.kill(postmaster(), "SIGKILL");
+      await until("the restart line", run, 90_000, async () =>
+        /\[dev\] PostgreSQL exited \(SIGKILL\)/.test(run.output()) ? true : undefined,
+      );
+      expect(
+        run
+          .output()
+          .split("\n")
+          .filter((l) => l.includes("PostgreSQL exited")),
+      ).toEqual([expect.stringMatching(/^\[dev\] PostgreSQL exited \(SIGKILL\) and was restarted on port \d+ in \d+ ms$/)]);
+      await until("an answer after the restart", run, 60_000, async () => ((await clients()).status === 200 ? true : undefined));
       await stopAndCheck(run, false);
     },
-    START_TIMEOUT_MS + 2 * STOP_TIMEOUT_MS,
+    START_TIMEOUT_MS + 2 * STOP_TIMEOUT_MS + 150_000,
   );
 
   it("a taken port ends in one line saying what to do, before anything starts", async () => {

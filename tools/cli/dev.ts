@@ -107,6 +107,8 @@ if (!haveDb || !haveUpstash) {
       postgres: !haveDb,
       redis: haveUpstash ? "none" : "optional",
       proxyDelayMs: Number(config.DB_PROXY_DELAY_MS || 0),
+      // A killed or crashed PostgreSQL costs the requests in flight, not the stack: it comes back by itself.
+      onPostgresRestart: say,
     });
   } catch (e) {
     await fail(`could not start the local stack in ${root}: ${firstLine(e)}`);
@@ -152,6 +154,7 @@ try {
 
 const base = `http://127.0.0.1:${port}/api/v1`;
 say(`API:       ${base}`);
+say(`MCP:       ${base}/mcp   (header Authorization: Bearer <token>; docs/mcp.md)`);
 say(`Docs:      ${base}/docs`);
 say(`Demo token: ${token}`);
 say(`Try:       curl -H "Authorization: Bearer ${token}" ${base}/clients`);

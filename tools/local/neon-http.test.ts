@@ -5,6 +5,7 @@ import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/neon-http";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { waitFor } from "../../test/support/api";
 import { type SqlOverHttp, sqlOverHttp } from "./neon-http";
 import { startWsProxy, type WsProxy } from "./ws-proxy";
 
@@ -142,6 +143,32 @@ describe("Neon SQL over HTTP (local)", () => {
     socket.destroy();
     await new Promise((r) => setTimeout(r, 50));
     expect(await client(plain).query("select 1 as one")).toEqual([{ one: 1 }]);
+  });
+
+  it("a backend terminated while a request holds its connection costs that request only; the endpoint keeps serving", async () => {
+    // The answer is held 300 ms with the connection still checked out: the backend is terminated then.
+    // The pool listens for errors on idle connections only; unheard, the connection's 'error' event
+    // would end the process (here: vitest's worker, an uncaught exception).
+    const slow = await start(300);
+    const name = `victim-${process.pid}-${Date.now()}`;
+    const url = new URL(inject("databaseUrl"));
+    url.searchParams.set("application_name", name);
+    target = slow.address;
+    const victim = neon(url.toString());
+    const inFlight = victim.query("select 1 as one").then(
+      (rows) => ({ rows }),
+      (error: Error) => ({ error }),
+    );
+    const backend = await waitFor(
+      "the query's backend to go idle (answer held)",
+      async () => (await direct.query("select pid, state from pg_stat_activity where application_name = $1", [name])).rows[0],
+      (row) => row?.state === "idle",
+    );
+    await direct.query("select pg_terminate_backend($1)", [backend.pid]);
+    await inFlight; // answered or failed: either way only this request
+    await new Promise((r) => setTimeout(r, 100));
+    target = slow.address;
+    expect(await neon(url.toString()).query("select 2 as two")).toEqual([{ two: 2 }]);
   });
 
   it("with delayMs, holds every request and answer (N queries take at least N × 2 × delay)", async () => {

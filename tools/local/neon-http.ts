@@ -74,6 +74,11 @@ export function sqlOverHttp(opts: { delayMs?: number } = {}): SqlOverHttp {
     if (!pool) {
       pool = new pg.Pool({ connectionString, max: 20 });
       pool.on("error", () => {}); // an idle connection dying is not this server's failure
+      // Nor is a busy one's: the pool listens on idle connections only, and a connection that fails while a
+      // request holds it (its backend killed, the server shutting down or restarting) emits 'error' as well.
+      // Unheard, that event would end this process, and with it every stack and test behind it. The request
+      // in flight fails with its query; the pool drops the connection when it comes back (not queryable).
+      pool.on("connect", (client) => client.on("error", () => {}));
       pools.set(connectionString, pool);
     }
     return pool;

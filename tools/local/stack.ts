@@ -27,6 +27,8 @@ export async function startStack(opts: {
   proxyDelayMs?: number;
   redisDelayMs?: number;
   log?: (line: string) => void;
+  /** Keeps PostgreSQL running: restarted if it exits, with one line saying so (see `startPostgres`). */
+  onPostgresRestart?: (line: string) => void;
 }): Promise<Stack> {
   const log = opts.log ?? (() => {});
   const stoppers: (() => Promise<void>)[] = [];
@@ -39,7 +41,7 @@ export async function startStack(opts: {
     let postgres: LocalPostgres | undefined;
     let proxy: WsProxy | undefined;
     if (opts.postgres !== false) {
-      postgres = await startPostgres(opts.dataDir, log);
+      postgres = await startPostgres(opts.dataDir, log, { onRestart: opts.onPostgresRestart });
       stoppers.push(postgres.stop);
       // One address for both of the driver's ways in: SQL over HTTP (the request path) and WebSocket sessions.
       const sql = sqlOverHttp({ delayMs: opts.proxyDelayMs });

@@ -11,18 +11,30 @@ const timestamps = {
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 };
 
+/**
+ * A company's order statuses, in the order the shop works through them. Live statuses hold the positions
+ * 0 … n−1 (every write keeps them dense); a deleted one keeps its row (orders deleted with it still name it),
+ * out of the order. Names are unique in the company, ignoring case, among live statuses.
+ */
 export const orderStatuses = pgTable(
   "order_statuses",
   {
     id: identityId(),
     companyId: ref("company_id", () => companies.id),
     name: text("name").notNull(),
+    // #RRGGBB, or null.
+    color: text("color"),
     position: integer("position").notNull().default(0),
     ...timestamps,
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
   },
-  (t) => [index("order_statuses_company_idx").on(t.companyId, t.position)],
+  (t) => [
+    index("order_statuses_company_idx").on(t.companyId, t.position),
+    uniqueIndex("order_statuses_company_name_uq").on(t.companyId, sql`lower(${t.name})`).where(sql`${t.deletedAt} is null`),
+  ],
 );
 
+/** A company's tax rates. A deleted one keeps its row: invoices of deleted orders still compute their totals with it. */
 export const taxes = pgTable(
   "taxes",
   {
@@ -32,9 +44,16 @@ export const taxes = pgTable(
     // Percent, e.g. 8.875 for 8.875 %.
     rate: numeric("rate", { precision: 7, scale: 4 }).notNull(),
     ...timestamps,
+    deletedAt: timestamp("deleted_at", { withTimezone: true }),
   },
   (t) => [index("taxes_company_idx").on(t.companyId)],
 );
+
+/**
+ * An order's payment state, for filtering: `unpaid` (nothing paid, total above 0), `partial`, `paid`
+ * (payments ≥ total, a total of 0 included). Kept by triggers from the invoice's totals (drizzle/0013).
+ */
+export const ORDER_PAYMENT_STATUSES = ["unpaid", "partial", "paid"] as const;
 
 export const projects = pgTable(
   "projects",
@@ -48,16 +67,29 @@ export const projects = pgTable(
     startDate: text("start_date"),
     deadline: date("deadline", { mode: "string" }),
     statusId: integer("status_id").references(() => orderStatuses.id),
+    // Derived from the default invoice's totals and payments by triggers, never written by the API.
+    paymentStatus: text("payment_status", { enum: ORDER_PAYMENT_STATUSES }).notNull().default("paid"),
     ...timestamps,
     deletedAt: timestamp("deleted_at", { withTimezone: true }),
   },
   (t) => [
+    check("projects_payment_status_ck", sql`${t.paymentStatus} in ('unpaid', 'partial', 'paid')`),
     index("projects_company_created_idx").on(t.companyId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
     // Incremental sync (updated_since): every order, tombstones included, in (updated_at, id) order.
     index("projects_company_updated_idx").on(t.companyId, t.updatedAt, t.id),
     // The list's filters, each in the list's order (newest first), so a filtered page reads only its rows.
     index("projects_company_client_created_idx").on(t.companyId, t.clientId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
     index("projects_company_status_created_idx").on(t.companyId, t.statusId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
+    index("projects_company_payment_created_idx").on(t.companyId, t.paymentStatus, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
+    // sort=deadline and -deadline (nulls last either way) and the deadline range: the expressions the list orders by.
+    // The trailing deadline and created_at make the range and its count index-only, and a range page in
+    // created order a sort of index entries (an expression alone cannot answer from the index).
+    index("projects_company_deadline_idx")
+      .on(t.companyId, sql`coalesce(${t.deadline}, 'infinity'::date)`, t.id, t.deadline, t.createdAt)
+      .where(sql`${t.deletedAt} is null`),
+    index("projects_company_deadline_desc_idx")
+      .on(t.companyId, sql`coalesce(${t.deadline}, '-infinity'::date)`, t.id)
+      .where(sql`${t.deletedAt} is null`),
   ],
 );
 
@@ -84,6 +116,8 @@ export const invoices = pgTable(
     // One default invoice per project, even under concurrent creates.
     uniqueIndex("invoices_project_default_uq").on(t.projectId).where(sql`${t.isDefault}`),
     index("invoices_company_idx").on(t.companyId),
+    // A tax's invoices: its rate change (their orders' payment status too, deleted ones included) and its delete's count.
+    index("invoices_tax_idx").on(t.taxId),
     check("invoices_discount_amount_type_ck", sql`${t.discountAmountType} in ('percentage', 'fixed_amount')`),
     check("invoices_discount_type_ck", sql`${t.discountType} in ('before_tax', 'after_tax')`),
     check("invoices_discount_amount_ck", sql`${t.discountAmount} >= 0`),

@@ -34,7 +34,7 @@ export const webhookEndpoints = pgTable(
 
 /**
  * One change event, written in the same statement as the change it describes. `payload` is the
- * delivered body `{ id, type, created_at, data: { object } }`, filled once (after commit from the
+ * delivered body `{ id, type, created_at, data: { object, previous_attributes? } }`, filled once (after commit from the
  * response the API gave, or by delivery from the current state when that step was lost) and then
  * never changed, so every attempt and every endpoint gets the same bytes.
  */
@@ -50,6 +50,8 @@ export const webhookEvents = pgTable(
     resourceType: text("resource_type").notNull(),
     resourceId: text("resource_id").notNull(),
     payload: jsonb("payload"),
+    /** What the change replaced (`{ "status_id": 3 }`), written with the event; the payload's `data.previous_attributes`. */
+    previousAttributes: jsonb("previous_attributes"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index("webhook_events_company_idx").on(t.companyId, t.id)],

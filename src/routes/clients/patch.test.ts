@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectError, newCompany, sql } from "../../../test/support/api";
+import { asRequest, expectError, newCompany, sql } from "../../../test/support/api";
 
 describe("PATCH /clients/{id}", () => {
   it("changes only the fields sent and bumps updated_at", async () => {
@@ -51,9 +51,9 @@ describe("PATCH /clients/{id}", () => {
     const a = await newCompany();
     const b = await newCompany();
     const { id } = (await a.post("/clients", { company_name: "A only" })).body.client;
-    const missing = await b.patch("/clients/2147483002", { company_name: "Hacked" });
-    const change = await b.patch(`/clients/${id}`, { company_name: "Hacked" });
-    const del = await b.patch(`/clients/${id}`, { deleted: true });
+    const missing = await b.patch("/clients/2147483002", { company_name: "Hacked" }, asRequest("foreign-or-missing"));
+    const change = await b.patch(`/clients/${id}`, { company_name: "Hacked" }, asRequest("foreign-or-missing"));
+    const del = await b.patch(`/clients/${id}`, { deleted: true }, asRequest("foreign-or-missing"));
     for (const res of [change, del]) {
       expect(res.status).toBe(404);
       expect(res.body).toEqual(missing.body);

@@ -1,10 +1,11 @@
 import { sql } from "drizzle-orm";
+import { applyIdempotentChange } from "../../changes/change";
+import { eventOf } from "../../changes/effects";
 import { clients } from "../../db/schema";
 import { serializeClient } from "../../domain/client";
-import { withIdempotency } from "../../http/idempotency";
 import { createAuthRoute, type Router } from "../../http/openapi";
 import { insertFrom } from "../../platform/sql-kit";
-import { publishWebhookEvent, webhookEventCte } from "../../webhooks/events";
+import { clientEvents } from "./events";
 import { ClientCreateSchema, ClientEnvelopeSchema, clientColumns } from "./schema";
 
 const route = createAuthRoute({
@@ -24,24 +25,21 @@ const route = createAuthRoute({
 export const registerCreateClient = (api: Router) =>
   api.openapi(route, async (c) => {
     const body = c.req.valid("json");
-    const { companyId } = c.var.auth;
-    // One statement: the client and its `client.created` event (with its deliveries).
-    return withIdempotency(c, async (db) => {
-      const client = insertFrom(db, "client", clients, { ...clientColumns(body), companyName: body.company_name, companyId }, sql``);
-      const event = webhookEventCte(
-        db,
-        { companyId, type: "client.created", resourceType: "client", resourceId: sql`${client.id}` },
-        sql`from ${client}`,
+    // One statement: the client and its `client.created` event.
+    return applyIdempotentChange(c, async (change) => {
+      const client = insertFrom(
+        change.db,
+        "client",
+        clients,
+        { ...clientColumns(body), companyName: body.company_name, companyId: change.companyId },
+        sql``,
       );
-      const [row] = await db
-        .with(client, ...event.ctes)
-        .select({ client: client._.selectedFields, webhook: event.written })
-        .from(client);
+      const [row] = await change.write(
+        { with: [client], events: [eventOf(clientEvents, "client.created", { id: client.id, from: client })] },
+        (q) => q.select({ client: client._.selectedFields }).from(client),
+      );
       const created = serializeClient(row.client);
-      return {
-        status: 200,
-        body: { client: created },
-        afterCommit: () => publishWebhookEvent(c, row.webhook, () => JSON.stringify(created)),
-      };
+      change.objects(() => JSON.stringify(created));
+      return { status: 200, body: { client: created } };
     });
   });

@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import type { clients } from "../../db/schema";
-import { ClientSchema } from "../../domain/client";
-import { nullableText, text } from "../../http/openapi";
+import { CLIENT_FIELDS, ClientSchema } from "../../domain/client";
+import { columnFields, nullableText, text } from "../../http/openapi";
 
 /** The client's writable fields; strict, so unknown fields are rejected by name (mass-assignment defence). */
 const fields = {
@@ -34,22 +33,4 @@ export const ClientPatchSchema = z
 export const ClientEnvelopeSchema = z.object({ client: ClientSchema }).openapi("ClientEnvelope");
 
 /** Wire fields → columns, for the fields present in the body. */
-export function clientColumns(body: Partial<z.infer<typeof ClientCreateSchema>>) {
-  const map = {
-    company_name: "companyName",
-    first_name: "firstName",
-    last_name: "lastName",
-    email: "email",
-    website: "website",
-    phone: "phone",
-    quickbooks_enabled: "quickbooksEnabled",
-    tax_exempt: "taxExempt",
-    tax_exempt_reason: "taxExemptReason",
-  } as const;
-  const out: Partial<Record<(typeof map)[keyof typeof map], unknown>> = {};
-  for (const [wire, column] of Object.entries(map)) {
-    const value = body[wire as keyof typeof map];
-    if (value !== undefined) out[column] = value;
-  }
-  return out as Partial<typeof clients.$inferInsert>;
-}
+export const clientColumns = (body: Partial<z.infer<typeof ClientCreateSchema>>) => columnFields(body, CLIENT_FIELDS);

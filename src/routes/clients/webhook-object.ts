@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { clients } from "../../db/schema";
 import { serializeClient } from "../../domain/client";
-import type { WebhookRenderer } from "../../webhooks/events";
+import type { WebhookRenderer } from "../../webhooks/events-catalog";
 
 /** A client event's object as the API returns it now (a soft-deleted client with its `deleted_at`). */
 export const renderClientObject: WebhookRenderer = async (db, { companyId, resourceId }) => {

@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { call } from "../../../test/support/api";
+import { call, errorEnvelope } from "../../../test/support/api";
 import { type RunningWorker, startWorker } from "../../../test/support/worker";
 import { READY_CHECK_TIMEOUT_MS } from "./ready";
 
@@ -75,9 +75,13 @@ describe("GET /health/ready", () => {
   it("503 naming the database when it is unreachable, without the connection string", async () => {
     const res = await call("GET", "/health/ready", { baseUrl: await workerWith({ DATABASE_URL: CLOSED_PORT_DB }) });
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({
-      error: { code: "service_unavailable", message: "Not ready: database unreachable", details: { database: "unreachable", redis: "ok" } },
-    });
+    expect(res.body).toEqual(
+      errorEnvelope(res, {
+        code: "service_unavailable",
+        message: "Not ready: database unreachable",
+        details: { database: "unreachable", redis: "ok" },
+      }),
+    );
     expect(JSON.stringify(res.body)).not.toContain("s3cret");
     expect(JSON.stringify(res.body)).not.toContain("127.0.0.1");
   });
@@ -88,11 +92,13 @@ describe("GET /health/ready", () => {
       const baseUrl = await workerWith({ UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${silentPort}` });
       const res = await call("GET", "/health/ready", { baseUrl });
       expect(res.status).toBe(503);
-      expect(res.body.error).toEqual({
-        code: "service_unavailable",
-        message: "Not ready: redis timeout",
-        details: { database: "ok", redis: "timeout" },
-      });
+      expect(res.body).toEqual(
+        errorEnvelope(res, {
+          code: "service_unavailable",
+          message: "Not ready: redis timeout",
+          details: { database: "ok", redis: "timeout" },
+        }),
+      );
       expect(JSON.stringify(res.body)).not.toContain(inject("workerBindings").UPSTASH_REDIS_REST_TOKEN);
     },
     10_000 + READY_CHECK_TIMEOUT_MS,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { apiUrl, call, expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
+import { apiUrl, asRequest, call, errorEnvelope, expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
 import { NUMBER_MAX_EXPANDED_LENGTH, NUMERIC_MAX_INTEGER_DIGITS, NUMERIC_MAX_SCALE } from "../../http/exact-json";
 import { MAX_JSON_DEPTH } from "../../http/json-body";
 import { EMAIL_THREAD_BODY_LIMIT } from "./schema";
@@ -27,8 +27,8 @@ const THREAD_FIELDS = [
 const newId = () => `thr-${randomUUID()}`;
 const path = (id: string) => `/mail/email-threads/${encodeURIComponent(id)}`;
 const put = (co: TestCompany, id: string, body: unknown) => co.put(path(id), body);
-const get = (co: TestCompany, id: string, email?: string) =>
-  co.get(email === undefined ? path(id) : `${path(id)}?account_email=${encodeURIComponent(email)}`);
+const get = (co: TestCompany, id: string, email?: string, opts?: Parameters<TestCompany["get"]>[1]) =>
+  co.get(email === undefined ? path(id) : `${path(id)}?account_email=${encodeURIComponent(email)}`, opts);
 
 const message = (n: number, extra: Record<string, unknown> = {}) => ({
   id: `m${n}`,
@@ -486,7 +486,8 @@ describe("two companies", () => {
     await put(a, id, { account_email: mailbox, messages: [message(1)], subject: "A" });
     const before = await rowsFor(a.companyId, id);
 
-    const [hidden, absent] = await Promise.all([get(b, id, mailbox), get(b, newId(), mailbox)]);
+    const same = asRequest("hidden-or-absent");
+    const [hidden, absent] = await Promise.all([get(b, id, mailbox, same), get(b, newId(), mailbox, same)]);
     expectError(hidden, 404, "not_found");
     expect(hidden.body).toEqual(absent.body);
 
@@ -517,9 +518,9 @@ describe("body size limit", () => {
 
     const over = await send(bodyOfSize(EMAIL_THREAD_BODY_LIMIT + 1));
     const err = expectError(over, 413, "invalid_request");
-    expect(over.body).toEqual({
-      error: { code: "invalid_request", message: err.message, details: { max_bytes: EMAIL_THREAD_BODY_LIMIT } },
-    });
+    expect(over.body).toEqual(
+      errorEnvelope(over, { code: "invalid_request", message: err.message, details: { max_bytes: EMAIL_THREAD_BODY_LIMIT } }),
+    );
     expect(await rowsFor(co.companyId, id)).toEqual(stored);
   });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
-import { expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
+import { asRequest, expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
 import { newClient, newOrder } from "../../../test/support/orders";
 
 const CONTEXT_FIELDS = [
@@ -56,7 +56,7 @@ async function cache(fields: Record<string, unknown>): Promise<string> {
   return legacy_thread_id;
 }
 
-const read = (co: TestCompany, id: string) => co.get(`/mail/threads/${encodeURIComponent(id)}`);
+const read = (co: TestCompany, id: string) => co.get(`/mail/threads/${encodeURIComponent(id)}`, asRequest("hidden-or-absent"));
 
 /** Asserts the row is hidden from `co` exactly as a row that does not exist. */
 async function expectHidden(co: TestCompany, id: string) {

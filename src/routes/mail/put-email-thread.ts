@@ -1,5 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { TypedResponse } from "hono";
+import { applyChange } from "../../changes/change";
+import { eventOf } from "../../changes/effects";
 import { emailThreads } from "../../db/schema";
 import { withEtag } from "../../http/etag";
 import {
@@ -11,7 +13,7 @@ import {
 } from "../../http/exact-json";
 import { MAX_JSON_DEPTH, unstorableError } from "../../http/json-body";
 import { createAuthRoute, type Router } from "../../http/openapi";
-import { publishWebhookEvent, webhookEventCte } from "../../webhooks/events";
+import { emailThreadEvents } from "./events";
 import { type EmailThreadRow, EXACT_JSON_MEMBERS, type ExactJsonMember, emailThreadEtagOf, exactJsonText, excluded } from "./queries";
 import {
   EMAIL_THREAD_BODY_LIMIT,
@@ -31,6 +33,7 @@ const route = createAuthRoute({
   tags: ["Mail"],
   summary: "Create or replace a stored email thread",
   bodyLimit: EMAIL_THREAD_BODY_LIMIT,
+  exactNumbers: true,
   description:
     "Upserts the thread for (caller's company, `account_email`, legacy thread id) in one statement, so concurrent PUTs for one key leave one row. " +
     "The same legacy id under another mailbox is another thread. The first PUT inserts; later PUTs update that row: every field sent " +
@@ -87,7 +90,7 @@ export const registerPutEmailThread = (api: Router) =>
     // The text goes to PostgreSQL once, as jsonb (exact numerics); each member is read from it.
     const sent = c.var.db.$with("sent", { body: sql`body` }).as(sql`select ${text}::jsonb as body`);
     const member = (key: ExactJsonMember) => sql`(select body -> ${key}::text from ${sent})`;
-    const written = {
+    const stored = {
       ...scalarColumns(body),
       ...(Object.fromEntries(EXACT_JSON_MEMBERS.filter((k) => body[k] !== undefined).map((k) => [k, member(k)])) as Partial<
         Record<ExactJsonMember, SQL>
@@ -99,38 +102,36 @@ export const registerPutEmailThread = (api: Router) =>
     // One statement: the row lock of ON CONFLICT serialises concurrent PUTs, each applied whole; the
     // thread's webhook event is written with it. The update reads `excluded`, so the (possibly multi-MiB)
     // values are not repeated.
-    const { companyId } = c.var.auth;
-    const db = c.var.db;
-    const thread = db.$with("thread").as(
-      db
-        .insert(emailThreads)
-        .values({ ...written, companyId, accountEmail: body.account_email, legacyThreadId })
-        .onConflictDoUpdate({
-          target: [emailThreads.companyId, emailThreads.accountEmail, emailThreads.legacyThreadId],
-          set: {
-            ...Object.fromEntries(Object.keys(written).map((k) => [k, excluded(emailThreads[k as keyof typeof written])])),
-            updatedAt: sql`now()`,
-          },
-        })
-        .returning(),
-    );
-    const event = webhookEventCte(
-      db,
-      { companyId, type: "email_thread.upserted", resourceType: "email_thread", resourceId: sql`${thread.id}` },
-      sql`from ${thread}`,
-    );
-    // The stored JSON members come back as text (exact numbers), as every read of a thread returns them.
-    const [row] = await db
-      .with(sent, thread, ...event.ctes)
-      .select({
-        thread: { ...thread._.selectedFields, ...exactJsonText(thread) },
-        etag: emailThreadEtagOf(thread.id, thread.updatedAt),
-        webhook: event.written,
-      })
-      .from(thread);
-    const object = stringifyWithRaw(serializeEmailThread(row.thread as EmailThreadRow));
-    publishWebhookEvent(c, row.webhook, () => object);
-    c.header("ETag", row.etag);
-    return c.body(`{"email_thread":${object}}`, 200, { "content-type": "application/json" }) as unknown as Response &
-      TypedResponse<EmailThreadEnvelope, 200, "json">;
+    return applyChange(c, async (change) => {
+      const { db, companyId } = change;
+      const thread = db.$with("thread").as(
+        db
+          .insert(emailThreads)
+          .values({ ...stored, companyId, accountEmail: body.account_email, legacyThreadId })
+          .onConflictDoUpdate({
+            target: [emailThreads.companyId, emailThreads.accountEmail, emailThreads.legacyThreadId],
+            set: {
+              ...Object.fromEntries(Object.keys(stored).map((k) => [k, excluded(emailThreads[k as keyof typeof stored])])),
+              updatedAt: sql`now()`,
+            },
+          })
+          .returning(),
+      );
+      // The stored JSON members come back as text (exact numbers), as every read of a thread returns them.
+      const [row] = await change.write(
+        { with: [sent, thread], events: [eventOf(emailThreadEvents, "email_thread.upserted", { id: thread.id, from: thread })] },
+        (q) =>
+          q
+            .select({
+              thread: { ...thread._.selectedFields, ...exactJsonText(thread) },
+              etag: emailThreadEtagOf(thread.id, thread.updatedAt),
+            })
+            .from(thread),
+      );
+      const object = stringifyWithRaw(serializeEmailThread(row.thread as EmailThreadRow));
+      change.objects(() => object);
+      c.header("ETag", row.etag);
+      return c.body(`{"email_thread":${object}}`, 200, { "content-type": "application/json" }) as unknown as Response &
+        TypedResponse<EmailThreadEnvelope, 200, "json">;
+    });
   });

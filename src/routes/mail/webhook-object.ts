@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { emailThreads } from "../../db/schema";
 import { stringifyWithRaw } from "../../http/exact-json";
-import type { WebhookRenderer } from "../../webhooks/events";
+import type { WebhookRenderer } from "../../webhooks/events-catalog";
 import { emailThreadFields } from "./queries";
 import { serializeEmailThread } from "./schema";
 

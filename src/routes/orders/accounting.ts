@@ -1,4 +1,4 @@
-import { type AccountingUpdate, discountState, taxState } from "../../accounting/outbox";
+import { type AccountingUpdate, discountState, taxState } from "../../accounting/payload";
 import type { invoices } from "../../db/schema";
 import type { OrderPatch } from "./schema";
 

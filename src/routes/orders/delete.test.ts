@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectError, newCompany } from "../../../test/support/api";
+import { asRequest, expectError, newCompany } from "../../../test/support/api";
 import { newOrder, orderRows } from "../../../test/support/orders";
 
 describe("DELETE /orders/{id}", () => {
@@ -28,8 +28,8 @@ describe("DELETE /orders/{id}", () => {
     const b = await newCompany();
     const { project } = await newOrder(a);
     const before = await orderRows(project.id);
-    const foreign = await b.del(`/orders/${project.id}`);
-    const missing = await b.del("/orders/2000000000");
+    const foreign = await b.del(`/orders/${project.id}`, asRequest("foreign-or-missing"));
+    const missing = await b.del("/orders/2000000000", asRequest("foreign-or-missing"));
     expectError(foreign, 404, "not_found");
     expect(foreign.body).toEqual(missing.body);
     expect(await orderRows(project.id)).toEqual(before);

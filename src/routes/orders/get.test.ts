@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectError, newCompany, sql } from "../../../test/support/api";
+import { asRequest, expectError, newCompany, sql } from "../../../test/support/api";
 import { newOrder } from "../../../test/support/orders";
 
 const seed = {
@@ -132,8 +132,8 @@ describe("GET /orders/{id}", () => {
     const a = await newCompany();
     const b = await newCompany();
     const ids = await a.load(seed);
-    const foreign = await b.get(`/orders/${ids.o}`);
-    const missing = await b.get("/orders/2000000000");
+    const foreign = await b.get(`/orders/${ids.o}`, asRequest("foreign-or-missing"));
+    const missing = await b.get("/orders/2000000000", asRequest("foreign-or-missing"));
     expectError(foreign, 404, "not_found");
     expect(foreign.body).toEqual(missing.body);
     expect((await a.get(`/orders/${ids.o}`)).status).toBe(200);

@@ -4,8 +4,9 @@ import { InvoiceItemSchema, serializeItem } from "../../domain/invoice-item";
 import { notFound } from "../../http/errors";
 import { ifNoneMatchHeader, notModified, notModifiedResponse, withEtag } from "../../http/etag";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { ArtworkSchema, PaymentSchema } from "./contents/schema";
 import { loadOrderDetail } from "./queries";
-import { ArtworkSchema, InvoiceSchema, OrderStatusSchema, PaymentSchema, ProjectSchema, TaxSchema } from "./schema";
+import { InvoiceSchema, OrderStatusSchema, ProjectSchema, TaxSchema } from "./schema";
 import { serializeArtwork, serializeInvoice, serializePayment, serializeProject, serializeStatus, serializeTax } from "./serialize";
 
 const OrderDetailSchema = z

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { and, eq, gte, lt, sql } from "drizzle-orm";
-import { clients, companies, invoices, orderStatuses, projects, taxes } from "../../db/schema";
-import { invoiceTotals } from "../../domain/totals";
+import { and, eq, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
+import { clients, companies, invoices, ORDER_PAYMENT_STATUSES, orderStatuses, projects, taxes } from "../../db/schema";
+import { invalid } from "../../http/errors";
 import { createAuthRoute, digitsInt, MAX_INT_ID, paginationQuery, type Router, timestamp, wireFields } from "../../http/openapi";
 import {
   countedTotal,
@@ -19,7 +19,7 @@ import { isoDate } from "../../platform/dates";
 import { moneyString } from "../../platform/money";
 import { invoiceAmountsColumns, liveProjects } from "./queries";
 import { ProjectSchema } from "./schema";
-import { invoiceTerms, serializeProject } from "./serialize";
+import { orderTotals, serializeProject } from "./serialize";
 
 const OrderSummarySchema = ProjectSchema.extend({
   status_name: z.string().nullable(),
@@ -39,6 +39,30 @@ const dateFilter = (name: string, description: string) =>
   isoDate()
     .optional()
     .openapi({ param: { name, in: "query" }, description: `${description} (YYYY-MM-DD, UTC, inclusive)`, example: "2026-11-01" });
+
+/** At most this many status ids in one `status` filter. */
+const MAX_STATUS_FILTER = 20;
+const statusFilter = z
+  .string()
+  .max(MAX_STATUS_FILTER * 11)
+  .regex(/^\d{1,10}(,\d{1,10})*$/, "Status ids written in digits, separated by commas (3,5)")
+  .transform((text, ctx) => {
+    const ids = [...new Set(text.split(",").map(Number))].sort((x, y) => x - y);
+    if (ids.length > MAX_STATUS_FILTER) ctx.addIssue({ code: "custom", message: `At most ${MAX_STATUS_FILTER} status ids` });
+    else if (ids.some((id) => id < 1 || id > MAX_INT_ID)) ctx.addIssue({ code: "custom", message: `Each id from 1 to ${MAX_INT_ID}` });
+    else return ids;
+    return z.NEVER;
+  })
+  .optional()
+  .openapi({
+    param: { name: "status", in: "query" },
+    description: `Only orders with one of these order-status ids: one id, or up to ${MAX_STATUS_FILTER} separated by commas (\`3,5\`)`,
+    example: "3,5",
+  });
+
+/** The list's orders: `-created_at` (newest first, the default) … `-deadline`; a `-` means descending. */
+export const ORDER_SORTS = ["-created_at", "created_at", "deadline", "-deadline", "-updated_at"] as const;
+type OrderSort = (typeof ORDER_SORTS)[number];
 
 const route = createAuthRoute({
   method: "get",
@@ -64,11 +88,42 @@ const route = createAuthRoute({
         ...cursorQuery,
         ...syncQuery,
         client_id: idFilter("client_id", "Only orders of this client"),
-        status: idFilter("status", "Only orders with this order-status id"),
+        status: statusFilter,
+        payment_status: z
+          .enum(ORDER_PAYMENT_STATUSES)
+          .optional()
+          .openapi({
+            param: { name: "payment_status", in: "query" },
+            description:
+              "`unpaid`: nothing paid and a total above 0; `partial`: something paid, less than the total; " +
+              "`paid`: the payments cover the total (an order with a total of 0 is paid)",
+          }),
         from: dateFilter("from", "Created on or after this date"),
         to: dateFilter("to", "Created on or before this date"),
+        deadline_from: isoDate()
+          .optional()
+          .openapi({
+            param: { name: "deadline_from", in: "query" },
+            description: "Deadline on or after this date (YYYY-MM-DD, inclusive)",
+          }),
+        deadline_to: isoDate()
+          .optional()
+          .openapi({ param: { name: "deadline_to", in: "query" }, description: "Deadline on or before this date (YYYY-MM-DD, inclusive)" }),
+        sort: z
+          .enum(ORDER_SORTS)
+          .optional()
+          .openapi({
+            param: { name: "sort", in: "query" },
+            description:
+              "`-created_at` (default: newest first), `created_at`, `deadline`, `-deadline` (orders without a deadline last either way) or " +
+              "`-updated_at`; ties by id in the same direction. Not with `updated_since`, whose order is `updated_at` ascending",
+          }),
       })
-      .refine((q) => !q.from || !q.to || q.from <= q.to, { message: "from must not be after to", path: ["from"] }),
+      .refine((q) => !q.from || !q.to || q.from <= q.to, { message: "from must not be after to", path: ["from"] })
+      .refine((q) => !q.deadline_from || !q.deadline_to || q.deadline_from <= q.deadline_to, {
+        message: "deadline_from must not be after deadline_to",
+        path: ["deadline_from"],
+      }),
   },
   responses: {
     200: {
@@ -87,6 +142,35 @@ export const ORDERS_SORT: KeysetSort = {
     { column: projects.id, kind: "int" },
   ],
 };
+/** Each `sort`, with the id as the tie-break in the same direction; each has an index (src/db/schema/orders.ts). */
+export const ORDER_LIST_SORTS: Record<OrderSort, KeysetSort> = {
+  "-created_at": ORDERS_SORT,
+  created_at: { ...ORDERS_SORT, name: "created_asc", direction: "asc" },
+  "-updated_at": {
+    name: "updated_desc",
+    direction: "desc",
+    columns: [
+      { column: projects.updatedAt, kind: "timestamp" },
+      { column: projects.id, kind: "int" },
+    ],
+  },
+  deadline: {
+    name: "deadline_asc",
+    direction: "asc",
+    columns: [
+      { column: projects.deadline, kind: "date", nullable: true },
+      { column: projects.id, kind: "int" },
+    ],
+  },
+  "-deadline": {
+    name: "deadline_desc",
+    direction: "desc",
+    columns: [
+      { column: projects.deadline, kind: "date", nullable: true },
+      { column: projects.id, kind: "int" },
+    ],
+  },
+};
 /** Incremental sync: changes in the order they were made. */
 const ORDERS_SYNC_SORT = updatedSort(projects.updatedAt, projects.id);
 
@@ -100,50 +184,90 @@ const orderInvoice = and(
   sql`${invoices.deletedAt} is not distinct from ${projects.deletedAt}`,
 );
 
+/**
+ * The total from the counters (list_counts), when the request's filters are ones they count: none, the
+ * status (the ids' counts add up) or the payment status alone; with tombstones or in a sync, none of
+ * those (the counter of every row, tombstones included, counts no status). Undefined otherwise.
+ */
+function countedOrders(
+  companyId: number,
+  q: {
+    client_id?: number;
+    status?: number[];
+    payment_status?: string;
+    from?: string;
+    to?: string;
+    deadline_from?: string;
+    deadline_to?: string;
+  },
+  sync: ReturnType<typeof syncFilter>,
+  base: SQL | undefined,
+) {
+  const others = [q.client_id, q.from, q.to, q.deadline_from, q.deadline_to];
+  if (others.some((v) => v !== undefined) || (q.status && q.payment_status)) return undefined;
+  if (sync.sync || sync.includeDeleted) {
+    if (q.status || q.payment_status) return undefined;
+    const counter = countedTotal(companyId, sync.includeDeleted ? "orders/include_deleted=true" : "orders");
+    return sync.sync ? sync.countedTotal(projects, base, counter) : counter;
+  }
+  if (q.status)
+    return countedTotal(
+      companyId,
+      q.status.map((id) => `orders/status_id=${id}`),
+    );
+  return countedTotal(companyId, q.payment_status ? `orders/payment_status=${q.payment_status}` : "orders");
+}
+
 export const registerListOrders = (api: Router) =>
   api.openapi(route, async (c) => {
     const query = c.req.valid("query");
-    const { client_id, status, from, to } = query;
+    const { client_id, status, payment_status, from, to, deadline_from, deadline_to } = query;
     const { companyId } = c.var.auth;
     const db = c.var.db;
-    const sort = query.updated_since === undefined ? ORDERS_SORT : ORDERS_SYNC_SORT;
+    if (query.updated_since !== undefined && query.sort !== undefined) {
+      throw invalid("Invalid request query", [{ field: "sort", message: "Not with updated_since: a sync is ordered by updated_at" }]);
+    }
+    const sort = query.updated_since === undefined ? ORDER_LIST_SORTS[query.sort ?? "-created_at"] : ORDERS_SYNC_SORT;
     const includeDeleted = query.include_deleted === "true";
+    // The cursor is bound to these (and to the sort); a filter not sent is left out, so cursors of the
+    // list before the newer filters stay valid.
     const filters = {
       client_id: client_id ?? null,
-      status: status ?? null,
+      status: status === undefined ? null : status.length === 1 ? status[0] : status,
       from: from ?? null,
       to: to ?? null,
       updated_since: query.updated_since ?? null,
       include_deleted: includeDeleted,
+      ...(payment_status === undefined ? {} : { payment_status }),
+      ...(deadline_from === undefined ? {} : { deadline_from }),
+      ...(deadline_to === undefined ? {} : { deadline_to }),
     };
     const pos = listPosition(query, c.req.query("page") !== undefined, sort, { companyId, filters });
     const sync = syncFilter(query, projects.updatedAt, pos.carried);
     const base = includeDeleted ? eq(projects.companyId, companyId) : liveProjects(companyId);
-    const unfiltered = client_id === undefined && from === undefined && to === undefined;
+    // The deadline range on the expression the deadline index holds (nulls as 'infinity', which no range reaches).
+    const deadline = sql`coalesce(${projects.deadline}, 'infinity'::date)`;
     const where = and(
       base,
       sync.where,
       client_id === undefined ? undefined : eq(projects.clientId, client_id),
-      status === undefined ? undefined : eq(projects.statusId, status),
+      payment_status === undefined ? undefined : eq(projects.paymentStatus, payment_status),
       from === undefined ? undefined : gte(projects.createdAt, sql`${from}::date::timestamp at time zone 'UTC'`),
       to === undefined ? undefined : lt(projects.createdAt, sql`(${to}::date + 1)::timestamp at time zone 'UTC'`),
+      deadline_from === undefined ? undefined : and(gte(deadline, sql`${deadline_from}::date`), lt(deadline, sql`'infinity'::date`)),
+      deadline_to === undefined ? undefined : lte(deadline, sql`${deadline_to}::date`),
     );
-    // ONE statement: the page's ids (an index walk in list order; the extra row tells whether a next page
-    // exists), then amounts for that page's invoices only, and the exact total: a sync pass's later pages
-    // carry the total of its first; the counters when unfiltered or filtered by status alone (a sync without
-    // other filters starts from them too), otherwise a count over the filter's index.
-    const pageIds = pos.pageIds(db, projects, projects.id, where);
-    const counter = countedTotal(
-      companyId,
-      includeDeleted ? "orders/include_deleted=true" : status === undefined ? "orders" : `orders/status_id=${status}`,
-    );
+    const split = status === undefined ? undefined : { column: projects.statusId, values: status };
+    // ONE statement: the page's ids (an index walk in list order, one per status id when there are several;
+    // the extra row tells whether a next page exists), then amounts for that page's invoices only, and the
+    // exact total: a sync pass's later pages carry the total of its first; the counters when unfiltered or
+    // filtered by status or payment status alone (a sync without other filters starts from them too),
+    // otherwise a count over the filter's index.
+    const pageIds = pos.pageIds(db, projects, projects.id, where, split);
     const total =
       pos.carriedTotal ??
-      (unfiltered && !sync.sync && !(includeDeleted && status !== undefined)
-        ? counter
-        : unfiltered && sync.sync && status === undefined
-          ? sync.countedTotal(projects, base, counter)
-          : sql<number>`(select count(*) from ${projects} where ${where})`.mapWith(Number));
+      countedOrders(companyId, query, sync, base) ??
+      sql<number>`(select count(*) from ${projects} where ${and(where, status && inArray(projects.statusId, status))})`.mapWith(Number);
     const rows = await db
       .with(pageIds)
       .select({
@@ -174,11 +298,7 @@ export const registerListOrders = (api: Router) =>
     return c.json(
       {
         data: data.map((r) => {
-          const totals = invoiceTotals(
-            invoiceTerms(r.invoice, r.taxRate),
-            r.lines,
-            r.payments.map((p) => p.amount),
-          );
+          const totals = orderTotals(r);
           return {
             ...serializeProject(r.project),
             status_name: r.statusName,

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
-import { expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
+import { asRequest, expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
 import { newClient, newOrder, orderRows, outboxRows } from "../../../test/support/orders";
 
 /** An order with a 100.00 line, plus a status and a 10 % tax row of the same company. */
@@ -167,15 +167,23 @@ describe("PATCH /orders/{id}", () => {
     const deletedClient = await newClient(b);
     await b.patch(`/clients/${deletedClient}`, { deleted: true });
 
-    const res = await b.patch(`/orders/${ids.o}`, { title: "Changed", deadline: "2027-01-01", client_notes: "x", status_id: theirs.s });
+    const res = await b.patch(
+      `/orders/${ids.o}`,
+      { title: "Changed", deadline: "2027-01-01", client_notes: "x", status_id: theirs.s },
+      asRequest("foreign-or-missing"),
+    );
     const err = expectError(res, 400, "invalid_request");
     expect(err.details).toEqual([{ field: "status_id", message: "No such order status in your company" }]);
-    const missing = await b.patch(`/orders/${ids.o}`, {
-      title: "Changed",
-      deadline: "2027-01-01",
-      client_notes: "x",
-      status_id: 2_000_000_000,
-    });
+    const missing = await b.patch(
+      `/orders/${ids.o}`,
+      {
+        title: "Changed",
+        deadline: "2027-01-01",
+        client_notes: "x",
+        status_id: 2_000_000_000,
+      },
+      asRequest("foreign-or-missing"),
+    );
     expect(missing.body).toEqual(res.body);
 
     const all = expectError(
@@ -194,8 +202,8 @@ describe("PATCH /orders/{id}", () => {
     const b = await newCompany();
     const ids = await arrange(a);
     const before = await orderRows(ids.o);
-    const foreign = await b.patch(`/orders/${ids.o}`, { title: "Hijacked" });
-    const missing = await b.patch("/orders/2000000000", { title: "Hijacked" });
+    const foreign = await b.patch(`/orders/${ids.o}`, { title: "Hijacked" }, asRequest("foreign-or-missing"));
+    const missing = await b.patch("/orders/2000000000", { title: "Hijacked" }, asRequest("foreign-or-missing"));
     expectError(foreign, 404, "not_found");
     expect(foreign.body).toEqual(missing.body);
     expect(await orderRows(ids.o)).toEqual(before);

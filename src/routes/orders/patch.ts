@@ -1,15 +1,16 @@
-import { and, eq, exists, inArray, sql } from "drizzle-orm";
+import { and, eq, exists, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { type AccountingUpdate, accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
+import { type AccountingUpdate, syncApplies } from "../../accounting/payload";
+import { applyChange, type Change } from "../../changes/change";
+import { eventOf } from "../../changes/effects";
 import { clients, companies, invoices, orderStatuses, projects, taxes } from "../../db/schema";
 import { liveClients } from "../../domain/client";
-import { invoiceTotals } from "../../domain/totals";
 import { invalid, notFound } from "../../http/errors";
 import { etagMatches, etagMatchesSql, ifMatchHeader, ifMatchTags, preconditionFailed, withEtag } from "../../http/etag";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import type { Db } from "../../platform/db";
-import { publishWebhookEvent, webhookEventCte } from "../../webhooks/events";
 import { accountingUpdate } from "./accounting";
+import { orderEvents } from "./events";
 import { defaultInvoiceOf, invoiceAmountsColumns, liveProjects, orderEtag, unknownReference } from "./queries";
 import {
   invoiceColumns,
@@ -20,7 +21,8 @@ import {
   percentOutOfRange,
   projectColumns,
 } from "./schema";
-import { invoiceTerms, serializeInvoice, serializeProject } from "./serialize";
+import { orderEnvelope } from "./serialize";
+import { statusChangedEvent } from "./status-changed";
 
 const route = createAuthRoute({
   method: "patch",
@@ -82,7 +84,7 @@ async function readOrder(db: Db, companyId: number, id: number, body: OrderPatch
             db
               .select({ id: orderStatuses.id })
               .from(orderStatuses)
-              .where(and(eq(orderStatuses.companyId, companyId), eq(orderStatuses.id, body.status_id))),
+              .where(and(eq(orderStatuses.companyId, companyId), eq(orderStatuses.id, body.status_id), isNull(orderStatuses.deletedAt))),
           )
         : sql<boolean>`true`,
       // null: no such tax row of the company (rates are never null).
@@ -90,7 +92,7 @@ async function readOrder(db: Db, companyId: number, id: number, body: OrderPatch
         ? sql<string | null>`(${db
             .select({ rate: taxes.rate })
             .from(taxes)
-            .where(and(eq(taxes.companyId, companyId), eq(taxes.id, body.tax_id)))})`
+            .where(and(eq(taxes.companyId, companyId), eq(taxes.id, body.tax_id), isNull(taxes.deletedAt)))})`
         : sql<null>`null`,
     })
     .from(projects)
@@ -104,22 +106,42 @@ async function readOrder(db: Db, companyId: number, id: number, body: OrderPatch
 type ReadOrder = NonNullable<Awaited<ReturnType<typeof readOrder>>>;
 
 /**
+ * The live status and tax the body names, share-locked until commit (a status delete, a tax's rate change
+ * or delete then waits for this write, and sees its order); the tax only while its rate is still `rate`
+ * (when given), so a rate changed since the read makes the write miss and run again. True without either.
+ */
+function referencesHeld(companyId: number, body: OrderPatch, rate: string | null) {
+  const held = (table: typeof orderStatuses | typeof taxes, id: number, extra?: SQL) =>
+    sql`exists (select 1 from ${table} where ${and(eq(table.id, id), eq(table.companyId, companyId), isNull(table.deletedAt), extra)} for share)`;
+  return (
+    and(
+      body.status_id ? held(orderStatuses, body.status_id) : undefined,
+      body.tax_id ? held(taxes, body.tax_id, rate === null ? undefined : eq(taxes.rate, rate)) : undefined,
+    ) ?? sql`true`
+  );
+}
+
+/**
  * The write as ONE statement (atomic): lock both rows only if they are still the versions that were read
  * and validated, update what the body changes, write the outbox row and the webhook event; returns the rows after the change
  * with the invoice's line and payment amounts. Undefined when a row changed since the read (or the order
  * went away): then nothing was written.
  */
 async function writeOrder(
-  db: Db,
-  companyId: number,
+  change: Change,
   order: ReadOrder,
   body: OrderPatch,
   changes: AccountingUpdate | undefined,
   ifMatch: "*" | string[] | undefined,
 ) {
+  const { db } = change;
   const locked = db.$with("locked").as(
     db
-      .select({ projectId: sql<number>`${projects.id}`.as("project_id"), invoiceId: sql<number>`${invoices.id}`.as("invoice_id") })
+      .select({
+        projectId: sql<number>`${projects.id}`.as("project_id"),
+        invoiceId: sql<number>`${invoices.id}`.as("invoice_id"),
+        statusId: sql<number | null>`${projects.statusId}`.as("previous_status_id"),
+      })
       .from(projects)
       .innerJoin(invoices, eq(invoices.id, order.invoice.id))
       // A row lock waits for a concurrent writer, then re-checks this condition against the row it committed.
@@ -128,6 +150,8 @@ async function writeOrder(
           eq(projects.id, order.project.id),
           sql`${projects}.xmin = ${order.versions.project}::xid`,
           sql`${invoices}.xmin = ${order.versions.invoice}::xid`,
+          // The status and tax the body names, still as read, held until commit (checked before the rows above are locked).
+          referencesHeld(change.companyId, body, order.sentTaxRate),
           // With If-Match, the client the ETag covers must be unchanged too (the rows above are pinned by xmin).
           ifMatch === undefined
             ? undefined
@@ -159,46 +183,47 @@ async function writeOrder(
           .returning()
       : db.select().from(invoices).where(lockedInvoice),
   );
-  const outbox = changes
-    ? accountingChangeCte(
-        db,
-        { companyId, projectId: order.project.id, invoiceId: order.invoice.id, operation: "update", payload: { changes } },
-        sql`from ${locked}`,
-      )
-    : undefined;
-  const event = webhookEventCte(
-    db,
-    { companyId, type: "order.updated", resourceType: "order", resourceId: order.project.id },
-    sql`from ${project}`,
+  const [row] = await change.write(
+    {
+      with: [locked, project, invoice],
+      accounting: changes
+        ? [{ projectId: order.project.id, invoiceId: order.invoice.id, operation: "update", payload: { changes }, from: locked }]
+        : [],
+      events: [
+        eventOf(orderEvents, "order.updated", { id: order.project.id, from: project }),
+        ...(body.status_id === undefined
+          ? []
+          : [
+              statusChangedEvent(
+                { cte: project, projectId: project.id, statusId: project.statusId },
+                { cte: locked, projectId: locked.projectId, statusId: locked.statusId },
+              ),
+            ]),
+      ],
+    },
+    (q) =>
+      q
+        .select({
+          project: project._.selectedFields,
+          invoice: invoice._.selectedFields,
+          ...invoiceAmountsColumns(order.invoice.id),
+          etag: orderEtag(project.id, project.updatedAt, invoice.updatedAt, project.clientId),
+        })
+        .from(project)
+        .innerJoin(invoice, sql`true`),
   );
-  const [row] = await db
-    .with(locked, project, invoice, ...(outbox ? [outbox] : []), ...event.ctes)
-    .select({
-      webhook: event.written,
-      project: project._.selectedFields,
-      invoice: invoice._.selectedFields,
-      ...invoiceAmountsColumns(order.invoice.id),
-      etag: orderEtag(project.id, project.updatedAt, invoice.updatedAt, project.clientId),
-      outboxId: outbox ? sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number) : sql<null>`null`,
-    })
-    .from(project)
-    .innerJoin(invoice, sql`true`);
   return row;
 }
 
 /**
  * Read, validate, write: two statements. Undefined when the order changed between them (only possible
- * when `lock` is false); the caller then repeats it with `lock`, inside a transaction.
+ * when the change is not locked); the change then repeats it under row locks, inside a transaction.
  */
-async function patchOrder(
-  db: Db,
-  companyId: number,
-  id: number,
-  body: OrderPatch,
-  ifMatch: "*" | string[] | undefined,
-  lock: boolean,
-  admitted: () => Promise<void>,
-) {
+async function patchOrder(change: Change, id: number, body: OrderPatch, ifMatch: "*" | string[] | undefined) {
+  const { db, companyId, locked: lock } = change;
+  // Locked, the status and tax the body names are held before the order's rows, the order every writer
+  // takes them in (a tax or status write holds its row, then the orders'), so the attempt cannot deadlock.
+  if (lock && (body.status_id || body.tax_id)) await db.execute(sql`select ${referencesHeld(companyId, body, null)}`);
   const order = await readOrder(db, companyId, id, body, lock);
   if (!order) throw notFound("Order");
   if (!etagMatches(order.etag, ifMatch)) throw preconditionFailed(order.etag);
@@ -223,51 +248,33 @@ async function patchOrder(
   const changes = syncApplies(body.quickbooks_enabled, order.companySync)
     ? accountingUpdate(body, { ...order.invoice, ...invoiceColumns(body) }, taxRate)
     : undefined;
-  // The read ran while the rate limiter answered (readsFirst); the write waits for its answer.
-  await admitted();
-  const written = await writeOrder(db, companyId, order, body, changes, ifMatch);
+  // The read ran while the rate limiter answered (readsFirst); the change's write waits for its answer.
+  const written = await writeOrder(change, order, body, changes, ifMatch);
   if (!written) {
     // Under the row locks only the client (part of the ETag, not locked) can have changed since the read.
     if (lock && ifMatch !== undefined) throw preconditionFailed((await readOrder(db, companyId, id, body, false))?.etag ?? order.etag);
     return undefined;
   }
-  const totals = invoiceTotals(
-    invoiceTerms(written.invoice, taxRate),
-    written.lines,
-    written.payments.map((p) => p.amount),
-  );
-  return {
-    project: written.project,
-    invoice: written.invoice,
-    totals,
-    etag: written.etag,
-    outboxId: written.outboxId,
-    webhook: written.webhook,
-  };
+  return { ...written, taxRate };
 }
 
 export const registerPatchOrder = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const { companyId } = c.var.auth;
-    const db = c.var.db;
     const ifMatch = ifMatchTags(c);
     // Optimistic first (no transaction: two round trips over HTTP). If the order changed between read and
     // write, redo it in an interactive transaction that locks the rows as it reads them, so that attempt's
     // write cannot miss. That one needs a session: the checks between read and write run here, in code.
-    let result = await patchOrder(db, companyId, id, body, ifMatch, false, c.var.admitted);
-    if (!result) {
-      c.var.logger.info("order changed between read and write; patching again under row locks", { order_id: id });
-      result = await c.var.transaction(async (tx) => {
-        const locked = await patchOrder(tx, companyId, id, body, ifMatch, true, c.var.admitted);
-        if (!locked) throw new Error("order changed under its row lock");
-        return locked;
+    return applyChange(c, async (change) => {
+      const result = await change.readThenWrite((attempt) => patchOrder(attempt, id, body, ifMatch), {
+        log: "order changed between read and write; patching again under row locks",
+        fields: { order_id: id },
+        failed: "order changed under its row lock",
       });
-    }
-    if (result.outboxId !== null) notifyOutbox(c.env, [result.outboxId], c.var.defer);
-    const order = { project: serializeProject(result.project), invoice: serializeInvoice(result.invoice, result.totals) };
-    publishWebhookEvent(c, result.webhook, () => JSON.stringify(order));
-    c.header("ETag", result.etag);
-    return c.json(order, 200);
+      const order = orderEnvelope(result);
+      change.objects(() => JSON.stringify(order));
+      c.header("ETag", result.etag);
+      return c.json(order, 200);
+    });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectError, newCompany, sql } from "../../../test/support/api";
+import { asRequest, expectError, newCompany, sql } from "../../../test/support/api";
 import { newClient, newOrder } from "../../../test/support/orders";
 
 describe("POST /orders", () => {
@@ -55,7 +55,7 @@ describe("POST /orders", () => {
     await b.patch(`/clients/${deleted}`, { deleted: true });
     const answers = [];
     for (const client_id of [foreign, deleted, 2_000_000_000]) {
-      const res = await b.post("/orders", { title: "Hoodies", client_id });
+      const res = await b.post("/orders", { title: "Hoodies", client_id }, asRequest("foreign-deleted-or-missing"));
       expectError(res, 400, "invalid_request");
       answers.push(res.body);
     }

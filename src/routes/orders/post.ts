@@ -1,16 +1,16 @@
 import { and, eq, sql } from "drizzle-orm";
-import { accountingChangeCte, notifyOutbox, syncApplies } from "../../accounting/outbox";
+import { syncApplies } from "../../accounting/payload";
+import { applyIdempotentChange } from "../../changes/change";
+import { eventOf } from "../../changes/effects";
 import { clients, invoices, projects } from "../../db/schema";
 import { liveClients } from "../../domain/client";
-import { invoiceTotals } from "../../domain/totals";
 import { invalid } from "../../http/errors";
-import { withIdempotency } from "../../http/idempotency";
 import { createAuthRoute, type Router } from "../../http/openapi";
 import { insertFrom } from "../../platform/sql-kit";
-import { publishWebhookEvent, webhookEventCte } from "../../webhooks/events";
+import { orderEvents } from "./events";
 import { companySyncSql, unknownReference } from "./queries";
 import { OrderCreateSchema, OrderEnvelopeSchema } from "./schema";
-import { invoiceTerms, serializeInvoice, serializeProject } from "./serialize";
+import { orderEnvelope } from "./serialize";
 
 const route = createAuthRoute({
   method: "post",
@@ -33,9 +33,9 @@ const route = createAuthRoute({
 export const registerCreateOrder = (api: Router) =>
   api.openapi(route, async (c) => {
     const body = c.req.valid("json");
-    const { companyId } = c.var.auth;
     // One statement (atomic, one round trip): client check, project, invoice, the optional outbox row and the webhook event.
-    return withIdempotency(c, async (db) => {
+    return applyIdempotentChange(c, async (change) => {
+      const { db, companyId } = change;
       const client = db.$with("client").as(
         db
           .select({ id: clients.id, taxExempt: clients.taxExempt, taxExemptReason: clients.taxExemptReason })
@@ -63,42 +63,31 @@ export const registerCreateOrder = (api: Router) =>
         sql`from ${project}, ${client}`,
       );
       const sync = syncApplies(body.quickbooks_enabled, companySyncSql(companyId));
-      const outbox =
-        sync === false
-          ? undefined
-          : accountingChangeCte(
-              db,
-              { companyId, projectId: sql`${project.id}`, invoiceId: sql`${invoice.id}`, operation: "create", payload: {} },
-              sql`from ${project}, ${invoice} where ${sync}`,
-            );
-      const event = webhookEventCte(
-        db,
-        { companyId, type: "order.created", resourceType: "order", resourceId: sql`${project.id}` },
-        sql`from ${project}`,
+      const [row] = await change.write(
+        {
+          with: [client, project, invoice],
+          accounting:
+            sync === false
+              ? []
+              : [
+                  {
+                    projectId: project.id,
+                    invoiceId: invoice.id,
+                    operation: "create",
+                    payload: {},
+                    from: sql`from ${project}, ${invoice} where ${sync}`,
+                  },
+                ],
+          events: [eventOf(orderEvents, "order.created", { id: project.id, from: project })],
+        },
+        (q) =>
+          q.select({ project: project._.selectedFields, invoice: invoice._.selectedFields }).from(project).innerJoin(invoice, sql`true`),
       );
-      const [row] = await db
-        .with(client, project, invoice, ...(outbox ? [outbox] : []), ...event.ctes)
-        .select({
-          project: project._.selectedFields,
-          webhook: event.written,
-          invoice: invoice._.selectedFields,
-          outboxId: outbox ? sql<number | null>`(select ${outbox.id} from ${outbox})`.mapWith(Number) : sql<null>`null`,
-        })
-        .from(project)
-        .innerJoin(invoice, sql`true`);
       // No row: the client is not a live client of this company, and nothing was written.
       if (!row) throw invalid("Invalid request body", [unknownReference("client_id", "client")]);
-      const outboxId = row.outboxId;
-      // A new invoice has no items or payments yet.
-      const totals = invoiceTotals(invoiceTerms(row.invoice, null), [], []);
-      const order = { project: serializeProject(row.project), invoice: serializeInvoice(row.invoice, totals) };
-      return {
-        status: 200,
-        body: order,
-        afterCommit: () => {
-          if (outboxId !== null) notifyOutbox(c.env, [outboxId], c.var.defer);
-          publishWebhookEvent(c, row.webhook, () => JSON.stringify(order));
-        },
-      };
+      // A new invoice has no tax, items or payments yet.
+      const order = orderEnvelope({ project: row.project, invoice: row.invoice, taxRate: null, lines: [], payments: [] });
+      change.objects(() => JSON.stringify(order));
+      return { status: 200, body: order };
     });
   });

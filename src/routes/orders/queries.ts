@@ -1,11 +1,10 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { artworks, clients, companies, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
-import { invoiceTotals } from "../../domain/totals";
+import { artworks, clients, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
 import { etagSql } from "../../http/etag";
 import type { Db } from "../../platform/db";
 import { jsonRows, tableRows } from "../../platform/sql-kit";
-import { invoiceTerms } from "./serialize";
+import { orderTotals } from "./serialize";
 
 /** Live (not soft-deleted) projects of the company. */
 export const liveProjects = (companyId: number) => and(eq(projects.companyId, companyId), isNull(projects.deletedAt));
@@ -40,9 +39,7 @@ export const orderEtag = (projectId: unknown, projectUpdatedAt: unknown, invoice
     sql`(select ${clients.updatedAt} from ${clients} where ${clients.id} = ${clientId})`,
   ]);
 
-/** The company's accounting-sync default, as a scalar subquery of a larger statement. */
-export const companySyncSql = (companyId: number) =>
-  sql<boolean>`coalesce((select ${companies.accountingSyncEnabled} from ${companies} where ${companies.id} = ${companyId}), false)`;
+export { companySyncSql } from "../../accounting/payload";
 
 /**
  * Everything GET /orders/{id} shows in ONE query (items, payments and artworks as JSON lists): one round
@@ -80,11 +77,12 @@ export async function loadOrderDetail(db: Db, companyId: number, id: number) {
     .leftJoin(orderStatuses, eq(orderStatuses.id, projects.statusId))
     .where(and(liveProjects(companyId), eq(projects.id, id)));
   if (!row) return undefined;
-  const totals = invoiceTotals(
-    invoiceTerms(row.invoice, row.tax?.rate ?? null),
-    row.items.map((i) => ({ quantity: i.quantity, unit_price: i.unitPrice })),
-    row.payments.map((p) => p.amount),
-  );
+  const totals = orderTotals({
+    invoice: row.invoice,
+    taxRate: row.tax?.rate ?? null,
+    lines: row.items.map((i) => ({ quantity: i.quantity, unit_price: i.unitPrice })),
+    payments: row.payments,
+  });
   return { ...row, totals };
 }
 

@@ -1,8 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import Big from "big.js";
-import type { invoices, projects } from "../../db/schema";
-import { APPAREL_SIZES, canonicalSize } from "../../domain/sizes";
-import { MAX_INT_ID, nullableText, text, timestamp } from "../../http/openapi";
+import type { invoices } from "../../db/schema";
+import { columnFields, MAX_INT_ID, nullableText, text, timestamp } from "../../http/openapi";
 import { isoDate } from "../../platform/dates";
 import { decimalInput, MAX_MONEY, moneyString } from "../../platform/money";
 
@@ -91,119 +89,21 @@ export const OrderPatchSchema = z
 export type OrderPatch = z.infer<typeof OrderPatchSchema>;
 
 /** Wire → columns for the fields present; `deadline` and `client_id` belong to both records. */
-export function projectColumns(b: OrderPatch) {
-  const out: Partial<typeof projects.$inferInsert> = {};
-  if (b.title !== undefined) out.title = b.title;
-  if (b.description !== undefined) out.description = b.description;
-  if (b.start_date !== undefined) out.startDate = b.start_date;
-  if (b.deadline !== undefined) out.deadline = b.deadline;
-  if (b.client_id !== undefined) out.clientId = b.client_id;
-  if (b.status_id !== undefined) out.statusId = b.status_id;
-  return out;
+export const projectColumns = (b: OrderPatch) => columnFields(b, ["title", "description", "startDate", "deadline", "clientId", "statusId"]);
+export function invoiceColumns(b: Partial<OrderPatch> & { due_date?: string | null }): Partial<typeof invoices.$inferInsert> {
+  return {
+    ...columnFields(b, ["clientId", "clientNotes", "taxExempt", "taxExemptReason", "discountAmount", "discountAmountType", "discountType"]),
+    // The project's deadline is its invoice's due date; the import sends the due date itself.
+    ...(b.deadline === undefined ? {} : { dueDate: b.deadline }),
+    ...(b.due_date === undefined ? {} : { dueDate: b.due_date }),
+    // Tax 0 means no tax.
+    ...(b.tax_id === undefined ? {} : { taxId: b.tax_id || null }),
+  };
 }
-export function invoiceColumns(b: Partial<OrderPatch> & { due_date?: string | null }) {
-  const out: Partial<typeof invoices.$inferInsert> = {};
-  if (b.deadline !== undefined) out.dueDate = b.deadline;
-  if (b.due_date !== undefined) out.dueDate = b.due_date;
-  if (b.client_id !== undefined) out.clientId = b.client_id;
-  if (b.client_notes !== undefined) out.clientNotes = b.client_notes;
-  if (b.tax_id !== undefined) out.taxId = b.tax_id || null;
-  if (b.tax_exempt !== undefined) out.taxExempt = b.tax_exempt;
-  if (b.tax_exempt_reason !== undefined) out.taxExemptReason = b.tax_exempt_reason;
-  if (b.discount_amount !== undefined) out.discountAmount = b.discount_amount;
-  if (b.discount_amount_type !== undefined) out.discountAmountType = b.discount_amount_type;
-  if (b.discount_type !== undefined) out.discountType = b.discount_type;
-  return out;
-}
-
-// ---- Order contents: the fields of items, payments and artworks (the API bodies and the import's records) ----
-
-/** Live items, payments and artworks an order holds at most, each (the API and the import alike). */
-export const MAX_CONTENTS = 1000;
-export const ARTWORK_STATUSES = ["draft", "sent", "approved", "rejected"] as const;
-const MAX_SIZE_COUNT = 1_000_000;
-
-/** A size breakdown: apparel sizes (any case; stored in canonical spelling) → whole counts. */
-const sizesField = z
-  .record(z.string(), z.number().int().min(0).max(MAX_SIZE_COUNT))
-  .transform((sizes, ctx) => {
-    const out: Record<string, number> = {};
-    for (const [key, count] of Object.entries(sizes)) {
-      const size = canonicalSize(key);
-      if (size === undefined) ctx.addIssue({ code: "custom", path: [key], message: `Unknown size; one of ${APPAREL_SIZES.join(", ")}` });
-      else if (size in out) ctx.addIssue({ code: "custom", path: [key], message: `Size ${size} given twice` });
-      else out[size] = count;
-    }
-    if (!Object.keys(out).length && !ctx.issues.length) {
-      ctx.addIssue({ code: "custom", message: "Give at least one size, or null for no breakdown" });
-    }
-    return out;
-  })
-  .openapi({
-    type: "object",
-    additionalProperties: { type: "integer", minimum: 0, maximum: MAX_SIZE_COUNT },
-    maxProperties: APPAREL_SIZES.length,
-    description: `Size breakdown: size → count. Sizes: ${APPAREL_SIZES.join(", ")} (any case). null removes the breakdown`,
-    example: { S: 4, M: 12, L: 8 },
-  });
-
-/** Σ of a size breakdown, as a decimal. */
-export const sizesTotal = (sizes: Record<string, number>) => Object.values(sizes).reduce((sum, n) => sum.plus(n), new Big(0));
-
-export const ItemFieldsSchema = z.strictObject({
-  title: text(500).min(1, "title must not be blank").openapi({ example: "Gildan 5000 tee, 2-color front" }),
-  description: nullableText(10_000),
-  quantity: decimalInput({
-    scale: 2,
-    min: 0,
-    max: "9999999999.99",
-    example: "24",
-    description: "Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1)",
-  }).optional(),
-  unit_price: decimalInput({ scale: 2, min: 0, max: MAX_MONEY, example: "12.50", description: "Unit price" }),
-  sizes: sizesField.nullable().optional(),
-});
-type ItemFields = { quantity?: string; sizes?: Record<string, number> | null };
-
-/** Quantity and sizes sent together must agree (the import and both item bodies check this). */
-export function quantityMatchesSizes(item: ItemFields, ctx: z.core.$RefinementCtx) {
-  if (item.quantity === undefined || !item.sizes) return;
-  const sum = sizesTotal(item.sizes);
-  if (!sum.eq(item.quantity))
-    ctx.addIssue({ code: "custom", path: ["quantity"], message: `quantity must equal the sum of sizes (${sum})` });
-}
-/** A new item's quantity: as sent, else the sum of its sizes, else 1. */
-export const newItemQuantity = (item: ItemFields) => item.quantity ?? (item.sizes ? sizesTotal(item.sizes).toFixed(2) : "1.00");
-
-export const PaymentFieldsSchema = z.strictObject({
-  amount: decimalInput({ scale: 2, min: 0, max: MAX_MONEY, example: "150.00", description: "Amount paid" }),
-  paid_date: isoDate().nullable().optional().openapi({ description: "Date paid (YYYY-MM-DD)", example: "2026-12-01" }),
-  method: nullableText(100, "card").openapi({ description: "How it was paid (free text: card, check, cash, …)" }),
-  reference: nullableText(255, "ch_3PqX…").openapi({ description: "Check number, processor charge id, …" }),
-});
-
-export const ArtworkFieldsSchema = z.strictObject({
-  print_method: nullableText(100, "screen_print"),
-  placements: z
-    .array(text(100).min(1))
-    .max(50)
-    .optional()
-    .openapi({ example: ["front", "back"] }),
-  colors: z
-    .array(text(100).min(1))
-    .max(50)
-    .optional()
-    .openapi({ example: ["PMS 186 C", "White"] }),
-  preview_url: z.httpUrl().max(2048).nullable().optional().openapi({ description: "http or https URL of a preview image" }),
-  status: z
-    .enum(ARTWORK_STATUSES)
-    .optional()
-    .openapi({ description: `One of ${ARTWORK_STATUSES.join(", ")} (new artworks start as draft)` }),
-});
 
 // ---- Responses ----
 
-const dateOrNull = () => z.string().nullable().openapi({ format: "date", example: "2026-12-01" });
+export const dateOrNull = () => z.string().nullable().openapi({ format: "date", example: "2026-12-01" });
 
 export const ProjectSchema = z
   .object({
@@ -253,35 +153,6 @@ export const InvoiceSchema = z
   })
   .openapi("Invoice");
 
-export const PaymentSchema = z
-  .object({
-    id: z.number().int(),
-    amount: moneyString(),
-    paid_date: dateOrNull(),
-    method: z.string().nullable(),
-    reference: z.string().nullable(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-  })
-  .openapi("Payment");
-
-export const ArtworkSchema = z
-  .object({
-    id: z.number().int(),
-    print_method: z.string().nullable().openapi({ example: "screen_print" }),
-    placements: z.array(z.string()).openapi({ example: ["front", "back"] }),
-    colors: z.array(z.string()).openapi({ example: ["PMS 186 C", "White"] }),
-    preview_url: z.string().nullable(),
-    status: z
-      .string()
-      .nullable()
-      .openapi({ description: `One of ${ARTWORK_STATUSES.join(", ")}`, example: "approved" }),
-    approved_at: timestamp().nullable().openapi({ description: "When the status last became approved; null while not approved" }),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-  })
-  .openapi("Artwork");
-
 export const TaxSchema = z
   .object({
     id: z.number().int(),
@@ -292,3 +163,10 @@ export const TaxSchema = z
 export const OrderStatusSchema = z.object({ id: z.number().int(), name: z.string(), position: z.number().int() }).openapi("OrderStatus");
 
 export const OrderEnvelopeSchema = z.object({ project: ProjectSchema, invoice: InvoiceSchema }).openapi("OrderEnvelope");
+
+/** `data.previous_attributes` of `order.status_changed`: the status the order left. */
+export const StatusChangePreviousSchema = z
+  .object({
+    status_id: z.number().int().nullable().openapi({ description: "The status id before the change (null: it had none)", example: 3 }),
+  })
+  .openapi("OrderStatusChangePrevious");

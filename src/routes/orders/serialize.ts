@@ -1,15 +1,15 @@
 import type { z } from "@hono/zod-openapi";
 import type { artworks, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
-import type { InvoiceTotals } from "../../domain/totals";
+import { type InvoiceTotals, invoiceTotals, type LineAmounts } from "../../domain/totals";
 import { wireFields } from "../../http/openapi";
 import { plainDecimal } from "../../platform/money";
+import type { ArtworkSchema, PaymentSchema } from "./contents/schema";
 import type {
-  ArtworkSchema,
   DISCOUNT_AMOUNT_TYPES,
   DISCOUNT_TYPES,
   InvoiceSchema,
+  OrderEnvelopeSchema,
   OrderStatusSchema,
-  PaymentSchema,
   ProjectSchema,
   TaxSchema,
 } from "./schema";
@@ -43,10 +43,32 @@ export const serializeStatus = (row: Row<typeof orderStatuses>): z.infer<typeof 
   wireFields(row, ["id", "name", "position"]);
 
 /** The invoice's inputs to `invoiceTotals`, from its row and its tax row's rate. */
-export const invoiceTerms = (row: Row<typeof invoices>, taxRate: string | null) => ({
+const invoiceTerms = (row: Row<typeof invoices>, taxRate: string | null) => ({
   discountAmount: row.discountAmount,
   discountAmountType: row.discountAmountType,
   discountType: row.discountType,
   taxExempt: row.taxExempt,
   taxRate,
+});
+
+/** What an order's totals are computed from: its invoice row, its tax's rate, its live lines and payments. */
+export interface OrderAmounts {
+  invoice: Row<typeof invoices>;
+  taxRate: string | null;
+  lines: LineAmounts[];
+  payments: { amount: string }[];
+}
+
+/** The invoice's totals, as every answer that shows an order computes them (never stored). */
+export const orderTotals = ({ invoice, taxRate, lines, payments }: OrderAmounts): InvoiceTotals =>
+  invoiceTotals(
+    invoiceTerms(invoice, taxRate),
+    lines,
+    payments.map((p) => p.amount),
+  );
+
+/** `{ project, invoice }`, the invoice with its totals: what POST and PATCH /orders answer and every order event carries. */
+export const orderEnvelope = (order: OrderAmounts & { project: Row<typeof projects> }): z.infer<typeof OrderEnvelopeSchema> => ({
+  project: serializeProject(order.project),
+  invoice: serializeInvoice(order.invoice, orderTotals(order)),
 });

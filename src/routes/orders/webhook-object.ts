@@ -1,9 +1,8 @@
 import { and, desc, eq } from "drizzle-orm";
 import { invoices, projects, taxes } from "../../db/schema";
-import { invoiceTotals } from "../../domain/totals";
-import type { WebhookRenderer } from "../../webhooks/events";
+import type { WebhookRenderer } from "../../webhooks/events-catalog";
 import { invoiceAmountsColumns } from "./queries";
-import { invoiceTerms, serializeInvoice, serializeProject } from "./serialize";
+import { orderEnvelope } from "./serialize";
 
 /**
  * An order event's object as the API returns it now: `{ project, invoice }` (invoice with totals), the
@@ -20,11 +19,5 @@ export const renderOrderObject: WebhookRenderer = async (db, { companyId, resour
     .where(and(eq(projects.companyId, companyId), eq(projects.id, id)))
     .orderBy(desc(invoices.id))
     .limit(1);
-  if (!row) return undefined;
-  const totals = invoiceTotals(
-    invoiceTerms(row.invoice, row.taxRate),
-    row.lines,
-    row.payments.map((p) => p.amount),
-  );
-  return JSON.stringify({ project: serializeProject(row.project), invoice: serializeInvoice(row.invoice, totals) });
+  return row ? JSON.stringify(orderEnvelope(row)) : undefined;
 };

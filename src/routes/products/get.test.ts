@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { PRODUCTS } from "../../../test/fakes/supplier-b";
-import { expectError, newCompany, sql, type TestCompany, workerLogLines } from "../../../test/support/api";
+import { asRequest, expectError, newCompany, sql, type TestCompany, workerLogLines } from "../../../test/support/api";
 import { addOrder, connectSupplierA, connectSupplierB, leaked, useFakeSuppliers } from "../../../test/support/products";
 
 const fakes = useFakeSuppliers();
 const secrets: object[] = [];
 const responses: unknown[] = [];
 
-async function fetchProduct(co: TestCompany, source: string, params: Record<string, string> = {}) {
-  const res = await co.get(`/products/${source}?${new URLSearchParams(params)}`);
+/** Every fetch with one X-Request-Id, so two answers compare whole (an error body carries the id). */
+async function fetchProduct(co: TestCompany, source: string, params: Record<string, string> = {}, requestId = "fetch-product") {
+  const res = await co.get(`/products/${source}?${new URLSearchParams(params)}`, asRequest(requestId));
   responses.push(res.body);
   return res;
 }

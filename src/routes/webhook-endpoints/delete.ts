@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { applyChange } from "../../changes/change";
 import { webhookEndpoints } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
@@ -27,11 +28,13 @@ const route = createAuthRoute({
 export const registerDeleteWebhookEndpoint = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
-    // One statement: the deliveries go with it (ON DELETE CASCADE).
-    const [row] = await c.var.db
-      .delete(webhookEndpoints)
-      .where(ownEndpoint(c.var.auth.companyId, id))
-      .returning({ id: webhookEndpoints.id });
-    if (!row) throw notFound("Webhook endpoint");
-    return c.json({ deleted: true as const, id: row.id }, 200);
+    return applyChange(c, async (change) => {
+      // One statement: the deliveries go with it (ON DELETE CASCADE).
+      const [row] = await change.db
+        .delete(webhookEndpoints)
+        .where(ownEndpoint(change.companyId, id))
+        .returning({ id: webhookEndpoints.id });
+      if (!row) throw notFound("Webhook endpoint");
+      return c.json({ deleted: true as const, id: row.id }, 200);
+    });
   });

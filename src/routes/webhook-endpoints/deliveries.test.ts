@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectError, newCompany, sql } from "../../../test/support/api";
+import { asRequest, expectError, newCompany, sql } from "../../../test/support/api";
 import { newEndpoint, recordDelivery } from "../../../test/support/webhooks";
 
 describe("GET /webhook-endpoints/{id}/deliveries", () => {
@@ -129,8 +129,8 @@ describe("POST /webhook-endpoints/{id}/deliveries/{delivery_id}/retry", () => {
     const { webhook_endpoint: one } = await newEndpoint(a);
     const { webhook_endpoint: two } = await newEndpoint(a);
     const { deliveryId } = await recordDelivery(a, two.id);
-    const wrong = await a.post(`/webhook-endpoints/${one.id}/deliveries/${deliveryId}/retry`);
-    const missing = await a.post(`/webhook-endpoints/${one.id}/deliveries/999999999/retry`);
+    const wrong = await a.post(`/webhook-endpoints/${one.id}/deliveries/${deliveryId}/retry`, undefined, asRequest("wrong-or-missing"));
+    const missing = await a.post(`/webhook-endpoints/${one.id}/deliveries/999999999/retry`, undefined, asRequest("wrong-or-missing"));
     expectError(wrong, 404, "not_found");
     expect(wrong.body).toEqual(missing.body);
     expect((await sql("select status from webhook_deliveries where id = $1", [deliveryId]))[0].status).toBe("failed");

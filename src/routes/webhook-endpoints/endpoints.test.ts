@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ApiResponse, call, db, expectError, newCompany, sql } from "../../../test/support/api";
+import { type ApiResponse, asRequest, call, db, expectError, newCompany, sql } from "../../../test/support/api";
 import { LOCAL_RECEIVER, newEndpoint, recordDelivery } from "../../../test/support/webhooks";
 import { createToken } from "../../../tools/ops/commands";
 
@@ -152,22 +152,27 @@ describe("webhook endpoints between companies and scopes", () => {
     const { webhook_endpoint: ep, secret } = await newEndpoint(a, { description: "A only" });
     const { deliveryId } = await recordDelivery(a, ep.id, { status: "failed" });
     const missingId = 2147483001;
+    // Both of a pair as one request id: an error body carries it, and everything else must be the same.
+    const same = asRequest("foreign-or-missing");
     const pairs: [() => Promise<any>, () => Promise<any>][] = [
-      [() => b.get(`/webhook-endpoints/${ep.id}`), () => b.get(`/webhook-endpoints/${missingId}`)],
+      [() => b.get(`/webhook-endpoints/${ep.id}`, same), () => b.get(`/webhook-endpoints/${missingId}`, same)],
       [
-        () => b.patch(`/webhook-endpoints/${ep.id}`, { description: "B" }),
-        () => b.patch(`/webhook-endpoints/${missingId}`, { description: "B" }),
+        () => b.patch(`/webhook-endpoints/${ep.id}`, { description: "B" }, same),
+        () => b.patch(`/webhook-endpoints/${missingId}`, { description: "B" }, same),
       ],
       [
-        () => b.patch(`/webhook-endpoints/${ep.id}`, { enabled: false }),
-        () => b.patch(`/webhook-endpoints/${missingId}`, { enabled: false }),
+        () => b.patch(`/webhook-endpoints/${ep.id}`, { enabled: false }, same),
+        () => b.patch(`/webhook-endpoints/${missingId}`, { enabled: false }, same),
       ],
-      [() => b.post(`/webhook-endpoints/${ep.id}/rotate-secret`), () => b.post(`/webhook-endpoints/${missingId}/rotate-secret`)],
-      [() => b.del(`/webhook-endpoints/${ep.id}`), () => b.del(`/webhook-endpoints/${missingId}`)],
-      [() => b.get(`/webhook-endpoints/${ep.id}/deliveries`), () => b.get(`/webhook-endpoints/${missingId}/deliveries`)],
       [
-        () => b.post(`/webhook-endpoints/${ep.id}/deliveries/${deliveryId}/retry`),
-        () => b.post(`/webhook-endpoints/${missingId}/deliveries/${deliveryId}/retry`),
+        () => b.post(`/webhook-endpoints/${ep.id}/rotate-secret`, undefined, same),
+        () => b.post(`/webhook-endpoints/${missingId}/rotate-secret`, undefined, same),
+      ],
+      [() => b.del(`/webhook-endpoints/${ep.id}`, same), () => b.del(`/webhook-endpoints/${missingId}`, same)],
+      [() => b.get(`/webhook-endpoints/${ep.id}/deliveries`, same), () => b.get(`/webhook-endpoints/${missingId}/deliveries`, same)],
+      [
+        () => b.post(`/webhook-endpoints/${ep.id}/deliveries/${deliveryId}/retry`, undefined, same),
+        () => b.post(`/webhook-endpoints/${missingId}/deliveries/${deliveryId}/retry`, undefined, same),
       ],
     ];
     for (const [foreign, missing] of pairs) {

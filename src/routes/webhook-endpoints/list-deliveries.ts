@@ -37,7 +37,7 @@ const route = createAuthRoute({
   },
 });
 
-const SORT: KeysetSort = { name: "id_desc", direction: "desc", columns: [{ column: webhookDeliveries.id, kind: "int" }] };
+const SORT: KeysetSort = { name: "id_desc", direction: "desc", columns: [{ column: webhookDeliveries.id, kind: "bigint" }] };
 
 export const registerListWebhookDeliveries = (api: Router) =>
   api.openapi(route, async (c) => {

@@ -1,34 +1,35 @@
 import { sql } from "drizzle-orm";
+import { applyChange } from "../../changes/change";
 import { webhookEndpoints } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
-import { resumeEndpointDeliveries } from "../../webhooks/queue";
 import { checkEndpointUrl, ownEndpoint } from "./queries";
-import { endpointColumns, serializeEndpoint, WebhookEndpointEnvelopeSchema, WebhookEndpointPatchSchema } from "./schema";
+import { type EndpointBodies, endpointColumns, serializeEndpoint, WebhookEndpointEnvelopeSchema } from "./schema";
 
 /** The reason shown for an endpoint its owner disabled. */
 export const DISABLED_BY_API = "Disabled through the API (PATCH enabled: false)";
 
-const route = createAuthRoute({
-  method: "patch",
-  path: "/webhook-endpoints/{id}",
-  operationId: "updateWebhookEndpoint",
-  tags: ["Webhooks"],
-  summary: "Update, disable or re-enable a webhook endpoint",
-  description:
-    "Partial update of `url`, `events`, `description` and `enabled`; an empty body is a 400. `enabled: false` stops deliveries " +
-    "and records the reason; `enabled: true` on a disabled endpoint (disabled by you or after a long failure streak) clears " +
-    "`disabled_reason`, `disabled_at`, `failure_streak` and `failing_since`, and the deliveries that waited meanwhile are sent at once " +
-    "(in order per resource; events that happened while it was disabled were not recorded for it).",
-  request: {
-    params: idParam("Webhook endpoint id"),
-    body: { required: true, content: { "application/json": { schema: WebhookEndpointPatchSchema } } },
-  },
-  errors: [404],
-  responses: {
-    200: { description: "The updated endpoint", content: { "application/json": { schema: WebhookEndpointEnvelopeSchema } } },
-  },
-});
+const route = (bodySchema: EndpointBodies["patch"]) =>
+  createAuthRoute({
+    method: "patch",
+    path: "/webhook-endpoints/{id}",
+    operationId: "updateWebhookEndpoint",
+    tags: ["Webhooks"],
+    summary: "Update, disable or re-enable a webhook endpoint",
+    description:
+      "Partial update of `url`, `events`, `description` and `enabled`; an empty body is a 400. `enabled: false` stops deliveries " +
+      "and records the reason; `enabled: true` on a disabled endpoint (disabled by you or after a long failure streak) clears " +
+      "`disabled_reason`, `disabled_at`, `failure_streak` and `failing_since`, and the deliveries that waited meanwhile are sent at once " +
+      "(in order per resource; events that happened while it was disabled were not recorded for it).",
+    request: {
+      params: idParam("Webhook endpoint id"),
+      body: { required: true, content: { "application/json": { schema: bodySchema } } },
+    },
+    errors: [404],
+    responses: {
+      200: { description: "The updated endpoint", content: { "application/json": { schema: WebhookEndpointEnvelopeSchema } } },
+    },
+  });
 
 /** What `enabled` changes; only a change of state touches the disabled and streak fields (SET reads the old row). */
 function enabledColumns(enabled: boolean | undefined) {
@@ -50,18 +51,20 @@ function enabledColumns(enabled: boolean | undefined) {
   };
 }
 
-export const registerPatchWebhookEndpoint = (api: Router) =>
-  api.openapi(route, async (c) => {
+export const registerPatchWebhookEndpoint = (api: Router, bodySchema: EndpointBodies["patch"]) =>
+  api.openapi(route(bodySchema), async (c) => {
     const { id } = c.req.valid("param");
     const { enabled, ...fields } = c.req.valid("json");
     checkEndpointUrl(c.var.config, fields.url);
-    const [row] = await c.var.db
-      .update(webhookEndpoints)
-      .set({ ...endpointColumns(fields), ...enabledColumns(enabled), updatedAt: sql`now()` })
-      .where(ownEndpoint(c.var.auth.companyId, id))
-      .returning();
-    if (!row) throw notFound("Webhook endpoint");
-    // Deliveries that waited while it was disabled go out now, not at the next cron pass.
-    if (enabled === true) c.var.defer(resumeEndpointDeliveries(c.var.db, c.env, id));
-    return c.json({ webhook_endpoint: serializeEndpoint(row) }, 200);
+    return applyChange(c, async (change) => {
+      const [row] = await change.db
+        .update(webhookEndpoints)
+        .set({ ...endpointColumns(fields), ...enabledColumns(enabled), updatedAt: sql`now()` })
+        .where(ownEndpoint(change.companyId, id))
+        .returning();
+      if (!row) throw notFound("Webhook endpoint");
+      // Deliveries that waited while it was disabled go out now, not at the next cron pass.
+      if (enabled === true) change.resumeDeliveries(id);
+      return c.json({ webhook_endpoint: serializeEndpoint(row) }, 200);
+    });
   });

@@ -5,7 +5,7 @@ import { describe, expect, inject, it } from "vitest";
 import { expectError, newCompany, sql } from "../../../test/support/api";
 import { LOCAL_RECEIVER, newEndpoint } from "../../../test/support/webhooks";
 import { startWorker } from "../../../test/support/worker";
-import { WEBHOOK_EVENT_TYPES } from "../../webhooks/events-catalog";
+import { WEBHOOK_EVENT_TYPES } from "../../resources";
 
 describe("POST /webhook-endpoints", () => {
   it("creates an endpoint and shows its Standard Webhooks secret once", async () => {

@@ -1,38 +1,39 @@
+import { applyIdempotentChange } from "../../changes/change";
 import { webhookEndpoints } from "../../db/schema";
-import { withIdempotency } from "../../http/idempotency";
 import { createAuthRoute, type Router } from "../../http/openapi";
 import { checkEndpointUrl, newSecret } from "./queries";
-import { serializeEndpoint, WebhookEndpointCreateSchema, WebhookEndpointWithSecretSchema } from "./schema";
+import { type EndpointBodies, serializeEndpoint, WebhookEndpointWithSecretSchema } from "./schema";
 
-const route = createAuthRoute({
-  method: "post",
-  path: "/webhook-endpoints",
-  operationId: "createWebhookEndpoint",
-  idempotent: true,
-  tags: ["Webhooks"],
-  summary: "Create a webhook endpoint",
-  description:
-    "Registers a URL that receives the company's change events (the `webhooks` section of this document lists them). " +
-    "The answer carries the signing secret, `secret`: it is shown only here and by rotate-secret, never by a read. " +
-    "`url` must be https:// on a public host; a URL that may not receive webhooks is a 400 naming `url` with the reason.",
-  request: { body: { required: true, content: { "application/json": { schema: WebhookEndpointCreateSchema } } } },
-  responses: {
-    200: {
-      description: "The created endpoint and its signing secret",
-      content: { "application/json": { schema: WebhookEndpointWithSecretSchema } },
+const route = (bodySchema: EndpointBodies["create"]) =>
+  createAuthRoute({
+    method: "post",
+    path: "/webhook-endpoints",
+    operationId: "createWebhookEndpoint",
+    idempotent: true,
+    tags: ["Webhooks"],
+    summary: "Create a webhook endpoint",
+    description:
+      "Registers a URL that receives the company's change events (the `webhooks` section of this document lists them). " +
+      "The answer carries the signing secret, `secret`: it is shown only here and by rotate-secret, never by a read. " +
+      "`url` must be https:// on a public host; a URL that may not receive webhooks is a 400 naming `url` with the reason.",
+    request: { body: { required: true, content: { "application/json": { schema: bodySchema } } } },
+    responses: {
+      200: {
+        description: "The created endpoint and its signing secret",
+        content: { "application/json": { schema: WebhookEndpointWithSecretSchema } },
+      },
     },
-  },
-});
+  });
 
-export const registerCreateWebhookEndpoint = (api: Router) =>
-  api.openapi(route, async (c) => {
+export const registerCreateWebhookEndpoint = (api: Router, bodySchema: EndpointBodies["create"]) =>
+  api.openapi(route(bodySchema), async (c) => {
     const body = c.req.valid("json");
     checkEndpointUrl(c.var.config, body.url);
-    return withIdempotency(c, async (db) => {
+    return applyIdempotentChange(c, async (change) => {
       const secret = newSecret();
-      const [row] = await db
+      const [row] = await change.db
         .insert(webhookEndpoints)
-        .values({ companyId: c.var.auth.companyId, url: body.url, events: body.events, description: body.description ?? null, secret })
+        .values({ companyId: change.companyId, url: body.url, events: body.events, description: body.description ?? null, secret })
         .returning();
       return { status: 200, body: { webhook_endpoint: serializeEndpoint(row), secret } };
     });

@@ -1,10 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, ne, sql } from "drizzle-orm";
+import { applyIdempotentChange } from "../../changes/change";
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../../db/schema";
 import { ApiError, notFound } from "../../http/errors";
-import { withIdempotency } from "../../http/idempotency";
 import { createAuthRoute, digitsInt, MAX_INT_ID, type Router } from "../../http/openapi";
-import { enqueueWebhookDeliveries } from "../../webhooks/enqueue";
 import { serializeDelivery, WebhookDeliveryEnvelopeSchema } from "./schema";
 
 const route = createAuthRoute({
@@ -43,7 +42,8 @@ export const registerRetryWebhookDelivery = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id, delivery_id } = c.req.valid("param");
     const { companyId } = c.var.auth;
-    return withIdempotency(c, async (db) => {
+    return applyIdempotentChange(c, async (change) => {
+      const { db } = change;
       const d = webhookDeliveries;
       // The delivery, only under this company's endpoint: another endpoint's or company's delivery is a 404.
       const target = and(eq(d.id, delivery_id), eq(d.endpointId, id), eq(d.companyId, companyId));
@@ -79,10 +79,7 @@ export const registerRetryWebhookDelivery = (api: Router) =>
               enabled: false,
             });
       }
-      return {
-        status: 200,
-        body: { webhook_delivery: serializeDelivery(row.updated, row.webhook_events) },
-        afterCommit: () => c.var.defer(enqueueWebhookDeliveries(c.env, [delivery_id])),
-      };
+      change.sendDeliveries([delivery_id]);
+      return { status: 200, body: { webhook_delivery: serializeDelivery(row.updated, row.webhook_events) } };
     });
   });

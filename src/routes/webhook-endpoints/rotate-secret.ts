@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
+import { applyIdempotentChange } from "../../changes/change";
 import { webhookEndpoints } from "../../db/schema";
 import { notFound } from "../../http/errors";
-import { withIdempotency } from "../../http/idempotency";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import { newSecret, ownEndpoint } from "./queries";
 import { serializeEndpoint, WebhookEndpointWithSecretSchema } from "./schema";
@@ -34,11 +34,11 @@ const route = createAuthRoute({
 export const registerRotateWebhookEndpointSecret = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
-    return withIdempotency(c, async (db) => {
+    return applyIdempotentChange(c, async (change) => {
       const secret = newSecret();
       const t = webhookEndpoints;
       // One statement: SET reads the row as it was, so the current secret becomes the previous one.
-      const [row] = await db
+      const [row] = await change.db
         .update(t)
         .set({
           secret,
@@ -46,7 +46,7 @@ export const registerRotateWebhookEndpointSecret = (api: Router) =>
           previousSecretExpiresAt: sql`now() + make_interval(hours => ${PREVIOUS_SECRET_HOURS})`,
           updatedAt: sql`now()`,
         })
-        .where(ownEndpoint(c.var.auth.companyId, id))
+        .where(ownEndpoint(change.companyId, id))
         .returning();
       if (!row) throw notFound("Webhook endpoint");
       return { status: 200, body: { webhook_endpoint: serializeEndpoint(row), secret } };

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { webhookDeliveries, webhookEndpoints } from "../../db/schema";
-import { iso, text, timestamp, wireFields } from "../../http/openapi";
-import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from "../../webhooks/events-catalog";
+import { columnFields, iso, text, timestamp, wireFields } from "../../http/openapi";
+import { ALL_EVENTS, type EventCatalog } from "../../webhooks/events-catalog";
 import { MAX_WEBHOOK_URL_LENGTH } from "../../webhooks/url";
 
 const url = z
@@ -16,44 +16,50 @@ const url = z
     example: "https://hooks.example.com/crm",
   });
 
-const eventName = z.enum([...WEBHOOK_EVENT_TYPES, ALL_EVENTS], {
-  error: `Unknown event type; use one of ${WEBHOOK_EVENT_TYPES.join(", ")}, or ${ALL_EVENTS} for all`,
-});
-
-const events = z
-  .array(eventName)
-  .min(1, "Subscribe to at least one event type (or * for all)")
-  .max(WEBHOOK_EVENT_TYPES.length + 1)
-  .refine((list) => !list.includes(ALL_EVENTS) || list.length === 1, {
-    message: `${ALL_EVENTS} already covers every event type: send it alone`,
-  })
-  // Duplicates are harmless: each type is stored once.
-  .transform((list) => [...new Set(list)])
-  .openapi({
-    description: `Event types to deliver, or \`["${ALL_EVENTS}"]\` for every type (types added later included)`,
-    example: ["order.created", "order.updated"],
-  });
-
 const description = text(500).nullable().optional().openapi({ example: "ERP sync" });
 
-export const WebhookEndpointCreateSchema = z.strictObject({ url, events, description }).openapi("WebhookEndpointCreate");
+/** The bodies that name event types, for the catalog of every resource's event types. */
+export function endpointBodies(catalog: EventCatalog) {
+  const types = Object.keys(catalog) as [string, ...string[]];
+  const eventName = z.enum([...types, ALL_EVENTS], {
+    error: `Unknown event type; use one of ${types.join(", ")}, or ${ALL_EVENTS} for all`,
+  });
 
-export const WebhookEndpointPatchSchema = z
-  .strictObject({
-    url: url.optional(),
-    events: events.optional(),
-    description,
-    enabled: z
-      .boolean()
-      .optional()
-      .openapi({
-        description:
-          "`false` stops deliveries to the endpoint; `true` re-enables a disabled endpoint and clears its disabled reason and " +
-          "failure streak",
-      }),
-  })
-  .refine((b) => Object.keys(b).length > 0, { message: "Send at least one field to change" })
-  .openapi("WebhookEndpointPatch");
+  const events = z
+    .array(eventName)
+    .min(1, "Subscribe to at least one event type (or * for all)")
+    .max(types.length + 1)
+    .refine((list) => !list.includes(ALL_EVENTS) || list.length === 1, {
+      message: `${ALL_EVENTS} already covers every event type: send it alone`,
+    })
+    // Duplicates are harmless: each type is stored once.
+    .transform((list) => [...new Set(list)])
+    .openapi({
+      description: `Event types to deliver, or \`["${ALL_EVENTS}"]\` for every type (types added later included)`,
+      example: ["order.created", "order.updated"],
+    });
+
+  const create = z.strictObject({ url, events, description }).openapi("WebhookEndpointCreate");
+
+  const patch = z
+    .strictObject({
+      url: url.optional(),
+      events: events.optional(),
+      description,
+      enabled: z
+        .boolean()
+        .optional()
+        .openapi({
+          description:
+            "`false` stops deliveries to the endpoint; `true` re-enables a disabled endpoint and clears its disabled reason and " +
+            "failure streak",
+        }),
+    })
+    .refine((b) => Object.keys(b).length > 0, { message: "Send at least one field to change" })
+    .openapi("WebhookEndpointPatch");
+  return { create, patch };
+}
+export type EndpointBodies = ReturnType<typeof endpointBodies>;
 
 export const WebhookEndpointSchema = z
   .object({
@@ -153,10 +159,5 @@ export function serializeDelivery(row: DeliveryRow, event: { eventId: string; ty
 }
 
 /** Wire fields → columns, for the fields present in the body (enabled is handled by the route). */
-export function endpointColumns(body: { url?: string; events?: string[]; description?: string | null }) {
-  const out: Partial<typeof webhookEndpoints.$inferInsert> = {};
-  if (body.url !== undefined) out.url = body.url;
-  if (body.events !== undefined) out.events = body.events;
-  if (body.description !== undefined) out.description = body.description;
-  return out;
-}
+export const endpointColumns = (body: { url?: string; events?: string[]; description?: string | null }) =>
+  columnFields(body, ["url", "events", "description"]);

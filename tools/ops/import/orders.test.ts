@@ -34,10 +34,11 @@ describe("import: order_statuses, taxes, orders (nested items, payments, artwork
     });
     expect(Object.keys(ids).sort()).toEqual(["done", "o1", "o1-a1", "o1-i1", "o1-p1", "prod", "quote", "school", "tax"].sort());
     const statuses = await sql("select id, name, position from order_statuses where company_id = $1 order by id", [co.companyId]);
+    // Positions stay dense (as POST /statuses keeps them): 10 is past the end, so last.
     expect(statuses).toEqual([
       { id: ids.quote, name: "Quote", position: 0 },
-      { id: ids.prod, name: "In production", position: 10 },
-      { id: ids.done, name: "Shipped", position: 2 },
+      { id: ids.prod, name: "In production", position: 2 },
+      { id: ids.done, name: "Shipped", position: 1 },
     ]);
     const { body } = await co.get(`/orders/${ids.o1}`);
     expect(body.project).toMatchObject({ status_id: ids.prod, deadline: "2026-02-01", created_at: "2026-01-15T14:30:00.000Z" });

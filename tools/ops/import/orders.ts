@@ -1,23 +1,27 @@
 import { z } from "@hono/zod-openapi";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, inArray } from "drizzle-orm";
 import { artworks, clients, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../../src/db/schema";
 import { liveClients } from "../../../src/domain/client";
 import { isoDate, isoDateTime } from "../../../src/platform/dates";
 import {
   ArtworkFieldsSchema,
-  dbId,
   ItemFieldsSchema,
+  MAX_CONTENTS,
+  newItemQuantity,
+  PaymentFieldsSchema,
+  quantityMatchesSizes,
+} from "../../../src/routes/orders/contents/schema";
+import {
+  dbId,
   importedDiscountInRange,
   invoiceColumns,
   invoiceFields,
-  MAX_CONTENTS,
-  newItemQuantity,
   OrderCreateSchema,
-  PaymentFieldsSchema,
   PERCENT_MESSAGE,
-  quantityMatchesSizes,
   startDate,
 } from "../../../src/routes/orders/schema";
+import { liveStatuses } from "../../../src/routes/statuses/queries";
+import { liveTaxes } from "../../../src/routes/taxes/queries";
 import { insertStatuses, insertTaxes, StatusCreateSchema, TaxCreateSchema } from "../settings";
 import { type ImportContext, ImportError, parseRecord, refSchema, remember, resolveRef, type SectionImporter } from "./kit";
 
@@ -234,13 +238,13 @@ async function checkReferences(ctx: ImportContext, resolved: { clientId: number;
     ? await tx
         .select({ id: orderStatuses.id })
         .from(orderStatuses)
-        .where(and(eq(orderStatuses.companyId, companyId), inArray(orderStatuses.id, statusIds)))
+        .where(and(liveStatuses(companyId), inArray(orderStatuses.id, statusIds)))
     : [];
   const taxRows = taxIds.length
     ? await tx
         .select({ id: taxes.id })
         .from(taxes)
-        .where(and(eq(taxes.companyId, companyId), inArray(taxes.id, taxIds)))
+        .where(and(liveTaxes(companyId), inArray(taxes.id, taxIds)))
     : [];
   const has = (rows: { id: number }[]) => {
     const ids = new Set(rows.map((r) => r.id));

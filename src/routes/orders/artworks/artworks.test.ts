@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectError, newCompany, sql } from "../../../../test/support/api";
+import { errorEnvelope, expectError, newCompany, sql } from "../../../../test/support/api";
 import { newOrder, outboxRows } from "../../../../test/support/orders";
 
 const artworkRow = async (id: number) =>
@@ -99,9 +99,11 @@ describe("POST/PATCH/DELETE /orders/{id}/artworks", () => {
       await b.patch(`/orders/${x}/artworks/${art}`, { status: "approved" }),
       await b.del(`/orders/${x}/artworks/${art}`),
     ];
-    for (const res of answers) expect(res.body).toEqual({ error: { code: "not_found", message: "Order not found", details: null } });
+    for (const res of answers)
+      expect(res.body).toEqual(errorEnvelope(res, { code: "not_found", message: "Order not found", details: null }));
     const wrongOrder = [await a.patch(`/orders/${y}/artworks/${art}`, { status: "approved" }), await a.del(`/orders/${y}/artworks/${art}`)];
-    for (const res of wrongOrder) expect(res.body).toEqual({ error: { code: "not_found", message: "Artwork not found", details: null } });
+    for (const res of wrongOrder)
+      expect(res.body).toEqual(errorEnvelope(res, { code: "not_found", message: "Artwork not found", details: null }));
     expect(await artworkRow(art)).toMatchObject({ status: "sent", approved_at: null, deleted_at: null });
   });
 });

@@ -1,5 +1,5 @@
 import { createAuthRoute, type Router } from "../../../http/openapi";
-import { changeContents } from "../contents/queries";
+import { changeContents } from "../contents/change";
 import { contentsParams, deletedSchema } from "../contents/schema";
 import { serializeInvoice } from "../serialize";
 import { deleteArtwork } from "./queries";
@@ -26,8 +26,6 @@ const route = createAuthRoute({
 export const registerDeleteArtwork = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id, artwork_id } = c.req.valid("param");
-    const result = await changeContents(c, id, { kind: "artwork", id: artwork_id }, (db, companyId, read) =>
-      deleteArtwork(db, companyId, read),
-    );
+    const result = await changeContents(c, id, { kind: "artwork", id: artwork_id }, (change, read) => deleteArtwork(change, read));
     return c.json({ deleted: true as const, id: artwork_id, invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

@@ -1,5 +1,5 @@
 import { createAuthRoute, type Router } from "../../../http/openapi";
-import { changeContents } from "../contents/queries";
+import { changeContents } from "../contents/change";
 import { ArtworkPatchSchema, contentsParams } from "../contents/schema";
 import { serializeArtwork, serializeInvoice } from "../serialize";
 import { ArtworkChangedSchema } from "./post";
@@ -30,8 +30,6 @@ export const registerPatchArtwork = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id, artwork_id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const result = await changeContents(c, id, { kind: "artwork", id: artwork_id }, (db, companyId, read) =>
-      updateArtwork(db, companyId, read, body),
-    );
+    const result = await changeContents(c, id, { kind: "artwork", id: artwork_id }, (change, read) => updateArtwork(change, read, body));
     return c.json({ artwork: serializeArtwork(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

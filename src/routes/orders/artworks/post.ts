@@ -1,7 +1,6 @@
 import { createAuthRoute, idParam, type Router } from "../../../http/openapi";
-import { createContents } from "../contents/queries";
-import { ArtworkCreateSchema, changedSchema } from "../contents/schema";
-import { ARTWORK_STATUSES, ArtworkSchema, MAX_CONTENTS } from "../schema";
+import { createContents } from "../contents/change";
+import { ARTWORK_STATUSES, ArtworkCreateSchema, ArtworkSchema, changedSchema, MAX_CONTENTS } from "../contents/schema";
 import { serializeArtwork, serializeInvoice } from "../serialize";
 import { insertArtwork } from "./queries";
 
@@ -41,7 +40,7 @@ export const registerCreateArtwork = (api: Router) =>
     return createContents(
       c,
       id,
-      (db, companyId, read) => insertArtwork(db, companyId, read, body),
+      (change, read) => insertArtwork(change, read, body),
       (result) => ({ artwork: serializeArtwork(result.record), invoice: serializeInvoice(result.invoice, result.totals) }),
     );
   });

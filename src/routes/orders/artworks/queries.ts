@@ -1,10 +1,13 @@
 import type { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
+import type { Change } from "../../../changes/change";
 import { artworks } from "../../../db/schema";
 import { invalid } from "../../../http/errors";
-import type { Db } from "../../../platform/db";
-import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
-import { type ArtworkFieldsSchema, MAX_CONTENTS } from "../schema";
+import { columnFields } from "../../../http/openapi";
+import type { OrderContents } from "../contents/read";
+import { type ArtworkFieldsSchema, MAX_CONTENTS } from "../contents/schema";
+import { insertRecord, updateRecord, writeContents } from "../contents/write";
+import { orderTotals } from "../serialize";
 
 type ArtworkFields = z.infer<typeof ArtworkFieldsSchema>;
 /** Artworks are not part of the accounting invoice. */
@@ -15,46 +18,39 @@ const NO_LINES = { lines: false };
  * (kept when it already was), and cleared when it becomes anything else.
  */
 function artworkColumns(body: Partial<ArtworkFields>, storedStatus: string | null) {
-  const out: { [K in keyof typeof artworks.$inferInsert]?: (typeof artworks.$inferInsert)[K] | SQL } = {};
-  if (body.print_method !== undefined) out.printMethod = body.print_method;
-  if (body.placements !== undefined) out.placements = body.placements;
-  if (body.colors !== undefined) out.colors = body.colors;
-  if (body.preview_url !== undefined) out.previewUrl = body.preview_url;
-  if (body.status !== undefined) {
-    out.status = body.status;
-    if (body.status !== "approved") out.approvedAt = null;
-    else if (storedStatus !== "approved") out.approvedAt = sql`now()`;
-  }
+  const out: { [K in keyof typeof artworks.$inferInsert]?: (typeof artworks.$inferInsert)[K] | SQL } = columnFields(body, [
+    "printMethod",
+    "placements",
+    "colors",
+    "previewUrl",
+    "status",
+  ]);
+  if (body.status !== undefined && body.status !== "approved") out.approvedAt = null;
+  if (body.status === "approved" && storedStatus !== "approved") out.approvedAt = sql`now()`;
   return out;
 }
 
 /** Writes the artwork change; the invoice's totals are unchanged by it. */
-async function write(db: Db, companyId: number, read: OrderContents, record: (ready: SQL, from: SQL) => ReturnType<typeof insertRecord>) {
-  const row = await writeContents(db, companyId, read, NO_LINES, artworks, (ready, from) => ({ record: record(ready, from) }));
+async function write(change: Change, read: OrderContents, record: (ready: SQL, from: SQL) => ReturnType<typeof insertRecord>) {
+  const row = await writeContents(change, read, NO_LINES, artworks, (ready, from) => ({ record: record(ready, from) }));
   if (!row) return undefined;
-  const totals = totalsAfter(
-    row.invoice,
-    read.taxRate,
-    read.lines,
-    read.payments.map((p) => p.amount),
-  );
-  return { ...row, totals };
+  return { ...row, totals: orderTotals({ invoice: row.invoice, taxRate: read.taxRate, lines: read.lines, payments: read.payments }) };
 }
 
-export function insertArtwork(db: Db, companyId: number, read: OrderContents, body: ArtworkFields) {
+export function insertArtwork(change: Change, read: OrderContents, body: ArtworkFields) {
   if (read.artworkCount >= MAX_CONTENTS) {
     throw invalid("Too many artworks", [{ field: "(order)", message: `An order holds at most ${MAX_CONTENTS} live artworks` }]);
   }
-  const values = { companyId, projectId: read.projectId, ...artworkColumns({ status: "draft", ...body }, null) };
-  return write(db, companyId, read, (_ready, from) => insertRecord(db, artworks, values, from));
+  const values = { companyId: change.companyId, projectId: read.projectId, ...artworkColumns({ status: "draft", ...body }, null) };
+  return write(change, read, (_ready, from) => insertRecord(change.db, artworks, values, from));
 }
 
-export function updateArtwork(db: Db, companyId: number, read: OrderContents<"artwork">, body: Partial<ArtworkFields>) {
+export function updateArtwork(change: Change, read: OrderContents<"artwork">, body: Partial<ArtworkFields>) {
   const { id, status } = read.target!;
-  return write(db, companyId, read, (ready) => updateRecord(db, artworks, id, artworkColumns(body, status), ready));
+  return write(change, read, (ready) => updateRecord(change.db, artworks, id, artworkColumns(body, status), ready));
 }
 
-export function deleteArtwork(db: Db, companyId: number, read: OrderContents<"artwork">) {
+export function deleteArtwork(change: Change, read: OrderContents<"artwork">) {
   const id = read.target!.id;
-  return write(db, companyId, read, (ready) => updateRecord(db, artworks, id, { deletedAt: sql`now()` }, ready));
+  return write(change, read, (ready) => updateRecord(change.db, artworks, id, { deletedAt: sql`now()` }, ready));
 }

@@ -1,5 +1,5 @@
 import { createAuthRoute, type Router } from "../../../http/openapi";
-import { changeContents } from "../contents/queries";
+import { changeContents } from "../contents/change";
 import { contentsParams, deletedSchema } from "../contents/schema";
 import { serializeInvoice } from "../serialize";
 import { deleteItem } from "./queries";
@@ -28,6 +28,6 @@ const route = createAuthRoute({
 export const registerDeleteItem = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id, item_id } = c.req.valid("param");
-    const result = await changeContents(c, id, { kind: "item", id: item_id }, (db, companyId, read) => deleteItem(db, companyId, read));
+    const result = await changeContents(c, id, { kind: "item", id: item_id }, (change, read) => deleteItem(change, read));
     return c.json({ deleted: true as const, id: item_id, invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

@@ -1,6 +1,6 @@
 import { serializeItem } from "../../../domain/invoice-item";
 import { createAuthRoute, type Router } from "../../../http/openapi";
-import { changeContents } from "../contents/queries";
+import { changeContents } from "../contents/change";
 import { contentsParams, ItemPatchSchema } from "../contents/schema";
 import { serializeInvoice } from "../serialize";
 import { ItemChangedSchema } from "./post";
@@ -33,8 +33,6 @@ export const registerPatchItem = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id, item_id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const result = await changeContents(c, id, { kind: "item", id: item_id }, (db, companyId, read) =>
-      updateItem(db, companyId, read, body),
-    );
+    const result = await changeContents(c, id, { kind: "item", id: item_id }, (change, read) => updateItem(change, read, body));
     return c.json({ item: serializeItem(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

@@ -1,8 +1,7 @@
 import { InvoiceItemSchema, serializeItem } from "../../../domain/invoice-item";
 import { createAuthRoute, idParam, type Router } from "../../../http/openapi";
-import { createContents } from "../contents/queries";
-import { changedSchema, ItemCreateSchema } from "../contents/schema";
-import { MAX_CONTENTS } from "../schema";
+import { createContents } from "../contents/change";
+import { changedSchema, ItemCreateSchema, MAX_CONTENTS } from "../contents/schema";
 import { serializeInvoice } from "../serialize";
 import { insertItem } from "./queries";
 
@@ -40,7 +39,7 @@ export const registerCreateItem = (api: Router) =>
     return createContents(
       c,
       id,
-      (db, companyId, read) => insertItem(db, companyId, read, body),
+      (change, read) => insertItem(change, read, body),
       (result) => ({ item: serializeItem(result.record), invoice: serializeInvoice(result.invoice, result.totals) }),
     );
   });

@@ -1,11 +1,15 @@
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import type { Change } from "../../../changes/change";
 import { invoiceItems } from "../../../db/schema";
 import type { LineAmounts } from "../../../domain/totals";
 import { invalid } from "../../../http/errors";
+import { columnFields } from "../../../http/openapi";
 import type { Db } from "../../../platform/db";
-import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
+import type { OrderContents } from "../contents/read";
 import type { ItemPatch } from "../contents/schema";
-import { MAX_CONTENTS, newItemQuantity, sizesTotal } from "../schema";
+import { MAX_CONTENTS, newItemQuantity, sizesTotal } from "../contents/schema";
+import { insertRecord, updateRecord, writeContents } from "../contents/write";
+import { orderTotals } from "../serialize";
 
 type Read = OrderContents<"item">;
 type Item = typeof invoiceItems.$inferSelect;
@@ -56,8 +60,7 @@ function linesAfter(read: OrderContents, change: { id: number | null; line?: Lin
 }
 
 export async function insertItem(
-  db: Db,
-  companyId: number,
+  change: Change,
   read: OrderContents,
   body: {
     title: string;
@@ -70,10 +73,10 @@ export async function insertItem(
 ) {
   if (read.lines.length >= MAX_CONTENTS) throw tooMany();
   const quantity = newItemQuantity(body);
-  const row = await writeContents(db, companyId, read, LINES, invoiceItems, (ready, from) => {
+  const row = await writeContents(change, read, LINES, invoiceItems, (ready, from) => {
     const { moves, place } = renumber(read, null, body.position ?? MAX_CONTENTS);
     const values = {
-      companyId,
+      companyId: change.companyId,
       invoiceId: read.invoice.id,
       title: body.title,
       description: body.description ?? null,
@@ -82,27 +85,22 @@ export async function insertItem(
       sizes: body.sizes ?? null,
       position: place,
     };
-    return { record: insertRecord(db, invoiceItems, values, from), extra: repositionCte(db, read.invoice.id, moves, ready) };
+    return { record: insertRecord(change.db, invoiceItems, values, from), extra: repositionCte(change.db, read.invoice.id, moves, ready) };
   });
   if (!row) return undefined;
-  const totals = totalsAfter(
-    row.invoice,
-    read.taxRate,
-    linesAfter(read, { id: null, line: { quantity, unit_price: body.unit_price } }),
-    read.payments.map((p) => p.amount),
-  );
+  const totals = orderTotals({
+    invoice: row.invoice,
+    taxRate: read.taxRate,
+    lines: linesAfter(read, { id: null, line: { quantity, unit_price: body.unit_price } }),
+    payments: read.payments,
+  });
   return { ...row, totals };
 }
 
 /** The item's columns after a PATCH; a quantity alone must still match a stored size breakdown. */
 function itemChanges(item: Item, body: ItemPatch) {
-  const out: Partial<typeof invoiceItems.$inferInsert> = {};
-  if (body.title !== undefined) out.title = body.title;
-  if (body.description !== undefined) out.description = body.description;
-  if (body.unit_price !== undefined) out.unitPrice = body.unit_price;
-  if (body.sizes !== undefined) out.sizes = body.sizes;
-  if (body.quantity !== undefined) out.quantity = body.quantity;
-  else if (body.sizes) out.quantity = sizesTotal(body.sizes).toFixed(2);
+  const out: Partial<typeof invoiceItems.$inferInsert> = columnFields(body, ["title", "description", "unitPrice", "sizes", "quantity"]);
+  if (body.quantity === undefined && body.sizes) out.quantity = sizesTotal(body.sizes).toFixed(2);
   if (body.quantity !== undefined && body.sizes === undefined && item.sizes && !sizesTotal(item.sizes).eq(body.quantity)) {
     throw invalid("Invalid request body", [
       {
@@ -114,39 +112,39 @@ function itemChanges(item: Item, body: ItemPatch) {
   return out;
 }
 
-export async function updateItem(db: Db, companyId: number, read: Read, body: ItemPatch) {
+export async function updateItem(change: Change, read: Read, body: ItemPatch) {
   const item = read.target!;
   const changes = itemChanges(item, body);
-  const row = await writeContents(db, companyId, read, LINES, invoiceItems, (ready) => {
+  const row = await writeContents(change, read, LINES, invoiceItems, (ready) => {
     const { moves, place } = renumber(read, item.id, body.position ?? read.lines.findIndex((l) => l.id === item.id));
     return {
-      record: updateRecord(db, invoiceItems, item.id, { ...changes, position: place }, ready),
-      extra: repositionCte(db, read.invoice.id, moves, ready),
+      record: updateRecord(change.db, invoiceItems, item.id, { ...changes, position: place }, ready),
+      extra: repositionCte(change.db, read.invoice.id, moves, ready),
     };
   });
   if (!row) return undefined;
   const line = { quantity: row.record.quantity, unit_price: row.record.unitPrice };
-  const totals = totalsAfter(
-    row.invoice,
-    read.taxRate,
-    linesAfter(read, { id: item.id, line }),
-    read.payments.map((p) => p.amount),
-  );
+  const totals = orderTotals({
+    invoice: row.invoice,
+    taxRate: read.taxRate,
+    lines: linesAfter(read, { id: item.id, line }),
+    payments: read.payments,
+  });
   return { ...row, totals };
 }
 
-export async function deleteItem(db: Db, companyId: number, read: Read) {
+export async function deleteItem(change: Change, read: Read) {
   const item = read.target!;
-  const row = await writeContents(db, companyId, read, LINES, invoiceItems, (ready) => ({
-    record: updateRecord(db, invoiceItems, item.id, { deletedAt: sql`now()` }, ready),
-    extra: repositionCte(db, read.invoice.id, renumber(read, item.id, null).moves, ready),
+  const row = await writeContents(change, read, LINES, invoiceItems, (ready) => ({
+    record: updateRecord(change.db, invoiceItems, item.id, { deletedAt: sql`now()` }, ready),
+    extra: repositionCte(change.db, read.invoice.id, renumber(read, item.id, null).moves, ready),
   }));
   if (!row) return undefined;
-  const totals = totalsAfter(
-    row.invoice,
-    read.taxRate,
-    linesAfter(read, { id: item.id }),
-    read.payments.map((p) => p.amount),
-  );
+  const totals = orderTotals({
+    invoice: row.invoice,
+    taxRate: read.taxRate,
+    lines: linesAfter(read, { id: item.id }),
+    payments: read.payments,
+  });
   return { ...row, totals };
 }

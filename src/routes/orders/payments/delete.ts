@@ -1,5 +1,5 @@
 import { createAuthRoute, type Router } from "../../../http/openapi";
-import { changeContents } from "../contents/queries";
+import { changeContents } from "../contents/change";
 import { contentsParams, deletedSchema } from "../contents/schema";
 import { serializeInvoice } from "../serialize";
 import { deletePayment } from "./queries";
@@ -27,8 +27,6 @@ const route = createAuthRoute({
 export const registerDeletePayment = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id, payment_id } = c.req.valid("param");
-    const result = await changeContents(c, id, { kind: "payment", id: payment_id }, (db, companyId, read) =>
-      deletePayment(db, companyId, read),
-    );
+    const result = await changeContents(c, id, { kind: "payment", id: payment_id }, (change, read) => deletePayment(change, read));
     return c.json({ deleted: true as const, id: payment_id, invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

@@ -1,5 +1,5 @@
 import { createAuthRoute, type Router } from "../../../http/openapi";
-import { changeContents } from "../contents/queries";
+import { changeContents } from "../contents/change";
 import { contentsParams, PaymentPatchSchema } from "../contents/schema";
 import { serializeInvoice, serializePayment } from "../serialize";
 import { PaymentChangedSchema } from "./post";
@@ -29,8 +29,6 @@ export const registerPatchPayment = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id, payment_id } = c.req.valid("param");
     const body = c.req.valid("json");
-    const result = await changeContents(c, id, { kind: "payment", id: payment_id }, (db, companyId, read) =>
-      updatePayment(db, companyId, read, body),
-    );
+    const result = await changeContents(c, id, { kind: "payment", id: payment_id }, (change, read) => updatePayment(change, read, body));
     return c.json({ payment: serializePayment(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
   });

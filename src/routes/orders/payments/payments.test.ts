@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectError, newCompany, sql } from "../../../../test/support/api";
+import { errorEnvelope, expectError, newCompany, sql } from "../../../../test/support/api";
 import { newOrder, outboxRows } from "../../../../test/support/orders";
 
 /** An order with one 100.00 line, made through the API. */
@@ -87,9 +87,11 @@ describe("POST/PATCH/DELETE /orders/{id}/payments", () => {
       await b.patch(`/orders/${x}/payments/${pay}`, { amount: 1 }),
       await b.del(`/orders/${x}/payments/${pay}`),
     ];
-    for (const res of answers) expect(res.body).toEqual({ error: { code: "not_found", message: "Order not found", details: null } });
+    for (const res of answers)
+      expect(res.body).toEqual(errorEnvelope(res, { code: "not_found", message: "Order not found", details: null }));
     const wrongOrder = [await a.patch(`/orders/${y}/payments/${pay}`, { amount: 1 }), await a.del(`/orders/${y}/payments/${pay}`)];
-    for (const res of wrongOrder) expect(res.body).toEqual({ error: { code: "not_found", message: "Payment not found", details: null } });
+    for (const res of wrongOrder)
+      expect(res.body).toEqual(errorEnvelope(res, { code: "not_found", message: "Payment not found", details: null }));
     expect(await livePayments(x)).toEqual([{ amount: "5.00" }]);
     expect(await livePayments(y)).toEqual([]);
   });

@@ -1,7 +1,6 @@
 import { createAuthRoute, idParam, type Router } from "../../../http/openapi";
-import { createContents } from "../contents/queries";
-import { changedSchema, PaymentCreateSchema } from "../contents/schema";
-import { MAX_CONTENTS, PaymentSchema } from "../schema";
+import { createContents } from "../contents/change";
+import { changedSchema, MAX_CONTENTS, PaymentCreateSchema, PaymentSchema } from "../contents/schema";
 import { serializeInvoice, serializePayment } from "../serialize";
 import { insertPayment } from "./queries";
 
@@ -40,7 +39,7 @@ export const registerCreatePayment = (api: Router) =>
     return createContents(
       c,
       id,
-      (db, companyId, read) => insertPayment(db, companyId, read, body),
+      (change, read) => insertPayment(change, read, body),
       (result) => ({ payment: serializePayment(result.record), invoice: serializeInvoice(result.invoice, result.totals) }),
     );
   });

@@ -1,54 +1,49 @@
 import type { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
+import type { Change } from "../../../changes/change";
 import { payments } from "../../../db/schema";
 import { invalid } from "../../../http/errors";
-import type { Db } from "../../../platform/db";
-import { insertRecord, type OrderContents, totalsAfter, updateRecord, writeContents } from "../contents/queries";
-import { MAX_CONTENTS, type PaymentFieldsSchema } from "../schema";
+import { columnFields } from "../../../http/openapi";
+import type { OrderContents } from "../contents/read";
+import { MAX_CONTENTS, type PaymentFieldsSchema } from "../contents/schema";
+import { insertRecord, updateRecord, writeContents } from "../contents/write";
+import { orderTotals } from "../serialize";
 
 type PaymentFields = z.infer<typeof PaymentFieldsSchema>;
 /** Payments are recorded locally only: nothing is queued for the accounting system. */
 const NO_LINES = { lines: false };
 
 /** The payment's columns for the fields sent. */
-function paymentColumns(body: Partial<PaymentFields>) {
-  const out: Partial<typeof payments.$inferInsert> = {};
-  if (body.amount !== undefined) out.amount = body.amount;
-  if (body.paid_date !== undefined) out.paidDate = body.paid_date;
-  if (body.method !== undefined) out.method = body.method;
-  if (body.reference !== undefined) out.reference = body.reference;
-  return out;
-}
+const paymentColumns = (body: Partial<PaymentFields>) => columnFields(body, ["amount", "paidDate", "method", "reference"]);
 
 /** Writes the payment change; the totals count the live payments as the change leaves them. */
 async function write(
-  db: Db,
-  companyId: number,
+  change: Change,
   read: OrderContents,
   replaced: number | null,
   record: (ready: SQL, from: SQL) => ReturnType<typeof insertRecord>,
 ) {
-  const row = await writeContents(db, companyId, read, NO_LINES, payments, (ready, from) => ({ record: record(ready, from) }));
+  const row = await writeContents(change, read, NO_LINES, payments, (ready, from) => ({ record: record(ready, from) }));
   if (!row) return undefined;
-  const amounts = read.payments.filter((p) => p.id !== replaced).map((p) => p.amount);
-  if (!row.record.deletedAt) amounts.push(row.record.amount);
-  return { ...row, totals: totalsAfter(row.invoice, read.taxRate, read.lines, amounts) };
+  const live: { amount: string }[] = read.payments.filter((p) => p.id !== replaced);
+  if (!row.record.deletedAt) live.push(row.record);
+  return { ...row, totals: orderTotals({ invoice: row.invoice, taxRate: read.taxRate, lines: read.lines, payments: live }) };
 }
 
-export function insertPayment(db: Db, companyId: number, read: OrderContents, body: PaymentFields) {
+export function insertPayment(change: Change, read: OrderContents, body: PaymentFields) {
   if (read.payments.length >= MAX_CONTENTS) {
     throw invalid("Too many payments", [{ field: "(order)", message: `An order holds at most ${MAX_CONTENTS} live payments` }]);
   }
-  const values = { companyId, invoiceId: read.invoice.id, ...paymentColumns(body) };
-  return write(db, companyId, read, null, (_ready, from) => insertRecord(db, payments, values, from));
+  const values = { companyId: change.companyId, invoiceId: read.invoice.id, ...paymentColumns(body) };
+  return write(change, read, null, (_ready, from) => insertRecord(change.db, payments, values, from));
 }
 
-export function updatePayment(db: Db, companyId: number, read: OrderContents<"payment">, body: Partial<PaymentFields>) {
+export function updatePayment(change: Change, read: OrderContents<"payment">, body: Partial<PaymentFields>) {
   const id = read.target!.id;
-  return write(db, companyId, read, id, (ready) => updateRecord(db, payments, id, paymentColumns(body), ready));
+  return write(change, read, id, (ready) => updateRecord(change.db, payments, id, paymentColumns(body), ready));
 }
 
-export function deletePayment(db: Db, companyId: number, read: OrderContents<"payment">) {
+export function deletePayment(change: Change, read: OrderContents<"payment">) {
   const id = read.target!.id;
-  return write(db, companyId, read, id, (ready) => updateRecord(db, payments, id, { deletedAt: sql`now()` }, ready));
+  return write(change, read, id, (ready) => updateRecord(change.db, payments, id, { deletedAt: sql`now()` }, ready));
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Bindings } from "../platform/env";
 import { createLogger } from "../platform/logger";
-import { createLimiter, RATE_LIMIT, RATE_WINDOW_SECONDS } from "./ratelimit";
+import { createLimiter, RATE_LIMIT, RATE_WINDOW_SECONDS } from ".";
 
 const env = { RATE_LIMIT_BACKEND: "memory" } as Bindings;
 const logger = createLogger({});

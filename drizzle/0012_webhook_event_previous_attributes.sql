@@ -1,0 +1,1 @@
+ALTER TABLE "webhook_events" ADD COLUMN "previous_attributes" jsonb;

@@ -1,0 +1,192 @@
+import type { SQL, WithSubquery } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { NeonHttpDatabase } from "drizzle-orm/neon-http";
+import type { SelectedFields } from "drizzle-orm/pg-core";
+import type { Context, TypedResponse } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { notifyOutbox } from "../accounting/outbox";
+import type { AppEnv } from "../http/context";
+import { withIdempotency } from "../http/idempotency";
+import type { Db } from "../platform/db";
+import { enqueueWebhookDeliveries } from "../webhooks/enqueue";
+import { publishWebhookEvent } from "../webhooks/events";
+import { resumeEndpointDeliveries } from "../webhooks/queue";
+import { type Effects, effectsOf, type Written } from "./effects";
+
+/*
+ * How a write route writes: it says what it changes (a statement's own CTEs and select, the events and
+ * outbox rows that go with them), and the change does the rest. Each statement gets its effects' CTEs
+ * and answers what they wrote; a change read under a row version is retried under row locks when the
+ * version moved (readThenWrite); once the change has committed, its outbox rows go to accounting
+ * delivery and its events (payload, deliveries) to webhook delivery. docs/contributing-routes.md.
+ */
+
+/** The JSON text of an event's object as this change left it (a resource's renderer fits). */
+export type EventObject = (
+  db: Db,
+  event: { companyId: number; type: string; resourceId: string },
+) => string | undefined | Promise<string | undefined>;
+
+/** One statement of a change: its own CTEs, writing ones first, and what is written with them. */
+export interface Statement extends Effects {
+  with: WithSubquery[];
+  /**
+   * A statement run just before, in the same transaction, that takes the locks this write must hold
+   * before it reads (`select … for update`, `pg_advisory_xact_lock`). The write's snapshot is taken once
+   * they are held, so it sees everything their previous holders committed: what one statement alone
+   * cannot do (it reads the snapshot of its start, and a row lock only waits). Over HTTP the two are one
+   * batch (one round trip, one transaction); in a transaction, two statements.
+   */
+  lock?: SQL;
+}
+
+/** `db.with(…)` over the statement's CTEs and its effects', whose select also answers what the effects wrote. */
+const statementQuery = (db: Db, ctes: WithSubquery[], written: ReturnType<typeof effectsOf>["written"]) => ({
+  select: <S extends SelectedFields>(fields: S) => db.with(...ctes).select({ ...fields, written }),
+});
+export type StatementQuery = ReturnType<typeof statementQuery>;
+
+/** When the optimistic attempt missed: what the log says, and the error if the locked one misses too. */
+export interface Retry {
+  log: string;
+  fields: Record<string, unknown>;
+  failed: string;
+}
+
+/** A write route's change: the statements that write it, and what they wrote to publish after commit. */
+export class Change {
+  private readonly written: Written = { outbox: [], events: [] };
+  private readonly deliveries: number[] = [];
+  private readonly resumed: number[] = [];
+  private object: EventObject | undefined;
+
+  constructor(
+    private readonly c: Context<AppEnv>,
+    /** The connection: the request's SQL over HTTP, or an interactive transaction. */
+    readonly db: Db,
+    /** In a transaction (an Idempotency-Key's, or the locked retry): read with row locks (`for update`). */
+    readonly locked: boolean,
+  ) {}
+
+  get companyId(): number {
+    return this.c.var.auth.companyId;
+  }
+
+  /**
+   * Runs one statement: `statement.with`, then its effects' CTEs, and the select `query` builds over them
+   * (from `q.select`). Answers the rows. It starts only once the rate limiter let the request through,
+   * so a `readsFirst` route may read before it.
+   */
+  async write<R extends { written: Written }>(
+    statement: Statement,
+    query: (q: StatementQuery) => PromiseLike<R[]>,
+  ): Promise<Omit<R, "written">[]> {
+    const effects = effectsOf(this.db, this.companyId, statement);
+    await this.c.var.admitted();
+    const select = query(statementQuery(this.db, [...statement.with, ...effects.ctes], effects.written));
+    const rows = statement.lock ? await this.afterLock(statement.lock, select) : await select;
+    if (rows[0]) this.add(rows[0].written);
+    return rows.map(({ written: _, ...row }) => row);
+  }
+
+  /** `select`, run once `lock` is held (Statement.lock): a batch over HTTP, the next statement in a transaction. */
+  private async afterLock<R>(lock: SQL, select: PromiseLike<R[]>): Promise<R[]> {
+    if (this.locked) {
+      await this.db.execute(lock);
+      return select;
+    }
+    // Outside a transaction the change's connection is the request's SQL over HTTP (createDb).
+    const http = this.db as unknown as NeonHttpDatabase;
+    const [, rows] = await http.batch([http.execute(lock), select as unknown as BatchItem<"pg">]);
+    return rows as R[];
+  }
+
+  /** How the events' objects are made after commit (without it, delivery renders them from the rows). */
+  objects(object: EventObject): void {
+    this.object = object;
+  }
+
+  /** Existing deliveries to hand to the queue after commit (a re-send). */
+  sendDeliveries(ids: number[]): void {
+    this.deliveries.push(...ids);
+  }
+
+  /** After commit, the deliveries that waited for an endpoint go out (it was re-enabled). */
+  resumeDeliveries(endpointId: number): void {
+    this.resumed.push(endpointId);
+  }
+
+  /**
+   * A change that reads, checks in code, then writes under what it read (its statement writes nothing
+   * when the rows moved on, and `attempt` answers undefined). First optimistic: two statements over
+   * HTTP, no transaction. When that misses, again in an interactive transaction whose `attempt` reads
+   * with row locks (`change.locked`), where the write cannot miss. Inside a transaction already (an
+   * Idempotency-Key's), only the locked attempt runs.
+   */
+  async readThenWrite<T>(attempt: (change: Change) => Promise<T | undefined>, retry: Retry): Promise<T> {
+    const locked = async (change: Change) => {
+      const result = await attempt(change);
+      if (result === undefined) throw new Error(retry.failed);
+      return result;
+    };
+    if (this.locked) return locked(this);
+    const result = await attempt(this);
+    if (result !== undefined) return result;
+    this.c.var.logger.info(retry.log, retry.fields);
+    let inTransaction: Change | undefined;
+    const answer = await this.c.var.transaction((tx) => {
+      inTransaction = new Change(this.c, tx, true);
+      return locked(inTransaction);
+    });
+    // Committed: what the transaction wrote is this change's.
+    if (inTransaction) this.adopt(inTransaction);
+    return answer;
+  }
+
+  private add(written: Written) {
+    this.written.outbox.push(...written.outbox);
+    this.written.events.push(...written.events);
+  }
+
+  private adopt(other: Change) {
+    this.add(other.written);
+    this.deliveries.push(...other.deliveries);
+    this.resumed.push(...other.resumed);
+    this.object ??= other.object;
+  }
+
+  /** After commit: outbox rows to accounting delivery, events and deliveries to webhook delivery (after the response). */
+  publish(): void {
+    const { c, object } = this;
+    notifyOutbox(c.env, this.written.outbox, c.var.defer);
+    for (const event of this.written.events) {
+      const render = object && (() => object(c.var.db, { companyId: this.companyId, type: event.type, resourceId: event.resourceId }));
+      publishWebhookEvent(c, event, render);
+    }
+    if (this.deliveries.length) c.var.defer(enqueueWebhookDeliveries(c.env, this.deliveries));
+    for (const endpointId of this.resumed) c.var.defer(resumeEndpointDeliveries(c.var.db, c.env, endpointId));
+  }
+}
+
+/** Runs a write route's change on the request's connection; what it wrote is published once `work` is done. */
+export async function applyChange<T>(c: Context<AppEnv>, work: (change: Change) => Promise<T>): Promise<T> {
+  const change = new Change(c, c.var.db, false);
+  const result = await work(change);
+  change.publish();
+  return result;
+}
+
+/**
+ * The same for a route that takes `Idempotency-Key` (withIdempotency): with a key, the change runs in
+ * the key's transaction (locked) and is published after that commits; a replay publishes nothing.
+ */
+export function applyIdempotentChange<T, S extends ContentfulStatusCode>(
+  c: Context<AppEnv>,
+  work: (change: Change) => Promise<{ status: S; body: T }>,
+): Promise<TypedResponse<T, S, "json">> {
+  return withIdempotency(c, async (db, keyed) => {
+    const change = new Change(c, db, keyed);
+    const answer = await work(change);
+    return { ...answer, afterCommit: () => change.publish() };
+  });
+}

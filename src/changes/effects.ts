@@ -1,0 +1,102 @@
+import { type AnyColumn, is, SQL, sql, type WithSubquery } from "drizzle-orm";
+import { accountingChangeCte } from "../accounting/outbox";
+import type { AccountingChange } from "../accounting/payload";
+import type { Db } from "../platform/db";
+import { type WrittenEvent, webhookEventCte } from "../webhooks/events";
+import type { EventCatalog, ResourceEvents } from "../webhooks/events-catalog";
+
+/*
+ * What a change writes besides its own rows, as CTEs of the change's one statement: its accounting
+ * outbox rows and its webhook events (with their deliveries). Each is written once per row of its
+ * `from`, so it lands only with the change, and a change of many rows writes one per row. List counters
+ * (list_counts) need nothing here: statement triggers keep them in the same statement.
+ */
+
+/** The rows an effect is written for: a CTE of the statement (every row it returns), or `from <cte> [where …]`. */
+export type ForRows = WithSubquery | SQL;
+
+/** A value of the row, or of the statement (a column of a CTE, or SQL reading one). */
+type Value<T> = T | AnyColumn | SQL;
+
+export interface EventEffect {
+  type: string;
+  resourceType: string;
+  /** The changed resource's id. */
+  resourceId: Value<string | number>;
+  from: ForRows;
+  /** What the change replaced (jsonb over the rows of `from`), for an event type that declares it: `data.previous_attributes`. */
+  previous?: SQL;
+}
+
+/** An accounting outbox row on an order's default invoice (payload.ts says what it holds). */
+export type AccountingEffect = AccountingChange & { projectId: Value<number>; invoiceId: Value<number>; from: ForRows };
+
+/** What a statement of a change writes besides its own rows. */
+export interface Effects {
+  events?: EventEffect[];
+  accounting?: AccountingEffect[];
+}
+
+/**
+ * An event of a type the resource declares (`routes/<resource>/events.ts`), about the resource `id`,
+ * written once per row of `from`.
+ */
+export function eventOf<E extends ResourceEvents>(
+  events: E,
+  type: keyof E["types"] & string,
+  of: { id: Value<string | number>; from: ForRows; previous?: SQL },
+) {
+  return { type, resourceType: events.resource, resourceId: of.id, from: of.from, previous: of.previous } satisfies EventEffect;
+}
+
+/**
+ * An event of another resource's type, named through the catalog of every resource's events (the one a
+ * resource's loader gets), for a write whose statement also changes that resource's rows (a tax's new
+ * rate changes its orders). A type the catalog does not hold throws when the route is built.
+ */
+export function catalogEvent(catalog: EventCatalog, type: string) {
+  const declared = catalog[type];
+  if (!declared) throw new Error(`no resource declares the webhook event type ${type}`);
+  return (of: { id: Value<string | number>; from: ForRows }): EventEffect => ({
+    type,
+    resourceType: declared.resource,
+    resourceId: of.id,
+    from: of.from,
+  });
+}
+
+/** What a change's statements wrote besides their rows: handed to delivery once the change committed. */
+export interface Written {
+  outbox: number[];
+  events: WrittenEvent[];
+}
+
+const fromClause = (rows: ForRows) => (is(rows, SQL) ? rows : sql`from ${rows}`);
+const asSql = <T extends string | number>(value: Value<T>): T | SQL =>
+  typeof value === "object" && !is(value, SQL) ? sql`${value}` : (value as T | SQL);
+
+/**
+ * The effects' CTEs, to follow the statement's own (so each `from` can read them), and `written`, the
+ * column that answers what they wrote (the same on every row the statement returns).
+ */
+export function effectsOf(db: Db, companyId: number, effects: Effects): { ctes: WithSubquery[]; written: SQL<Written> } {
+  const suffix = (i: number) => (i ? `_${i + 1}` : "");
+  const outbox = (effects.accounting ?? []).map(({ from, projectId, invoiceId, ...change }, i) =>
+    accountingChangeCte(
+      db,
+      { companyId, projectId: asSql(projectId), invoiceId: asSql(invoiceId), ...change },
+      fromClause(from),
+      suffix(i),
+    ),
+  );
+  const events = (effects.events ?? []).map(({ from, resourceId, previous, ...event }, i) =>
+    webhookEventCte(db, { companyId, ...event, resourceId: asSql(resourceId), previousAttributes: previous }, fromClause(from), suffix(i)),
+  );
+  const outboxIds = outbox.map((o) => sql`(select coalesce(json_agg(${o.id} order by ${o.id}), '[]'::json) from ${o})`);
+  const written = sql<Written>`json_build_object('outbox', json_build_array(${sql.join(outboxIds, sql`, `)}),
+    'events', json_build_array(${sql.join(
+      events.map((e) => e.written),
+      sql`, `,
+    )}))`.mapWith((v: { outbox: number[][]; events: WrittenEvent[][] }) => ({ outbox: v.outbox.flat(), events: v.events.flat() }));
+  return { ctes: [...outbox, ...events.flatMap((e) => e.ctes)], written };
+}

@@ -1,0 +1,32 @@
+import type { Context } from "hono";
+import { identify } from "../http/auth";
+import type { AppEnv } from "../http/context";
+import { readBody } from "../http/json-body";
+import { createRouter } from "../http/openapi";
+import type { Dispatch } from "./server";
+
+/**
+ * The remote MCP endpoint, `POST /api/v1/mcp` (docs/mcp.md): the Model Context Protocol's Streamable
+ * HTTP transport, stateless, through the official SDK. GET (a server-sent event stream) and DELETE (end
+ * a session) are answered 405, as the transport allows for a server without either; so is any other
+ * method. Not in the OpenAPI document: one JSON-RPC endpoint, whose tools are the document's operations.
+ *
+ * The body is read as any request body is (size limit, deadline), then the token is looked up (401
+ * with `WWW-Authenticate` before any message is handled). The rate limiter does not count the MCP
+ * request itself: each tools/call is counted once, by the operation it runs with the same token, and
+ * the other messages (initialize, tools/list, notifications) read no data.
+ *
+ * This module is loaded on the first request under /mcp (and when the OpenAPI document is built); the
+ * SDK and the tools (`./server`) on the first MCP request.
+ */
+export function createMcpApi(dispatch: Dispatch) {
+  const api = createRouter();
+  api.post("/mcp", readBody(), identify, async (c) => (await import("./server")).serveMcp(c, await withBody(c), dispatch));
+  return api;
+}
+
+/** The request with the body `readBody` read, for the transport, which parses it (and answers its JSON-RPC errors). */
+async function withBody(c: Context<AppEnv>): Promise<Request> {
+  const bytes = await ((c.req.bodyCache as Record<string, unknown>).arrayBuffer as Promise<ArrayBuffer>);
+  return new Request(c.req.raw.url, { method: c.req.raw.method, headers: c.req.raw.headers, body: bytes });
+}

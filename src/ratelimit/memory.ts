@@ -1,0 +1,26 @@
+import type { Limiter } from "./interface";
+import { LocalWindow } from "./local-window";
+
+/**
+ * The isolate's own count alone: local development with RATE_LIMIT_BACKEND=memory, or Upstash not
+ * configured (`notConfigured` names what is missing; said once in the log, and answers count as
+ * failing open).
+ */
+export function createMemoryLimiter(notConfigured?: string): Limiter {
+  const local = new LocalWindow();
+  let missingLogged = false;
+  return {
+    refused: (key) => local.refused(key, Date.now()),
+    async limit(key, _defer, logger) {
+      const now = Date.now();
+      const early = local.refused(key, now);
+      if (early) return early;
+      local.add(key, now, 1);
+      if (notConfigured && !missingLogged) {
+        missingLogged = true;
+        logger.warn("rate limiter not configured; requests limited per isolate", { reason: notConfigured });
+      }
+      return local.served(key, now, notConfigured !== undefined);
+    },
+  };
+}

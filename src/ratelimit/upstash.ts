@@ -1,0 +1,128 @@
+import { Ratelimit } from "@upstash/ratelimit";
+import { upstashRedis } from "../platform/redis";
+import { Circuit } from "./circuit";
+import { type Limiter, type LimitResult, RATE_LIMIT, RATE_WINDOW_SECONDS, WINDOW_MS, windowEnd } from "./interface";
+import { LocalWindow } from "./local-window";
+import { Reservations } from "./reservations";
+
+/** Past this the limiter is treated as down and the request is served (fail-open). */
+export const LIMITER_TIMEOUT_MS = 1000;
+/** A limiter call still unanswered after this is abandoned (it keeps counting the request until then). */
+const LIMITER_ABANDON_MS = 10_000;
+const PREFIX = "crm:ratelimit";
+
+type Outcome =
+  | { kind: "answer"; allowed: boolean; remaining: number; reset: number }
+  | { kind: "failed"; reason: string }
+  /** Released without an answer because another call opened the circuit. */
+  | { kind: "released" };
+
+/**
+ * The limiter on Upstash Redis (`@upstash/ratelimit`'s sliding window), one per isolate: Redis decides;
+ * this isolate's own count refuses early and caps what it serves while Redis is slow or down (the
+ * circuit), and a busy key is served from requests reserved in Redis ahead of time.
+ */
+export function createUpstashLimiter(url: string, token: string): Limiter {
+  const blocked = new Map<string, number>();
+  const ratelimit = new Ratelimit({
+    // No client retries: a slow or dead Redis must not hold the request (fail-open instead).
+    // Each call is abandoned after LIMITER_ABANDON_MS, so a stall does not pile up open fetches.
+    redis: upstashRedis({ url, token, signal: () => AbortSignal.timeout(LIMITER_ABANDON_MS) }),
+    limiter: Ratelimit.slidingWindow(RATE_LIMIT, `${RATE_WINDOW_SECONDS} s`),
+    prefix: PREFIX,
+    // Refusals are cached in this map until their window ends; `refused` reads it.
+    ephemeralCache: blocked,
+    // Our own deadline: the library's would abandon the call, and the request would go uncounted.
+    timeout: 0,
+    analytics: false,
+  });
+  const local = new LocalWindow();
+  const circuit = new Circuit();
+  const reservations = new Reservations();
+
+  const refused = (key: string, now = Date.now()): LimitResult | undefined => {
+    // Requests Redis already counted for this isolate are served even after it started refusing others.
+    if (reservations.holds(key, now)) return undefined;
+    // The ephemeral cache of @upstash/ratelimit: a key Redis refused, until its window ends.
+    const until = blocked.get(`${PREFIX}:${key}`);
+    if (until !== undefined && until > now) return { allowed: false, limit: RATE_LIMIT, remaining: 0, reset: until, failedOpen: false };
+    return local.refused(key, now);
+  };
+
+  /**
+   * Asks Redis, waiting at most LIMITER_TIMEOUT_MS, or less if the circuit opens meanwhile. An answer
+   * that comes after that (the request was served failing open) goes to `late`.
+   */
+  const ask = (
+    key: string,
+    rate: number,
+    defer: (p: Promise<unknown>) => void,
+    late: (answer: { allowed: boolean; remaining: number }) => void,
+  ) =>
+    new Promise<Outcome>((resolve) => {
+      const call = ratelimit.limit(key, { rate });
+      // Kept alive after the response (waitUntil): a late answer still counts this request.
+      defer(call.then((r) => r.pending).catch(() => {}));
+      let settled = false;
+      const finish = (outcome: Outcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(outcome);
+      };
+      const timer = setTimeout(() => finish({ kind: "failed", reason: `no answer within ${LIMITER_TIMEOUT_MS} ms` }), LIMITER_TIMEOUT_MS);
+      const unsubscribe = circuit.onOpen(() => finish({ kind: "released" }));
+      call.then(
+        (r) => {
+          if (settled) late({ allowed: r.success, remaining: r.remaining });
+          else finish({ kind: "answer", allowed: r.success, remaining: r.remaining, reset: r.reset });
+        },
+        (e: unknown) => finish({ kind: "failed", reason: e instanceof Error ? e.message : String(e) }),
+      );
+    });
+
+  return {
+    refused: (key) => refused(key),
+    async limit(key, defer, logger) {
+      const now = Date.now();
+      const early = refused(key, now);
+      if (early) return early;
+      // Counted here before asking Redis, so concurrent requests see each other.
+      local.add(key, now, 1);
+      const allowed = (r: { remaining: number }): LimitResult => ({
+        allowed: true,
+        limit: RATE_LIMIT,
+        remaining: r.remaining,
+        reset: windowEnd(now),
+        failedOpen: false,
+      });
+      const reserved = reservations.take(key, now);
+      if (reserved) return allowed(reserved);
+      if (!circuit.allows(now)) return local.served(key, now, true);
+      const size = reservations.size(key, now);
+      // Redis counted a late answer's whole reservation: this isolate serves the rest, within that window.
+      const lateAnswer = (answer: { allowed: boolean; remaining: number }) => {
+        const at = Date.now();
+        if (answer.allowed && Math.floor(at / WINDOW_MS) === Math.floor(now / WINDOW_MS))
+          reservations.granted(key, at, size, answer.remaining);
+      };
+      const asking = ask(key, size, defer, lateAnswer);
+      reservations.track(key, now, size, asking);
+      const outcome = await asking;
+      if (outcome.kind !== "answer") {
+        if (outcome.kind === "failed") circuit.failed(logger, outcome.reason);
+        return local.served(key, now, true);
+      }
+      circuit.succeeded(logger);
+      if (outcome.allowed) return allowed(reservations.granted(key, Date.now(), size, outcome.remaining));
+      // Refused: a reservation answered meanwhile for this key may still hold a request Redis counted.
+      await reservations.settled(key);
+      const late = reservations.take(key, Date.now());
+      if (late) return allowed(late);
+      // Redis did not count a refused request: neither does this isolate.
+      local.add(key, now, -1);
+      return { allowed: false, limit: RATE_LIMIT, remaining: 0, reset: outcome.reset, failedOpen: false };
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { and, eq } from "drizzle-orm";
+import { apiTokens, companies } from "../../db/schema";
+import { createAuthRoute, type Router, wireFields } from "../../http/openapi";
+import { RATE_LIMIT, RATE_WINDOW_SECONDS } from "../../ratelimit";
+import { MeSchema } from "./schema";
+
+const route = createAuthRoute({
+  method: "get",
+  path: "/me",
+  operationId: "getMe",
+  tags: ["Account"],
+  summary: "Get the token's company, the token and its rate limit",
+  description:
+    "Which company this token acts for, the token itself (its id, scope and creation time; never its value) and the rate limit " +
+    "it is held to: the first call an integration makes, to check its token and show the shop it is connected to.",
+  responses: {
+    200: { description: "The token's company, the token and its rate limit", content: { "application/json": { schema: MeSchema } } },
+  },
+});
+
+export const registerGetMe = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const { companyId, tokenId } = c.var.auth;
+    // One statement; the token was checked by authenticate (its row may be cached), so it is there.
+    const [row] = await c.var.db
+      .select({
+        company: { id: companies.id, name: companies.name },
+        token: { id: apiTokens.id, scope: apiTokens.scope, createdAt: apiTokens.createdAt },
+      })
+      .from(apiTokens)
+      .innerJoin(companies, eq(companies.id, apiTokens.companyId))
+      .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.companyId, companyId)));
+    return c.json(
+      {
+        company: row.company,
+        token: wireFields(row.token, ["id", "scope", "createdAt"]),
+        rate_limit: { limit: RATE_LIMIT, window_seconds: RATE_WINDOW_SECONDS },
+      },
+      200,
+    );
+  });

@@ -1,0 +1,17 @@
+import type { ResourceEvents } from "../../webhooks/events-catalog";
+
+/** The orders' webhook events; `data.object` is `{ project, invoice }`, the invoice with its totals. */
+export const orderEvents = {
+  resource: "order",
+  returnedBy: "POST /orders and PATCH /orders/{id}: the project with its default invoice (totals included)",
+  types: {
+    "order.created": "An order (a project with its default invoice) was created",
+    "order.updated": "An order changed: its fields, or its contents (line items, payments, artworks) and so its totals",
+    "order.deleted": "An order was soft-deleted",
+    "order.status_changed":
+      "An order moved to another status (sent beside its `order.updated`); `data.previous_attributes.status_id` is the status it left",
+  },
+  schema: async () => (await import("./schema")).OrderEnvelopeSchema,
+  render: async (db, event) => (await import("./webhook-object")).renderOrderObject(db, event),
+  previousAttributes: { "order.status_changed": async () => (await import("./schema")).StatusChangePreviousSchema },
+} as const satisfies ResourceEvents;

@@ -1,0 +1,29 @@
+import { z } from "@hono/zod-openapi";
+import { asc } from "drizzle-orm";
+import { taxes } from "../../db/schema";
+import { createAuthRoute, type Router } from "../../http/openapi";
+import { liveTaxes } from "./queries";
+import { MAX_TAXES, serializeTaxRate, TaxRateSchema } from "./schema";
+
+const route = createAuthRoute({
+  method: "get",
+  path: "/taxes",
+  operationId: "listTaxes",
+  tags: ["Taxes"],
+  summary: "List taxes",
+  description:
+    "Every tax rate of your company, oldest first (by id). Not paged: a company has at most " +
+    `${MAX_TAXES} taxes. An order's invoice names its tax by id (\`tax_id\`).`,
+  responses: {
+    200: {
+      description: "The company's taxes",
+      content: { "application/json": { schema: z.object({ data: z.array(TaxRateSchema) }).openapi("TaxRateList") } },
+    },
+  },
+});
+
+export const registerListTaxes = (api: Router) =>
+  api.openapi(route, async (c) => {
+    const rows = await c.var.db.select().from(taxes).where(liveTaxes(c.var.auth.companyId)).orderBy(asc(taxes.id));
+    return c.json({ data: rows.map(serializeTaxRate) }, 200);
+  });

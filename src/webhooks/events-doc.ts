@@ -1,0 +1,78 @@
+import { z } from "@hono/zod-openapi";
+import { type Router, timestamp } from "../http/openapi";
+import type { ResourceEvents } from "./events-catalog";
+
+/*
+ * The OpenAPI 3.1 `webhooks` section: one operation per event type of the resources' declarations, the
+ * request a receiver gets. `data.object` is each resource's response schema, loaded with its routes.
+ */
+
+const signatureHeaders = z.object({
+  "webhook-id": z.string().openapi({
+    param: { name: "webhook-id", in: "header" },
+    description: "The event id (`evt_…`): the same on every attempt and re-send, so a receiver can drop duplicates",
+    example: "evt_5f2b8c1e9a4d4f0bb0e7c3d2a1f6e9b8",
+  }),
+  "webhook-timestamp": z.string().openapi({
+    param: { name: "webhook-timestamp", in: "header" },
+    description: "Unix time in seconds of this attempt; refuse messages far from your clock (replay protection)",
+    example: "1795786620",
+  }),
+  "webhook-signature": z.string().openapi({
+    param: { name: "webhook-signature", in: "header" },
+    description:
+      "Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64 part " +
+      "of the endpoint's `whsec_` secret (Standard Webhooks). Two after a rotation (new and previous secret): accept either",
+    example: "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
+  }),
+});
+
+const pascal = (type: string) => type.replace(/(^|[._])([a-z])/g, (_, __, ch: string) => ch.toUpperCase());
+
+function eventSchema(type: string, events: ResourceEvents, object: z.ZodType, previous: z.ZodType | undefined) {
+  const objectMember = object.openapi({ description: `The ${events.resource.replace("_", " ")} as ${events.returnedBy} return it` });
+  return z
+    .object({
+      id: z.string().openapi({ description: "The event id, also sent as `webhook-id`", example: "evt_5f2b8c1e9a4d4f0bb0e7c3d2a1f6e9b8" }),
+      type: z.literal(type),
+      created_at: timestamp().openapi({ description: "When the change was committed" }),
+      data: previous
+        ? z.object({
+            object: objectMember,
+            previous_attributes: previous.openapi({
+              description: "The attributes this change replaced, with the values they had before it",
+            }),
+          })
+        : z.object({ object: objectMember }),
+    })
+    .openapi(`${pascal(type)}Event`);
+}
+
+/** Adds every event type the resources declare to the document's `webhooks`, in their order. */
+export async function registerWebhookEvents(registry: Router["openAPIRegistry"], declarations: readonly ResourceEvents[]): Promise<void> {
+  const objects = await Promise.all(declarations.map((events) => events.schema()));
+  for (const [i, events] of declarations.entries()) {
+    for (const [type, description] of Object.entries(events.types)) {
+      const previous = await events.previousAttributes?.[type]?.();
+      registry.registerWebhook({
+        method: "post",
+        path: type,
+        operationId: `on${pascal(type)}`,
+        tags: ["Webhooks"],
+        summary: description,
+        description:
+          `Sent to every enabled endpoint subscribed to \`${type}\` (or \`*\`), signed per Standard Webhooks. ` +
+          "Answer 2xx within 10 s to acknowledge; any other answer, a redirect or a timeout is retried with backoff. " +
+          "Events of one resource arrive in the order they happened.",
+        security: [],
+        request: {
+          headers: signatureHeaders,
+          body: { required: true, content: { "application/json": { schema: eventSchema(type, events, objects[i], previous) } } },
+        },
+        responses: {
+          200: { description: "Any 2xx answer acknowledges the event; the body is ignored" },
+        },
+      });
+    }
+  }
+}
