@@ -140,8 +140,11 @@ describe("GET /clients incremental sync", () => {
     const at = (k: number) => new Date(Date.parse("2026-01-01T00:00:00Z") + k * 1000).toISOString();
     const deleted = [ids[10], ids[2000]];
     await sql("update clients set deleted_at = updated_at where id = any($1)", [deleted]);
-    // A client changed now: past the watermark, in no pass yet.
-    expect((await a.post("/clients", { company_name: "Just now" })).status).toBe(200);
+    // A client changed now: past the watermark, in no pass yet. Its updated_at is set an hour ahead, so it
+    // stays past every page's watermark (now − 2 s at most) however long the passes below take.
+    const justNow = await a.post("/clients", { company_name: "Just now" });
+    expect(justNow.status).toBe(200);
+    await sql("update clients set updated_at = now() + interval '1 hour' where id = $1", [justNow.body.client.id]);
 
     for (const [since, extra, want] of [
       [EPOCH, "", n - 2], // a full sync: the counters, less the client changed now
