@@ -35,7 +35,7 @@ export interface paths {
         };
         /**
          * List clients
-         * @description Live (not soft-deleted) clients of the caller's company, ordered by id ascending (creation order), so pages stay stable while clients are added. `q` is a case-insensitive substring match over company name, first name, last name, full name ("first last"), email and phone; `%`, `_` and `\` in `q` match literally. When `q` consists only of digits, spaces and phone punctuation ( ) + - . /, it also matches phone numbers with punctuation and spaces ignored ("555-0102" finds "(555) 010 2"). A `q` shorter than 3 characters is a 400: it would match most clients, and its exact total could not be counted quickly. Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same `q`) for the next page, which costs the same at any depth; `page` also works, but a deep `page` costs time in proportion to its depth. `updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`), and `include_deleted=true` adds soft-deleted clients as tombstones (`deleted_at` set): see the API conventions. `external_id` finds the client with that external id (at most one live client has it).
+         * @description Live (not soft-deleted) clients of the caller's company, ordered by id ascending (creation order), so pages stay stable while clients are added. `q` (any length from one character, after trimming) is a case-insensitive substring match over company name, first name, last name, full name ("first last"), email and phone; `%`, `_` and `\` in `q` match literally. When `q` consists only of digits, spaces and phone punctuation ( ) + - . /, it also matches phone numbers with punctuation and spaces ignored ("555-0102" finds "(555) 010 2"). Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same `q`) for the next page, which costs the same at any depth; `page` also works, but a deep `page` costs time in proportion to its depth. `updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`), and `include_deleted=true` adds soft-deleted clients as tombstones (`deleted_at` set): see the API conventions. `external_id` finds the client with that external id (at most one live client has it).
          *
          *     Scope: `read` (any token may call it).
          */
@@ -2866,7 +2866,7 @@ export interface operations {
                 include_deleted?: "true" | "false";
                 /** @description Only the client with this external id (exact match) */
                 external_id?: string;
-                /** @description Search text, at least 3 characters after trimming; blank lists every client */
+                /** @description Search text, one character or more after trimming; blank lists every client */
                 q?: string;
             };
             header?: never;

@@ -296,8 +296,8 @@ describe("MCP tools: calls", () => {
     expect(refused.error).toEqual(
       expectError(await co.post("/clients", { email: "not an address", extra: 1 }, same), 400, "invalid_request"),
     );
-    const shortQuery = await callTool(client, "list_clients", { q: "ab" });
-    expect(shortQuery.error).toEqual(expectError(await co.get("/clients?q=ab", same), 400, "invalid_request"));
+    const longQuery = await callTool(client, "list_clients", { q: "a".repeat(201) });
+    expect(longQuery.error).toEqual(expectError(await co.get(`/clients?q=${"a".repeat(201)}`, same), 400, "invalid_request"));
     const badId = await callTool(client, "get_order", { id: "0x1" });
     expect(badId.error).toEqual(expectError(await co.get("/orders/0x1", same), 400, "invalid_request"));
     expect(await companyRows(co.companyId)).toEqual(before);

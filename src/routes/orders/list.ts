@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { and, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import { clients, companies, invoices, ORDER_PAYMENT_STATUSES, orderStatuses, projects, taxes } from "../../db/schema";
 import { externalIdText } from "../../domain/external";
 import { invalid } from "../../http/errors";
@@ -194,7 +194,8 @@ const orderInvoice = and(
 
 /**
  * The total from the counters (list_counts), when the request's filters are ones they count: none, the
- * status (the ids' counts add up) or the payment status alone. Undefined otherwise.
+ * status (the ids' counts add up) or the payment status alone; with tombstones or in a sync, none of
+ * those (the counter of every row, tombstones included, counts no status). Undefined otherwise.
  */
 function countedOrders(
   companyId: number,
@@ -208,10 +209,16 @@ function countedOrders(
     deadline_to?: string;
     external_id?: string;
   },
-  syncOrTombstones: boolean,
+  sync: ReturnType<typeof syncFilter>,
+  base: SQL | undefined,
 ) {
   const others = [q.client_id, q.from, q.to, q.deadline_from, q.deadline_to, q.external_id];
-  if (syncOrTombstones || others.some((v) => v !== undefined) || (q.status && q.payment_status)) return undefined;
+  if (others.some((v) => v !== undefined) || (q.status && q.payment_status)) return undefined;
+  if (sync.sync || sync.includeDeleted) {
+    if (q.status || q.payment_status) return undefined;
+    const counter = countedTotal(companyId, sync.includeDeleted ? "orders/include_deleted=true" : "orders");
+    return sync.sync ? sync.countedTotal(projects, base, counter) : counter;
+  }
   if (q.status)
     return countedTotal(
       companyId,
@@ -226,11 +233,11 @@ export const registerListOrders = (api: Router) =>
     const { client_id, status, payment_status, from, to, deadline_from, deadline_to } = query;
     const { companyId } = c.var.auth;
     const db = c.var.db;
-    const sync = syncFilter(query, projects.updatedAt);
-    if (sync.sync && query.sort !== undefined) {
+    if (query.updated_since !== undefined && query.sort !== undefined) {
       throw invalid("Invalid request query", [{ field: "sort", message: "Not with updated_since: a sync is ordered by updated_at" }]);
     }
-    const sort = sync.sync ? ORDERS_SYNC_SORT : ORDER_LIST_SORTS[query.sort ?? "-created_at"];
+    const sort = query.updated_since === undefined ? ORDER_LIST_SORTS[query.sort ?? "-created_at"] : ORDERS_SYNC_SORT;
+    const includeDeleted = query.include_deleted === "true";
     // The cursor is bound to these (and to the sort); a filter not sent is left out, so cursors of the
     // list before the newer filters stay valid.
     const filters = {
@@ -239,17 +246,19 @@ export const registerListOrders = (api: Router) =>
       from: from ?? null,
       to: to ?? null,
       updated_since: query.updated_since ?? null,
-      include_deleted: sync.includeDeleted,
+      include_deleted: includeDeleted,
       ...(payment_status === undefined ? {} : { payment_status }),
       ...(deadline_from === undefined ? {} : { deadline_from }),
       ...(deadline_to === undefined ? {} : { deadline_to }),
       ...(query.external_id === undefined ? {} : { external_id: query.external_id }),
     };
     const pos = listPosition(query, c.req.query("page") !== undefined, sort, { companyId, filters });
+    const sync = syncFilter(query, projects.updatedAt, pos.carried);
+    const base = includeDeleted ? eq(projects.companyId, companyId) : liveProjects(companyId);
     // The deadline range on the expression the deadline index holds (nulls as 'infinity', which no range reaches).
     const deadline = sql`coalesce(${projects.deadline}, 'infinity'::date)`;
     const where = and(
-      sync.includeDeleted ? eq(projects.companyId, companyId) : liveProjects(companyId),
+      base,
       sync.where,
       client_id === undefined ? undefined : eq(projects.clientId, client_id),
       payment_status === undefined ? undefined : eq(projects.paymentStatus, payment_status),
@@ -262,11 +271,13 @@ export const registerListOrders = (api: Router) =>
     const split = status === undefined ? undefined : { column: projects.statusId, values: status };
     // ONE statement: the page's ids (an index walk in list order, one per status id when there are several;
     // the extra row tells whether a next page exists), then amounts for that page's invoices only, and the
-    // exact total: the counters when unfiltered or filtered by status or payment status alone, otherwise a
-    // count over the filter's index.
+    // exact total: a sync pass's later pages carry the total of its first; the counters when unfiltered or
+    // filtered by status or payment status alone (a sync without other filters starts from them too),
+    // otherwise a count over the filter's index.
     const pageIds = pos.pageIds(db, projects, projects.id, where, split);
     const total =
-      countedOrders(companyId, query, sync.sync || sync.includeDeleted) ??
+      pos.carriedTotal ??
+      countedOrders(companyId, query, sync, base) ??
       sql<number>`(select count(*) from ${projects} where ${and(where, status && inArray(projects.statusId, status))})`.mapWith(Number);
     const rows = await db
       .with(pageIds)
