@@ -131,9 +131,9 @@ const config = {
       name: "routes-write-through-changes",
       severity: "error",
       comment:
-        "Routes reach outbox rows, webhook events and deliveries only through src/changes/ (list counters: statement triggers); of src/accounting/ and src/webhooks/ they read only what those rows say (accounting/payload.ts, webhooks/events-catalog.ts) and the webhook URL rules.",
+        "Routes reach outbox rows, webhook events and deliveries only through src/changes/ (list counters: statement triggers); of src/accounting/ and src/webhooks/ they read only what those rows say (accounting/payload.ts, webhooks/events-catalog.ts), the webhook URL rules and the events feed's reads (webhooks/feed.ts).",
       from: { path: "^src/routes/", pathNot: TEST },
-      to: { path: "^src/(accounting|webhooks)/", pathNot: "^src/accounting/payload\\.ts$|^src/webhooks/(events-catalog|url)\\.ts$" },
+      to: { path: "^src/(accounting|webhooks)/", pathNot: "^src/accounting/payload\\.ts$|^src/webhooks/(events-catalog|url|feed)\\.ts$" },
     },
     {
       name: "no-circular",

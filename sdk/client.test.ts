@@ -130,11 +130,11 @@ describe("typed client (sdk/)", () => {
   it("listAll throws CrmApiError with the status, the error body and the request id", async () => {
     const { token } = await newCompany();
     const crm = createCrmClient({ baseUrl: apiUrl(), token });
-    const tooShort = await listAll(crm, "/clients", { q: "ab" })
+    const tooLong = await listAll(crm, "/clients", { q: "x".repeat(201) })
       .next()
       .catch((e: unknown) => e);
-    expect(tooShort).toBeInstanceOf(CrmApiError);
-    const err = tooShort as CrmApiError;
+    expect(tooLong).toBeInstanceOf(CrmApiError);
+    const err = tooLong as CrmApiError;
     expect(err.status).toBe(400);
     expect(err.body!.error.code).toBe("invalid_request");
     expect(err.body!.error.details).toEqual([expect.objectContaining({ field: "q" })]);

@@ -35,7 +35,7 @@ export interface paths {
         };
         /**
          * List clients
-         * @description Live (not soft-deleted) clients of the caller's company, ordered by id ascending (creation order), so pages stay stable while clients are added. `q` is a case-insensitive substring match over company name, first name, last name, full name ("first last"), email and phone; `%`, `_` and `\` in `q` match literally. When `q` consists only of digits, spaces and phone punctuation ( ) + - . /, it also matches phone numbers with punctuation and spaces ignored ("555-0102" finds "(555) 010 2"). A `q` shorter than 3 characters is a 400: it would match most clients, and its exact total could not be counted quickly. Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same `q`) for the next page, which costs the same at any depth; `page` also works, but a deep `page` costs time in proportion to its depth. `updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`), and `include_deleted=true` adds soft-deleted clients as tombstones (`deleted_at` set): see the API conventions.
+         * @description Live (not soft-deleted) clients of the caller's company, ordered by id ascending (creation order), so pages stay stable while clients are added. `q` (any length from one character, after trimming) is a case-insensitive substring match over company name, first name, last name, full name ("first last"), email and phone; `%`, `_` and `\` in `q` match literally. When `q` consists only of digits, spaces and phone punctuation ( ) + - . /, it also matches phone numbers with punctuation and spaces ignored ("555-0102" finds "(555) 010 2"). Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same `q`) for the next page, which costs the same at any depth; `page` also works, but a deep `page` costs time in proportion to its depth. `updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`), and `include_deleted=true` adds soft-deleted clients as tombstones (`deleted_at` set): see the API conventions. `external_id` finds the client with that external id (at most one live client has it).
          *
          *     Scope: `read` (any token may call it).
          */
@@ -43,11 +43,33 @@ export interface paths {
         put?: never;
         /**
          * Create a client
-         * @description Creates a client in the caller's company. `company_name` is required and must not be blank; unknown fields are rejected.
+         * @description Creates a client in the caller's company. `company_name` is required and must not be blank; unknown fields are rejected. `external_id` (your system's id) must not be another live client's: that is a 409 `conflict` naming it, and nothing is written. `metadata` holds up to 50 key-value pairs; keys sent with "" or null are not stored.
          *
          *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         post: operations["createClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/clients/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create, update and upsert up to 100 clients
+         * @description Up to 100 items, each `create` (as POST /clients), `update` (as PATCH /clients/{id}, by `id` or `external_id`) or `upsert` (as PUT /clients/by-external-id/{external_id}). Answers 200 with one result per item, in order: the status and body its single request answers. Without `atomic` each item is written or refused on its own; with `"atomic": true` all are written or none is (then each item that did not fail answers 424 `rolled_back`). An item addressing a row (an id or external id) that an earlier item addresses is a 409. Written clients get their webhook events as their single requests would. A batch counts as one request against the 300 requests per minute of the API key, and its items against 3000 batch items per minute (all of a batch's items or none: a batch that does not fit is a 429 whose `details.items_remaining` says how many fit now). With `Idempotency-Key`, the whole batch is replayed.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
+         */
+        post: operations["batchClients"];
         delete?: never;
         options?: never;
         head?: never;
@@ -75,11 +97,33 @@ export interface paths {
         head?: never;
         /**
          * Update or soft-delete a client
-         * @description Partial update: only the fields sent change (null clears a nullable field). `{ "deleted": true }` alone soft-deletes the client; it then disappears from lists and lookups. An empty body is a 400.
+         * @description Partial update: only the fields sent change (null clears a nullable field). `{ "deleted": true }` alone soft-deletes the client; it then disappears from lists and lookups, and its `external_id` is free for another client. An empty body is a 400. `external_id` must not be another live client's (409 `conflict`); null clears it. `metadata` is merged into the stored pairs: a key set to "" or null is removed, `metadata: null` removes all; more than 50 keys after the merge is a 400.
          *
          *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         patch: operations["updateClient"];
+        trace?: never;
+    };
+    "/clients/by-external-id/{external_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or update a client by its external id
+         * @description Finds your live client with this `external_id`: when there is none it is created from the body (201, `company_name` required, as POST /clients), otherwise the fields sent are updated (200, as PATCH /clients/{id}: `metadata` is merged). The body has the create fields without `external_id` (the path's). Identical requests sent at once make one client: the first creates it, the others update it. Events: `client.created` or `client.updated`, as the request amounts to.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
+         */
+        put: operations["upsertClient"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/orders": {
@@ -91,7 +135,7 @@ export interface paths {
         };
         /**
          * List orders
-         * @description Live orders of your company, newest first (created_at descending, then id descending). `page` defaults to 1; `per_page` defaults to 25, at most 100 (out of range is 400, not clamped). `from` / `to` are calendar dates compared with the order's created date in UTC, both inclusive: `to=2026-11-30` includes an order created at 2026-11-30T23:59:59.999Z. An invalid date, or `from` after `to`, is 400. Each item has the project fields, the status and client names, and the invoice total, amount paid and balance (same rules as GET /orders/{id}). Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same filters) for the next page, which costs the same at any depth and stays stable while orders are added or deleted; `page` also works, but a deep `page` costs time in proportion to its depth. `updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`; any change to the order, its invoice, items, payments or artworks moves the order's `updated_at` on), and `include_deleted=true` adds deleted orders as tombstones (`deleted_at` set): see the API conventions.
+         * @description Live orders of your company, newest first (created_at descending, then id descending). `page` defaults to 1; `per_page` defaults to 25, at most 100 (out of range is 400, not clamped). `from` / `to` are calendar dates compared with the order's created date in UTC, both inclusive: `to=2026-11-30` includes an order created at 2026-11-30T23:59:59.999Z. An invalid date, or `from` after `to`, is 400. Each item has the project fields, the status and client names, and the invoice total, amount paid and balance (same rules as GET /orders/{id}). Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same filters) for the next page, which costs the same at any depth and stays stable while orders are added or deleted; `page` also works, but a deep `page` costs time in proportion to its depth. `updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`; any change to the order, its invoice, items, payments or artworks moves the order's `updated_at` on), and `include_deleted=true` adds deleted orders as tombstones (`deleted_at` set): see the API conventions. `external_id` finds the order with that external id.
          *
          *     Scope: `read` (any token may call it).
          */
@@ -99,11 +143,33 @@ export interface paths {
         put?: never;
         /**
          * Create an order (project with its default invoice)
-         * @description Creates the project and its default invoice atomically (one statement). `client_id` must be a live client of your company; a missing, soft-deleted or other company's client is the same 400 `invalid_request` with `details: [{ field: "client_id" }]`. The invoice starts with the client's tax exemption (flag and reason), no tax row, no discount and no items. When accounting sync applies (`quickbooks_enabled` when sent, else the company setting), an accounting `create` is queued with it (all or nothing).
+         * @description Creates the project and its default invoice, and the line items, payments and artworks given, atomically (one statement). `items`, `payments` and `artworks` take the fields of POST /orders/{id}/items, /payments and /artworks; items are placed in array order. `client_id` must be a live client of your company; a missing, soft-deleted or other company's client is the same 400 `invalid_request` with `details: [{ field: "client_id" }]`. The invoice starts with the client's tax exemption (flag and reason), no tax row and no discount. When accounting sync applies (`quickbooks_enabled` when sent, else the company setting), an accounting `create` is queued with it (all or nothing). `external_id` must not be another live order's (409 `conflict`). The answer's totals count the contents created.
          *
          *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         post: operations["createOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create, update and upsert up to 100 orders
+         * @description Up to 100 items, each `create` (as POST /orders, contents included), `update` (as PATCH /orders/{id}, by `id` or `external_id`) or `upsert` (as PUT /orders/by-external-id/{external_id}). Answers 200 with one result per item, in order: the status and body its single request answers. Without `atomic` each item is written or refused on its own; with `"atomic": true` all are written or none is (then each item that did not fail answers 424 `rolled_back`). An item addressing an order (an id or external id) that an earlier item addresses is a 409. Written orders get their accounting outbox rows and webhook events as their single requests would. A batch counts as one request against the 300 requests per minute of the API key, and its items against 3000 batch items per minute (all of a batch's items or none: a batch that does not fit is a 429 whose `details.items_remaining` says how many fit now). With `Idempotency-Key`, the whole batch is replayed.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
+         */
+        post: operations["batchOrders"];
         delete?: never;
         options?: never;
         head?: never;
@@ -142,6 +208,28 @@ export interface paths {
          *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         patch: operations["updateOrder"];
+        trace?: never;
+    };
+    "/orders/by-external-id/{external_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or update an order by its external id
+         * @description Finds your live order with this `external_id`. When there is none it is created from the body, contents included, as POST /orders does (201). Otherwise the fields sent are updated as PATCH /orders/{id} does (200): `title`, `client_id`, `description`, `metadata` (merged), and each of `items`, `payments` and `artworks` that is sent replaces the order's live ones of that kind (an empty array removes them); a kind not sent is left as it is. The body has the create fields without `external_id` (the path's). Identical requests sent at once make one order: the first creates it, the others update it. Events, accounting outbox rows and the ETag are those of the POST or PATCH it amounts to (`order.created` or `order.updated`; items replaced resend the invoice's lines).
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
+         */
+        put: operations["upsertOrder"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/orders/{id}/items": {
@@ -511,6 +599,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description The company's change events of the last 30 days, newest first, each exactly as its webhook deliveries send it (`id`, `type`, `created_at`, `data.object`). Every change that sends a webhook is here, whether or not an endpoint subscribes to its type, so an integration without a public URL (or one whose endpoint was down) can see what happened. `type` takes one type or several (repeated, or comma-separated); `resource_id` the id of the client, order or thread; `created_after` / `created_before` bound `created_at` (both exclusive). Follow `pagination.next_cursor` (with the same filters) for older events; new events arrive at the top.
+         *
+         *     Scope: `read` (any token may call it).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description One of the company's events of the last 30 days by its id (`evt_…`, the `webhook-id` of its deliveries), exactly as its webhook deliveries send it. Another company's event, or an older one, is 404.
+         *
+         *     Scope: `read` (any token may call it).
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -859,10 +991,10 @@ export interface components {
              */
             created_at: string;
             data: {
-                object: components["schemas"]["Client"];
+                /** @description The client as POST /clients, PATCH /clients/{id}, PUT /clients/by-external-id/{external_id} and GET /clients/{id} return it (null if it no longer exists) */
+                object: components["schemas"]["Client"] | null;
             };
         };
-        /** @description The client as POST /clients, PATCH /clients/{id} and GET /clients/{id} return it */
         Client: {
             /** @example 42 */
             id: number;
@@ -875,6 +1007,17 @@ export interface components {
             quickbooks_enabled: boolean;
             tax_exempt: boolean;
             tax_exempt_reason: string | null;
+            /** @description Your system's id for this row, or null */
+            external_id: string | null;
+            /**
+             * @description Your key-value pairs (an empty object when there are none)
+             * @example {
+             *       "shopify_order": "1042"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
             /**
              * Format: date-time
              * @example 2026-11-21T13:37:00.000Z
@@ -907,7 +1050,8 @@ export interface components {
              */
             created_at: string;
             data: {
-                object: components["schemas"]["Client"];
+                /** @description The client as POST /clients, PATCH /clients/{id}, PUT /clients/by-external-id/{external_id} and GET /clients/{id} return it (null if it no longer exists) */
+                object: components["schemas"]["Client"] | null;
             };
         };
         ClientDeletedEvent: {
@@ -925,7 +1069,8 @@ export interface components {
              */
             created_at: string;
             data: {
-                object: components["schemas"]["Client"];
+                /** @description The client as POST /clients, PATCH /clients/{id}, PUT /clients/by-external-id/{external_id} and GET /clients/{id} return it (null if it no longer exists) */
+                object: components["schemas"]["Client"] | null;
             };
         };
         OrderCreatedEvent: {
@@ -943,10 +1088,10 @@ export interface components {
              */
             created_at: string;
             data: {
-                object: components["schemas"]["OrderEnvelope"];
+                /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
+                object: components["schemas"]["OrderEnvelope"] | null;
             };
         };
-        /** @description The order as POST /orders and PATCH /orders/{id}: the project with its default invoice (totals included) return it */
         OrderEnvelope: {
             project: components["schemas"]["Project"];
             invoice: components["schemas"]["Invoice"];
@@ -965,6 +1110,17 @@ export interface components {
             deadline: string | null;
             status_id: number | null;
             client_id: number;
+            /** @description Your system's id for this row, or null */
+            external_id: string | null;
+            /**
+             * @description Your key-value pairs (an empty object when there are none)
+             * @example {
+             *       "shopify_order": "1042"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
             /**
              * Format: date-time
              * @example 2026-11-21T13:37:00.000Z
@@ -1058,7 +1214,8 @@ export interface components {
              */
             created_at: string;
             data: {
-                object: components["schemas"]["OrderEnvelope"];
+                /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
+                object: components["schemas"]["OrderEnvelope"] | null;
             };
         };
         OrderDeletedEvent: {
@@ -1076,7 +1233,8 @@ export interface components {
              */
             created_at: string;
             data: {
-                object: components["schemas"]["OrderEnvelope"];
+                /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
+                object: components["schemas"]["OrderEnvelope"] | null;
             };
         };
         OrderStatusChangedEvent: {
@@ -1094,7 +1252,8 @@ export interface components {
              */
             created_at: string;
             data: {
-                object: components["schemas"]["OrderEnvelope"];
+                /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
+                object: components["schemas"]["OrderEnvelope"] | null;
                 previous_attributes: components["schemas"]["OrderStatusChangePrevious"];
             };
         };
@@ -1121,10 +1280,10 @@ export interface components {
              */
             created_at: string;
             data: {
-                object: components["schemas"]["EmailThread"];
+                /** @description The email thread as PUT and GET /mail/email-threads/{legacyThreadId} return it (null if it no longer exists) */
+                object: components["schemas"]["EmailThread"] | null;
             };
         };
-        /** @description The email thread as PUT and GET /mail/email-threads/{legacyThreadId} return it */
         EmailThread: {
             /** Format: uuid */
             id: string;
@@ -1165,6 +1324,384 @@ export interface components {
              */
             updated_at: string;
         };
+        /** @description `create` (as POST), `update` (as PATCH, by `id` or `external_id`) or `upsert` (as PUT by external id) */
+        ClientBatchItem: components["schemas"]["ClientBatchCreate"] | components["schemas"]["ClientBatchUpdate"] | components["schemas"]["ClientBatchUpsert"];
+        ClientBatchCreate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "create";
+            /** @description The new row's external id (or `data.external_id`) */
+            external_id?: string;
+            data: components["schemas"]["ClientCreate"];
+        };
+        ClientCreate: {
+            /** @example Northside Print Co. */
+            company_name: string;
+            /** @example Maya */
+            first_name?: string | null;
+            /** @example Lopez */
+            last_name?: string | null;
+            /**
+             * Format: email
+             * @example maya@northside.example
+             */
+            email?: string | null;
+            /** @example https://northside.example */
+            website?: string | null;
+            /** @example +1 (555) 010-2030 */
+            phone?: string | null;
+            /** @description Accounting-sync flag for this client */
+            quickbooks_enabled?: boolean;
+            tax_exempt?: boolean;
+            tax_exempt_reason?: string | null;
+            /**
+             * @description Your system's id for this row: 1–255 printable characters, unique among your live rows of this resource (another live row with it is a 409 `conflict`); kept and compared exactly as sent; null clears it
+             * @example shopify-1042
+             */
+            external_id?: string | null;
+            /**
+             * @description Your key-value pairs: at most 50 keys of up to 40 characters, string values of up to 500. On an update the keys sent are merged into the stored ones; a key set to "" or null is removed, and `metadata: null` removes them all
+             * @example {
+             *       "shopify_order": "1042",
+             *       "channel": "web"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | null;
+            } | null;
+        };
+        ClientBatchUpdate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "update";
+            /** @description The row to update (or `external_id`) */
+            id?: number;
+            /** @description The row to update, by its external id (or `id`) */
+            external_id?: string;
+            data: components["schemas"]["ClientPatch"];
+        };
+        ClientPatch: {
+            /** @example Northside Print Co. */
+            company_name?: string;
+            /** @example Maya */
+            first_name?: string | null;
+            /** @example Lopez */
+            last_name?: string | null;
+            /**
+             * Format: email
+             * @example maya@northside.example
+             */
+            email?: string | null;
+            /** @example https://northside.example */
+            website?: string | null;
+            /** @example +1 (555) 010-2030 */
+            phone?: string | null;
+            /** @description Accounting-sync flag for this client */
+            quickbooks_enabled?: boolean;
+            tax_exempt?: boolean;
+            tax_exempt_reason?: string | null;
+            /**
+             * @description Your system's id for this row: 1–255 printable characters, unique among your live rows of this resource (another live row with it is a 409 `conflict`); kept and compared exactly as sent; null clears it
+             * @example shopify-1042
+             */
+            external_id?: string | null;
+            /**
+             * @description Your key-value pairs: at most 50 keys of up to 40 characters, string values of up to 500. On an update the keys sent are merged into the stored ones; a key set to "" or null is removed, and `metadata: null` removes them all
+             * @example {
+             *       "shopify_order": "1042",
+             *       "channel": "web"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | null;
+            } | null;
+            /**
+             * @description Send `{ "deleted": true }` alone to soft-delete the client
+             * @enum {boolean}
+             */
+            deleted?: true;
+        };
+        ClientBatchUpsert: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "upsert";
+            /** @description The row to update, or to create with this external id */
+            external_id: string;
+            data: components["schemas"]["ClientUpsert"];
+        };
+        ClientUpsert: {
+            /** @example Northside Print Co. */
+            company_name: string;
+            /** @example Maya */
+            first_name?: string | null;
+            /** @example Lopez */
+            last_name?: string | null;
+            /**
+             * Format: email
+             * @example maya@northside.example
+             */
+            email?: string | null;
+            /** @example https://northside.example */
+            website?: string | null;
+            /** @example +1 (555) 010-2030 */
+            phone?: string | null;
+            /** @description Accounting-sync flag for this client */
+            quickbooks_enabled?: boolean;
+            tax_exempt?: boolean;
+            tax_exempt_reason?: string | null;
+            /**
+             * @description Your key-value pairs: at most 50 keys of up to 40 characters, string values of up to 500. On an update the keys sent are merged into the stored ones; a key set to "" or null is removed, and `metadata: null` removes them all
+             * @example {
+             *       "shopify_order": "1042",
+             *       "channel": "web"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | null;
+            } | null;
+        };
+        /** @description `create` (as POST), `update` (as PATCH, by `id` or `external_id`) or `upsert` (as PUT by external id) */
+        OrderBatchItem: components["schemas"]["OrderBatchCreate"] | components["schemas"]["OrderBatchUpdate"] | components["schemas"]["OrderBatchUpsert"];
+        OrderBatchCreate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "create";
+            /** @description The new row's external id (or `data.external_id`) */
+            external_id?: string;
+            data: components["schemas"]["OrderCreate"];
+        };
+        OrderCreate: {
+            /** @example Spring league jerseys */
+            title: string;
+            /**
+             * @description A live client of your company
+             * @example 42
+             */
+            client_id: number;
+            /** @example Two-color front print, names on back */
+            description?: string | null;
+            /** @description Accounting sync for this request; when omitted the company-level setting applies */
+            quickbooks_enabled?: boolean;
+            /**
+             * @description Your system's id for this row: 1–255 printable characters, unique among your live rows of this resource (another live row with it is a 409 `conflict`); kept and compared exactly as sent; null clears it
+             * @example shopify-1042
+             */
+            external_id?: string | null;
+            /**
+             * @description Your key-value pairs: at most 50 keys of up to 40 characters, string values of up to 500. On an update the keys sent are merged into the stored ones; a key set to "" or null is removed, and `metadata: null` removes them all
+             * @example {
+             *       "shopify_order": "1042",
+             *       "channel": "web"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | null;
+            } | null;
+            /** @description Line items (at most 1000), at positions 0, 1, 2 … in this order */
+            items?: components["schemas"]["OrderLine"][];
+            /** @description Payments (at most 1000) */
+            payments?: components["schemas"]["PaymentCreate"][];
+            /** @description Artworks (at most 1000) */
+            artworks?: components["schemas"]["ArtworkCreate"][];
+        };
+        OrderLine: {
+            /** @example Gildan 5000 tee, 2-color front */
+            title: string;
+            description?: string | null;
+            /**
+             * @description Quantity; with sizes it must equal their sum, without it the sum of sizes (else 1): a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
+             * @example 24
+             */
+            quantity?: number | string;
+            /**
+             * @description Unit price: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
+             * @example 12.50
+             */
+            unit_price: number | string;
+            /**
+             * @description Size breakdown: size → count. Sizes: YXS, YS, YM, YL, YXL, XXS, 2XS, XS, S, M, L, XL, XXL, 2XL, XXXL, 3XL, 4XL, 5XL, 6XL, OS, OSFA, ONE SIZE (any case). null removes the breakdown
+             * @example {
+             *       "S": 4,
+             *       "M": 12,
+             *       "L": 8
+             *     }
+             */
+            sizes?: {
+                [key: string]: number;
+            };
+        };
+        PaymentCreate: {
+            /**
+             * @description Amount paid: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
+             * @example 150.00
+             */
+            amount: number | string;
+            /**
+             * Format: date
+             * @description Date paid (YYYY-MM-DD)
+             * @example 2026-12-01
+             */
+            paid_date?: string | null;
+            /**
+             * @description How it was paid (free text: card, check, cash, …)
+             * @example card
+             */
+            method?: string | null;
+            /**
+             * @description Check number, processor charge id, …
+             * @example ch_3PqX…
+             */
+            reference?: string | null;
+        };
+        ArtworkCreate: {
+            /** @example screen_print */
+            print_method?: string | null;
+            /**
+             * @example [
+             *       "front",
+             *       "back"
+             *     ]
+             */
+            placements?: string[];
+            /**
+             * @example [
+             *       "PMS 186 C",
+             *       "White"
+             *     ]
+             */
+            colors?: string[];
+            /**
+             * Format: uri
+             * @description http or https URL of a preview image
+             */
+            preview_url?: string | null;
+            /**
+             * @description One of draft, sent, approved, rejected (new artworks start as draft)
+             * @enum {string}
+             */
+            status?: "draft" | "sent" | "approved" | "rejected";
+        };
+        OrderBatchUpdate: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "update";
+            /** @description The row to update (or `external_id`) */
+            id?: number;
+            /** @description The row to update, by its external id (or `id`) */
+            external_id?: string;
+            data: components["schemas"]["OrderPatch"];
+        };
+        OrderPatch: {
+            title?: string;
+            /** @description Project description; synced as the accounting private note */
+            description?: string | null;
+            /**
+             * @description Passed through unchanged (ISO date recommended)
+             * @example 2026-11-20
+             */
+            start_date?: string | null;
+            /**
+             * Format: date
+             * @description Project deadline; also copied to the invoice due date. null clears both (YYYY-MM-DD)
+             * @example 2026-12-01
+             */
+            deadline?: string | null;
+            /** @description A live client of your company; updates project and invoice */
+            client_id?: number;
+            /** @description One of your company's order statuses; null clears it */
+            status_id?: number | null;
+            /** @description One of your company's tax rows; 0 or null means no tax */
+            tax_id?: number | null;
+            /**
+             * @description Customer-facing note on the invoice
+             * @example Thanks for your order!
+             */
+            client_notes?: string | null;
+            tax_exempt?: boolean;
+            tax_exempt_reason?: string | null;
+            /**
+             * @description Discount: a percent (0–100) or an amount (≥ 0), per discount_amount_type: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
+             * @example 10.00
+             */
+            discount_amount?: number | string;
+            /**
+             * @description `percentage` or `fixed_amount` (aliases `fixed`, `amount` store `fixed_amount`)
+             * @example percentage
+             * @enum {string}
+             */
+            discount_amount_type?: "percentage" | "fixed_amount" | "fixed" | "amount";
+            /**
+             * @description `before_tax` (default) or `after_tax`
+             * @enum {string}
+             */
+            discount_type?: "before_tax" | "after_tax";
+            /** @description Accounting sync for this request; when omitted the company-level setting applies */
+            quickbooks_enabled?: boolean;
+            /**
+             * @description Your system's id for this row: 1–255 printable characters, unique among your live rows of this resource (another live row with it is a 409 `conflict`); kept and compared exactly as sent; null clears it
+             * @example shopify-1042
+             */
+            external_id?: string | null;
+            /**
+             * @description Your key-value pairs: at most 50 keys of up to 40 characters, string values of up to 500. On an update the keys sent are merged into the stored ones; a key set to "" or null is removed, and `metadata: null` removes them all
+             * @example {
+             *       "shopify_order": "1042",
+             *       "channel": "web"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | null;
+            } | null;
+        };
+        OrderBatchUpsert: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "upsert";
+            /** @description The row to update, or to create with this external id */
+            external_id: string;
+            data: components["schemas"]["OrderUpsert"];
+        };
+        OrderUpsert: {
+            /** @example Spring league jerseys */
+            title: string;
+            /**
+             * @description A live client of your company
+             * @example 42
+             */
+            client_id: number;
+            /** @example Two-color front print, names on back */
+            description?: string | null;
+            /** @description Accounting sync for this request; when omitted the company-level setting applies */
+            quickbooks_enabled?: boolean;
+            /**
+             * @description Your key-value pairs: at most 50 keys of up to 40 characters, string values of up to 500. On an update the keys sent are merged into the stored ones; a key set to "" or null is removed, and `metadata: null` removes them all
+             * @example {
+             *       "shopify_order": "1042",
+             *       "channel": "web"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string | null;
+            } | null;
+            /** @description Line items (at most 1000), at positions 0, 1, 2 … in this order */
+            items?: components["schemas"]["OrderLine"][];
+            /** @description Payments (at most 1000) */
+            payments?: components["schemas"]["PaymentCreate"][];
+            /** @description Artworks (at most 1000) */
+            artworks?: components["schemas"]["ArtworkCreate"][];
+        };
         Me: {
             /** @description The company the token belongs to: every request with it reads and writes this company's data only */
             company: {
@@ -1203,7 +1740,7 @@ export interface components {
                  * @example invalid_request
                  * @enum {string}
                  */
-                code: "invalid_request" | "unauthenticated" | "forbidden" | "not_found" | "integration_unavailable" | "conflict" | "rate_limited" | "internal_error" | "upstream_error" | "service_unavailable";
+                code: "invalid_request" | "unauthenticated" | "forbidden" | "not_found" | "integration_unavailable" | "conflict" | "rate_limited" | "internal_error" | "upstream_error" | "service_unavailable" | "rolled_back";
                 /** @example Request validation failed */
                 message: string;
                 /**
@@ -1242,52 +1779,28 @@ export interface components {
         ClientEnvelope: {
             client: components["schemas"]["Client"];
         };
-        ClientCreate: {
-            /** @example Northside Print Co. */
-            company_name: string;
-            /** @example Maya */
-            first_name?: string | null;
-            /** @example Lopez */
-            last_name?: string | null;
-            /**
-             * Format: email
-             * @example maya@northside.example
-             */
-            email?: string | null;
-            /** @example https://northside.example */
-            website?: string | null;
-            /** @example +1 (555) 010-2030 */
-            phone?: string | null;
-            /** @description Accounting-sync flag for this client */
-            quickbooks_enabled?: boolean;
-            tax_exempt?: boolean;
-            tax_exempt_reason?: string | null;
+        ClientBatchResult: {
+            data: components["schemas"]["ClientBatchItemResult"][];
         };
-        ClientPatch: {
-            /** @example Northside Print Co. */
-            company_name?: string;
-            /** @example Maya */
-            first_name?: string | null;
-            /** @example Lopez */
-            last_name?: string | null;
+        ClientBatchItemResult: {
+            /** @description The item's position in `items` (from 0) */
+            index: number;
             /**
-             * Format: email
-             * @example maya@northside.example
+             * @description What the item's single request answers (200 or 201 written; 400, 404, 409, 412 refused), or 424 for an item of an atomic batch that was not written because another item failed (`rolled_back`)
+             * @example 200
              */
-            email?: string | null;
-            /** @example https://northside.example */
-            website?: string | null;
-            /** @example +1 (555) 010-2030 */
-            phone?: string | null;
-            /** @description Accounting-sync flag for this client */
-            quickbooks_enabled?: boolean;
-            tax_exempt?: boolean;
-            tax_exempt_reason?: string | null;
+            status: number;
+            /** @description The single request's body, or the error envelope */
+            body: components["schemas"]["ClientEnvelope"] | components["schemas"]["Error"];
+        };
+        ClientBatchRequest: {
             /**
-             * @description Send `{ "deleted": true }` alone to soft-delete the client
-             * @enum {boolean}
+             * @description `false` (default): every item is written or refused on its own. `true`: all are written or none is
+             * @default false
              */
-            deleted?: true;
+            atomic: boolean;
+            /** @description 1–100 items, answered in order */
+            items: components["schemas"]["ClientBatchItem"][];
         };
         OrderSummary: components["schemas"]["Project"] & {
             status_name: string | null;
@@ -1316,18 +1829,28 @@ export interface components {
              */
             deleted_at: string | null;
         };
-        OrderCreate: {
-            /** @example Spring league jerseys */
-            title: string;
+        OrderBatchResult: {
+            data: components["schemas"]["OrderBatchItemResult"][];
+        };
+        OrderBatchItemResult: {
+            /** @description The item's position in `items` (from 0) */
+            index: number;
             /**
-             * @description A live client of your company
-             * @example 42
+             * @description What the item's single request answers (200 or 201 written; 400, 404, 409, 412 refused), or 424 for an item of an atomic batch that was not written because another item failed (`rolled_back`)
+             * @example 200
              */
-            client_id: number;
-            /** @example Two-color front print, names on back */
-            description?: string | null;
-            /** @description Accounting sync for this request; when omitted the company-level setting applies */
-            quickbooks_enabled?: boolean;
+            status: number;
+            /** @description The single request's body, or the error envelope */
+            body: components["schemas"]["OrderEnvelope"] | components["schemas"]["Error"];
+        };
+        OrderBatchRequest: {
+            /**
+             * @description `false` (default): every item is written or refused on its own. `true`: all are written or none is
+             * @default false
+             */
+            atomic: boolean;
+            /** @description 1–100 items, answered in order */
+            items: components["schemas"]["OrderBatchItem"][];
         };
         OrderDetail: {
             project: components["schemas"]["Project"];
@@ -1465,53 +1988,6 @@ export interface components {
              */
             updated_at: string;
         };
-        OrderPatch: {
-            title?: string;
-            /** @description Project description; synced as the accounting private note */
-            description?: string | null;
-            /**
-             * @description Passed through unchanged (ISO date recommended)
-             * @example 2026-11-20
-             */
-            start_date?: string | null;
-            /**
-             * Format: date
-             * @description Project deadline; also copied to the invoice due date. null clears both (YYYY-MM-DD)
-             * @example 2026-12-01
-             */
-            deadline?: string | null;
-            /** @description A live client of your company; updates project and invoice */
-            client_id?: number;
-            /** @description One of your company's order statuses; null clears it */
-            status_id?: number | null;
-            /** @description One of your company's tax rows; 0 or null means no tax */
-            tax_id?: number | null;
-            /**
-             * @description Customer-facing note on the invoice
-             * @example Thanks for your order!
-             */
-            client_notes?: string | null;
-            tax_exempt?: boolean;
-            tax_exempt_reason?: string | null;
-            /**
-             * @description Discount: a percent (0–100) or an amount (≥ 0), per discount_amount_type: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
-             * @example 10.00
-             */
-            discount_amount?: number | string;
-            /**
-             * @description `percentage` or `fixed_amount` (aliases `fixed`, `amount` store `fixed_amount`)
-             * @example percentage
-             * @enum {string}
-             */
-            discount_amount_type?: "percentage" | "fixed_amount" | "fixed" | "amount";
-            /**
-             * @description `before_tax` (default) or `after_tax`
-             * @enum {string}
-             */
-            discount_type?: "before_tax" | "after_tax";
-            /** @description Accounting sync for this request; when omitted the company-level setting applies */
-            quickbooks_enabled?: boolean;
-        };
         OrderDeleted: {
             /** @enum {boolean} */
             deleted: true;
@@ -1601,29 +2077,6 @@ export interface components {
             payment: components["schemas"]["Payment"];
             invoice: components["schemas"]["Invoice"] & unknown;
         };
-        PaymentCreate: {
-            /**
-             * @description Amount paid: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
-             * @example 150.00
-             */
-            amount: number | string;
-            /**
-             * Format: date
-             * @description Date paid (YYYY-MM-DD)
-             * @example 2026-12-01
-             */
-            paid_date?: string | null;
-            /**
-             * @description How it was paid (free text: card, check, cash, …)
-             * @example card
-             */
-            method?: string | null;
-            /**
-             * @description Check number, processor charge id, …
-             * @example ch_3PqX…
-             */
-            reference?: string | null;
-        };
         PaymentPatch: {
             /**
              * @description Amount paid: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
@@ -1660,34 +2113,6 @@ export interface components {
         ArtworkChanged: {
             artwork: components["schemas"]["Artwork"];
             invoice: components["schemas"]["Invoice"] & unknown;
-        };
-        ArtworkCreate: {
-            /** @example screen_print */
-            print_method?: string | null;
-            /**
-             * @example [
-             *       "front",
-             *       "back"
-             *     ]
-             */
-            placements?: string[];
-            /**
-             * @example [
-             *       "PMS 186 C",
-             *       "White"
-             *     ]
-             */
-            colors?: string[];
-            /**
-             * Format: uri
-             * @description http or https URL of a preview image
-             */
-            preview_url?: string | null;
-            /**
-             * @description One of draft, sent, approved, rejected (new artworks start as draft)
-             * @enum {string}
-             */
-            status?: "draft" | "sent" | "approved" | "rejected";
         };
         ArtworkPatch: {
             /** @example screen_print */
@@ -2139,6 +2564,13 @@ export interface components {
              */
             last_synced_at?: string;
         };
+        /** @description A change event, exactly as its webhook deliveries send it (kept 30 days) */
+        Event: components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["OrderCreatedEvent"] | components["schemas"]["OrderUpdatedEvent"] | components["schemas"]["OrderDeletedEvent"] | components["schemas"]["OrderStatusChangedEvent"] | components["schemas"]["EmailThreadUpsertedEvent"];
+        EventsPagination: {
+            per_page: number;
+            /** @description Pass as `cursor` (with the same filters) for the older events after this page; null on the last page */
+            next_cursor: string | null;
+        };
         WebhookEndpoint: {
             /** @example 3 */
             id: number;
@@ -2432,7 +2864,9 @@ export interface operations {
                 updated_since?: string;
                 /** @description `true` also returns soft-deleted rows (tombstones: `deleted_at` set), so a sync sees deletions */
                 include_deleted?: "true" | "false";
-                /** @description Search text, at least 3 characters after trimming; blank lists every client */
+                /** @description Only the client with this external id (exact match) */
+                external_id?: string;
+                /** @description Search text, one character or more after trimming; blank lists every client */
                 q?: string;
             };
             header?: never;
@@ -2559,6 +2993,193 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClientEnvelope"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body did not arrive within 10 s */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete; conflict: the resource's state does not allow the operation (`message` says why) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body is larger than this route accepts */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: a request body must be sent as application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    batchClients: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClientBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per item, in item order */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientBatchResult"];
                 };
             };
             /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
@@ -2935,8 +3556,197 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete; conflict: the resource's state does not allow the operation (`message` says why) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description invalid_request: the If-Match ETag is not the resource's current one (it changed); nothing was written; `details.etag` is the current ETag */
             412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body is larger than this route accepts */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: a request body must be sent as application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    upsertClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The client's external id (URL-encoded): 1–255 printable characters */
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClientUpsert"];
+            };
+        };
+        responses: {
+            /** @description The client existed and was updated */
+            200: {
+                headers: {
+                    /** @description Strong entity tag of the resource as answered */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientEnvelope"];
+                };
+            };
+            /** @description The client was created */
+            201: {
+                headers: {
+                    /** @description Strong entity tag of the resource as answered */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientEnvelope"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body did not arrive within 10 s */
+            408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -3050,6 +3860,8 @@ export interface operations {
                 deadline_from?: string;
                 /** @description Deadline on or before this date (YYYY-MM-DD, inclusive) */
                 deadline_to?: string;
+                /** @description Only the order with this external id (exact match) */
+                external_id?: string;
                 /** @description `-created_at` (default: newest first), `created_at`, `deadline`, `-deadline` (orders without a deadline last either way) or `-updated_at`; ties by id in the same direction. Not with `updated_since`, whose order is `updated_at` ascending */
                 sort?: "-created_at" | "created_at" | "deadline" | "-deadline" | "-updated_at";
             };
@@ -3177,6 +3989,193 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrderEnvelope"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body did not arrive within 10 s */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete; conflict: the resource's state does not allow the operation (`message` says why) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body is larger than this route accepts */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: a request body must be sent as application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    batchOrders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per item, in item order */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderBatchResult"];
                 };
             };
             /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
@@ -3696,6 +4695,195 @@ export interface operations {
             };
             /** @description invalid_request: the If-Match ETag is not the resource's current one (it changed); nothing was written; `details.etag` is the current ETag */
             412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body is larger than this route accepts */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: a request body must be sent as application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    upsertOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order's external id (URL-encoded): 1–255 printable characters */
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderUpsert"];
+            };
+        };
+        responses: {
+            /** @description The order existed and was updated (invoice with totals) */
+            200: {
+                headers: {
+                    /** @description Strong entity tag of the resource as answered */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderEnvelope"];
+                };
+            };
+            /** @description The order was created (invoice with totals) */
+            201: {
+                headers: {
+                    /** @description Strong entity tag of the resource as answered */
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderEnvelope"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body did not arrive within 10 s */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete; conflict: the resource's state does not allow the operation (`message` says why) */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -7059,6 +8247,227 @@ export interface operations {
             };
             /** @description invalid_request: a request body must be sent as application/json */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of these types: repeat the parameter, or separate types with commas */
+                type?: ("client.created" | "client.updated" | "client.deleted" | "order.created" | "order.updated" | "order.deleted" | "order.status_changed" | "email_thread.upserted")[];
+                /** @description Only events about this resource (a client or order id, a thread id) */
+                resource_id?: string;
+                /** @description Only events created after this instant */
+                created_after?: string;
+                /** @description Only events created before this instant */
+                created_before?: string;
+                /** @description Page size, 1 to 100 (default 25) */
+                per_page?: number;
+                /** @description Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row (stable while rows are added or deleted). Use it with the same filters; not together with `page`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Event"][];
+                        pagination: components["schemas"]["EventsPagination"];
+                    };
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];

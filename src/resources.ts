@@ -1,5 +1,6 @@
 import type { Router } from "./http/openapi";
 import { clientsResource } from "./routes/clients/resource";
+import { eventsResource } from "./routes/events/resource";
 import { healthResource } from "./routes/health/resource";
 import { mailResource } from "./routes/mail/resource";
 import { meResource } from "./routes/me/resource";
@@ -35,6 +36,7 @@ export const RESOURCES: readonly Resource[] = [
   taxesResource,
   productsResource,
   mailResource,
+  eventsResource,
   webhookEndpointsResource,
   healthResource,
 ];

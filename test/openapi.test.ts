@@ -39,8 +39,13 @@ describe("OpenAPI document and docs page", () => {
       expect(op["x-required-scope"]).toBe(method === "get" ? "read" : "write");
       expect(Boolean(op.responses["403"])).toBe(method !== "get");
       for (const [status, r] of Object.entries(op.responses as Record<string, any>)) {
-        // 304 (If-None-Match) has no body; every other non-200 answer is the error envelope.
+        // 304 (If-None-Match) has no body; 201 is an upsert's create; every other non-200 answer is the error envelope.
         if (status === "304") expect(r.content).toBeUndefined();
+        else if (status === "201")
+          expect([method, r.content["application/json"].schema.$ref]).toEqual([
+            "put",
+            op.responses["200"].content["application/json"].schema.$ref,
+          ]);
         else if (status !== "200") expect(r.content["application/json"].schema.$ref).toBe("#/components/schemas/Error");
       }
     }
@@ -56,10 +61,14 @@ describe("OpenAPI document and docs page", () => {
       [
         "GET /clients",
         "POST /clients",
+        "POST /clients/batch",
+        "PUT /clients/by-external-id/{external_id}",
         "GET /clients/{id}",
         "PATCH /clients/{id}",
         "GET /orders",
         "POST /orders",
+        "POST /orders/batch",
+        "PUT /orders/by-external-id/{external_id}",
         "GET /orders/{id}",
         "PATCH /orders/{id}",
         "DELETE /orders/{id}",
@@ -86,6 +95,8 @@ describe("OpenAPI document and docs page", () => {
         "GET /mail/threads/{legacyThreadId}",
         "PUT /mail/email-threads/{legacyThreadId}",
         "GET /mail/email-threads/{legacyThreadId}",
+        "GET /events",
+        "GET /events/{id}",
         "GET /webhook-endpoints",
         "POST /webhook-endpoints",
         "GET /webhook-endpoints/{id}",
@@ -140,7 +151,7 @@ describe("OpenAPI document and docs page", () => {
     const ids = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((item) =>
       Object.values(item).map((op) => op.operationId),
     );
-    expect(ids.every((id) => /^(list|get|create|update|delete|put|search|rotate|retry)[A-Z][A-Za-z]+$/.test(id))).toBe(true);
+    expect(ids.every((id) => /^(list|get|create|update|delete|put|upsert|batch|search|rotate|retry)[A-Z][A-Za-z]+$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
@@ -194,9 +205,10 @@ describe("OpenAPI document and docs page", () => {
       const payload = doc.components.schemas[ref.replace("#/components/schemas/", "")];
       expect(payload.required.sort()).toEqual(["created_at", "data", "id", "type"]);
       expect(payload.properties.type).toMatchObject({ type: "string", enum: [type] });
-      expect(payload.properties.data.properties.object.$ref ?? payload.properties.data.properties.object.allOf?.[0].$ref).toBe(
-        `#/components/schemas/${objectRef[WEBHOOK_EVENTS[type].resource]}`,
-      );
+      // The resource's object, or null (a payload rendered after the resource was gone).
+      const object = payload.properties.data.properties.object;
+      expect(object.anyOf?.[1]).toEqual({ type: "null" });
+      expect(object.anyOf?.[0].$ref).toBe(`#/components/schemas/${objectRef[WEBHOOK_EVENTS[type].resource]}`);
       // Only a status change says what it replaced.
       const previous = payload.properties.data.properties.previous_attributes;
       if (type !== "order.status_changed") expect(previous, type).toBeUndefined();

@@ -7,6 +7,7 @@ export {
   any,
   array,
   boolean,
+  discriminatedUnion,
   email,
   enum,
   httpUrl,
@@ -15,6 +16,7 @@ export {
   literal,
   looseObject,
   NEVER,
+  null,
   number,
   object,
   preprocess,
@@ -22,6 +24,7 @@ export {
   strictObject,
   string,
   union,
+  unknown,
   uuid,
   ZodType,
 } from "zod/v4";

@@ -5,11 +5,12 @@ import type { SelectedFields } from "drizzle-orm/pg-core";
 import type { Context, TypedResponse } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { notifyOutbox } from "../accounting/outbox";
-import type { AppEnv } from "../http/context";
+import type { AppEnv, Variables } from "../http/context";
 import { withIdempotency } from "../http/idempotency";
 import type { Db } from "../platform/db";
+import type { Bindings } from "../platform/env";
 import { enqueueWebhookDeliveries } from "../webhooks/enqueue";
-import { publishWebhookEvent } from "../webhooks/events";
+import { publishWebhookEvents, type WrittenEvent } from "../webhooks/events";
 import { resumeEndpointDeliveries } from "../webhooks/queue";
 import { type Effects, effectsOf, type Written } from "./effects";
 
@@ -26,6 +27,16 @@ export type EventObject = (
   db: Db,
   event: { companyId: number; type: string; resourceId: string },
 ) => string | undefined | Promise<string | undefined>;
+
+/**
+ * What a change needs of its request: the token's company, the rate limiter's verdict, the log, a way to
+ * open a transaction, work after the response, the request's database, the Worker's bindings (queues).
+ * A request's Hono context is one; the operator's import builds one for its transaction.
+ */
+export interface ChangeContext {
+  env: Bindings;
+  var: Pick<Variables, "auth" | "admitted" | "logger" | "transaction" | "defer" | "db">;
+}
 
 /** One statement of a change: its own CTEs, writing ones first, and what is written with them. */
 export interface Statement extends Effects {
@@ -61,7 +72,7 @@ export class Change {
   private object: EventObject | undefined;
 
   constructor(
-    private readonly c: Context<AppEnv>,
+    private readonly c: ChangeContext,
     /** The connection: the request's SQL over HTTP, or an interactive transaction. */
     readonly db: Db,
     /** In a transaction (an Idempotency-Key's, or the locked retry): read with row locks (`for update`). */
@@ -77,7 +88,7 @@ export class Change {
    * (from `q.select`). Answers the rows. It starts only once the rate limiter let the request through,
    * so a `readsFirst` route may read before it.
    */
-  async write<R extends { written: Written }>(
+  async write<R extends { written: Written | null }>(
     statement: Statement,
     query: (q: StatementQuery) => PromiseLike<R[]>,
   ): Promise<Omit<R, "written">[]> {
@@ -85,7 +96,8 @@ export class Change {
     await this.c.var.admitted();
     const select = query(statementQuery(this.db, [...statement.with, ...effects.ctes], effects.written));
     const rows = statement.lock ? await this.afterLock(statement.lock, select) : await select;
-    if (rows[0]) this.add(rows[0].written);
+    const written = rows.find((row) => row.written)?.written;
+    if (written) this.add(written);
     return rows.map(({ written: _, ...row }) => row);
   }
 
@@ -101,9 +113,19 @@ export class Change {
     return rows as R[];
   }
 
-  /** How the events' objects are made after commit (without it, delivery renders them from the rows). */
+  /**
+   * How the events' objects are made after commit (without it, delivery renders them from the rows). A
+   * change writing several kinds of rows (a batch's creates and updates) gives one for each: the last
+   * given that answers an event's object makes it.
+   */
   objects(object: EventObject): void {
-    this.object = object;
+    const earlier = this.object;
+    this.object = earlier ? async (db, event) => (await object(db, event)) ?? earlier(db, event) : object;
+  }
+
+  /** A line of the request's log (a write redone under row locks, say). */
+  log(message: string, fields: Record<string, unknown>): void {
+    this.c.var.logger.info(message, fields);
   }
 
   /** Existing deliveries to hand to the queue after commit (a re-send). */
@@ -133,10 +155,20 @@ export class Change {
     const result = await attempt(this);
     if (result !== undefined) return result;
     this.c.var.logger.info(retry.log, retry.fields);
+    return this.inLockedTransaction(locked);
+  }
+
+  /**
+   * Runs `work` in an interactive transaction with a change of its own that reads with row locks
+   * (`locked`); once it committed, what it wrote is this change's (published with it). For a change
+   * already in a transaction, `work` runs on it.
+   */
+  async inLockedTransaction<T>(work: (change: Change) => Promise<T>): Promise<T> {
+    if (this.locked) return work(this);
     let inTransaction: Change | undefined;
     const answer = await this.c.var.transaction((tx) => {
       inTransaction = new Change(this.c, tx, true);
-      return locked(inTransaction);
+      return work(inTransaction);
     });
     // Committed: what the transaction wrote is this change's.
     if (inTransaction) this.adopt(inTransaction);
@@ -159,10 +191,9 @@ export class Change {
   publish(): void {
     const { c, object } = this;
     notifyOutbox(c.env, this.written.outbox, c.var.defer);
-    for (const event of this.written.events) {
-      const render = object && (() => object(c.var.db, { companyId: this.companyId, type: event.type, resourceId: event.resourceId }));
-      publishWebhookEvent(c, event, render);
-    }
+    const render =
+      object && ((event: WrittenEvent) => object(c.var.db, { companyId: this.companyId, type: event.type, resourceId: event.resourceId }));
+    publishWebhookEvents(c, this.written.events, render);
     if (this.deliveries.length) c.var.defer(enqueueWebhookDeliveries(c.env, this.deliveries));
     for (const endpointId of this.resumed) c.var.defer(resumeEndpointDeliveries(c.var.db, c.env, endpointId));
   }

@@ -44,8 +44,9 @@ describe("a change's effects", () => {
       .from(created)
       .orderBy(created.id);
     const [a, b] = rows.map((r) => String(r.id));
-    expect(rows[1].written).toEqual(rows[0].written);
-    const { outbox, events } = rows[0].written;
+    // Answered on one row only (a statement of many rows carries it once).
+    expect(rows.filter((r) => r.written !== null)).toHaveLength(1);
+    const { outbox, events } = rows.find((r) => r.written)!.written!;
     expect(outbox).toEqual([]);
     expect(events.map((e) => [e.type, e.resourceId])).toEqual([
       ["client.created", a],

@@ -77,9 +77,9 @@ const asSql = <T extends string | number>(value: Value<T>): T | SQL =>
 
 /**
  * The effects' CTEs, to follow the statement's own (so each `from` can read them), and `written`, the
- * column that answers what they wrote (the same on every row the statement returns).
+ * column that answers what they wrote (on one of the rows the statement returns, null on the others).
  */
-export function effectsOf(db: Db, companyId: number, effects: Effects): { ctes: WithSubquery[]; written: SQL<Written> } {
+export function effectsOf(db: Db, companyId: number, effects: Effects): { ctes: WithSubquery[]; written: SQL<Written | null> } {
   const suffix = (i: number) => (i ? `_${i + 1}` : "");
   const outbox = (effects.accounting ?? []).map(({ from, projectId, invoiceId, ...change }, i) =>
     accountingChangeCte(
@@ -93,10 +93,12 @@ export function effectsOf(db: Db, companyId: number, effects: Effects): { ctes: 
     webhookEventCte(db, { companyId, ...event, resourceId: asSql(resourceId), previousAttributes: previous }, fromClause(from), suffix(i)),
   );
   const outboxIds = outbox.map((o) => sql`(select coalesce(json_agg(${o.id} order by ${o.id}), '[]'::json) from ${o})`);
-  const written = sql<Written>`json_build_object('outbox', json_build_array(${sql.join(outboxIds, sql`, `)}),
+  // On one row only (the same for every row): a statement of many rows (a batch) answers it once.
+  const written =
+    sql<Written | null>`case when row_number() over () = 1 then json_build_object('outbox', json_build_array(${sql.join(outboxIds, sql`, `)}),
     'events', json_build_array(${sql.join(
       events.map((e) => e.written),
       sql`, `,
-    )}))`.mapWith((v: { outbox: number[][]; events: WrittenEvent[][] }) => ({ outbox: v.outbox.flat(), events: v.events.flat() }));
+    )})) end`.mapWith((v: { outbox: number[][]; events: WrittenEvent[][] }) => ({ outbox: v.outbox.flat(), events: v.events.flat() }));
   return { ctes: [...outbox, ...events.flatMap((e) => e.ctes)], written };
 }

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, isNull } from "drizzle-orm";
 import { clients } from "../db/schema";
 import { timestamp, wireFields } from "../http/openapi";
+import { ExternalIdSchema, MetadataSchema } from "./external";
 
 /** The client as every resource returns it (clients routes, and the client embedded in an order). */
 export const ClientSchema = z
@@ -16,6 +17,8 @@ export const ClientSchema = z
     quickbooks_enabled: z.boolean(),
     tax_exempt: z.boolean(),
     tax_exempt_reason: z.string().nullable(),
+    external_id: ExternalIdSchema,
+    metadata: MetadataSchema,
     created_at: timestamp(),
     updated_at: timestamp(),
     deleted_at: timestamp()
@@ -40,7 +43,7 @@ export const CLIENT_FIELDS = [
 ] as const;
 
 export const serializeClient = (row: ClientRow): z.infer<typeof ClientSchema> =>
-  wireFields(row, ["id", ...CLIENT_FIELDS, "createdAt", "updatedAt", "deletedAt"]);
+  wireFields(row, ["id", ...CLIENT_FIELDS, "externalId", "metadata", "createdAt", "updatedAt", "deletedAt"]);
 
 /** A company's live (not soft-deleted) clients: the condition clients and orders both filter on. */
 export const liveClients = (companyId: number) => and(eq(clients.companyId, companyId), isNull(clients.deletedAt));

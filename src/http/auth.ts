@@ -229,6 +229,24 @@ function dropAnswer(c: Context<AppEnv>) {
 }
 
 /**
+ * Counts a batch's `n` items against the key's batch-item limit (BATCH_ITEMS_LIMIT per window) after the
+ * request itself was admitted: all of them, or a 429 that counts none (`details.items_remaining` says how
+ * many would fit now). Called before the batch writes anything.
+ */
+export async function admitBatchItems(c: Context<AppEnv>, n: number): Promise<void> {
+  const limit = await createLimiter(c.env).limitItems(c.var.auth.tokenHash, n, c.var.defer, c.var.logger);
+  if (limit.allowed) return;
+  const retryAfter = Math.max(1, Math.ceil((limit.reset - Date.now()) / 1000));
+  throw new ApiError(
+    429,
+    "rate_limited",
+    `Batch item limit of ${limit.limit} items per minute exceeded: this batch has ${n}, ${limit.remaining} fit now`,
+    { retry_after_seconds: retryAfter, items_limit: limit.limit, items_remaining: limit.remaining },
+    { "Retry-After": String(retryAfter) },
+  );
+}
+
+/**
  * Refuses (403) a token without the scope an operation needs. Runs right after `authenticate`, before
  * the body is parsed or the handler runs, so a read token never reaches code that writes.
  */

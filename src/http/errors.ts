@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   "internal_error",
   "upstream_error",
   "service_unavailable",
+  "rolled_back",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

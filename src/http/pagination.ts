@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { and, type SQL, sql } from "drizzle-orm";
+import { and, is, SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import { listCounts } from "../db/schema/counts";
 import { isoDateTime } from "../platform/dates";
@@ -9,7 +9,8 @@ import { PaginationSchema, timestamp } from "./openapi";
 
 /*
  * Keyset (cursor) pagination. A cursor is base64url JSON of
- *   { v: 1, s: sort name, k: the last row's sort key, f: fingerprint, p: the page number it leads to }.
+ *   { v: 1, s: sort name, k: the last row's sort key, f: fingerprint, p: the page number it leads to },
+ * plus, on the pages of an incremental sync, { t: the pass's total, w: its watermark } (see syncFilter).
  * The fingerprint binds it to the company, the sort and the filters that produced it: used with any other
  * query (another company's token included) it is a 400 and reads nothing. It is a guard against misuse,
  * not a secret: every query's WHERE carries the caller's company whatever the cursor says.
@@ -38,10 +39,17 @@ export interface KeysetSort {
   columns: KeyColumn[];
 }
 
+/** What the first page of a sync pass hands on to the pass's later pages: its total and its watermark (ms since the epoch). */
+export interface Carried {
+  total: number;
+  watermark: number;
+}
+
 interface Cursor {
   /** The last row's sort key; null for a nullable column's null. */
   key: (string | null)[];
   page: number;
+  carried?: Carried;
 }
 
 export const cursorQuery = {
@@ -103,9 +111,19 @@ function validKey(value: unknown, column: KeyColumn): boolean {
 /** What a cursor is bound to besides its sort: the company and the list's filters. */
 export type CursorScope = { companyId: number; filters: Record<string, unknown> };
 
-export function encodeCursor(sort: KeysetSort, scope: CursorScope, key: (string | null)[], page: number): string {
-  return b64url(JSON.stringify({ v: 1, s: sort.name, k: key, f: fingerprint([sort.name, scope.companyId, scope.filters]), p: page }));
+// The carried part is in the fingerprint too: a cursor edited by hand is refused like any foreign one.
+const cursorFingerprint = (sort: KeysetSort, scope: CursorScope, carried?: Carried) =>
+  fingerprint(
+    carried ? [sort.name, scope.companyId, scope.filters, carried.total, carried.watermark] : [sort.name, scope.companyId, scope.filters],
+  );
+
+export function encodeCursor(sort: KeysetSort, scope: CursorScope, key: (string | null)[], page: number, carried?: Carried): string {
+  const f = cursorFingerprint(sort, scope, carried);
+  return b64url(JSON.stringify({ v: 1, s: sort.name, k: key, f, p: page, ...(carried && { t: carried.total, w: carried.watermark }) }));
 }
+
+/** A count or an instant PostgreSQL can take: whole, not negative, at most year 275,000 in ms. */
+const carriedNumber = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= 8.64e15;
 
 const badCursor = (message: string) => invalid("Invalid cursor", [{ field: "cursor", message }]);
 
@@ -117,7 +135,8 @@ export function decodeCursor(text: string, sort: KeysetSort, scope: CursorScope)
   } catch {
     throw badCursor("Not a cursor returned by this list");
   }
-  const c = parsed as { v?: unknown; s?: unknown; k?: unknown; f?: unknown; p?: unknown };
+  const c = parsed as { v?: unknown; s?: unknown; k?: unknown; f?: unknown; p?: unknown; t?: unknown; w?: unknown };
+  const carries = c !== null && typeof c === "object" && (c.t !== undefined || c.w !== undefined);
   const wellFormed =
     c !== null &&
     typeof c === "object" &&
@@ -126,12 +145,14 @@ export function decodeCursor(text: string, sort: KeysetSort, scope: CursorScope)
     c.k.length === sort.columns.length &&
     c.k.every((v, i) => validKey(v, sort.columns[i])) &&
     Number.isSafeInteger(c.p) &&
-    (c.p as number) >= 2;
+    (c.p as number) >= 2 &&
+    (!carries || (carriedNumber(c.t) && carriedNumber(c.w)));
   if (!wellFormed) throw badCursor("Not a cursor returned by this list");
-  if (c.s !== sort.name || c.f !== fingerprint([sort.name, scope.companyId, scope.filters])) {
+  const carried = carries ? { total: c.t as number, watermark: c.w as number } : undefined;
+  if (c.s !== sort.name || c.f !== cursorFingerprint(sort, scope, carried)) {
     throw badCursor("This cursor belongs to another query: use it with the filters of the page that returned it");
   }
-  return { key: c.k as (string | null)[], page: c.p as number };
+  return { key: c.k as (string | null)[], page: c.p as number, carried };
 }
 
 const KEY_EXPR = {
@@ -206,6 +227,14 @@ export function listPosition(
   /** One row more than the page, to know whether another page follows. */
   const limit = q.per_page + 1;
   return {
+    /** The cursor's position as a condition (undefined on a first page), and the page's window after it. */
+    after,
+    limit,
+    offset,
+    /** The sync pass's total and watermark, from its first page (undefined outside a pass's later pages). */
+    carried: cursor?.carried,
+    /** The carried total as the statement's total. */
+    carriedTotal: cursor?.carried && sql<number>`${cursor.carried.total}::bigint`.mapWith(Number),
     /**
      * The page's ids as the CTE `page`: an index walk in list order, after the cursor, with the extra
      * row that tells whether another page follows.
@@ -234,12 +263,14 @@ export function listPosition(
     },
     /**
      * The page's rows and the pagination object, from the fetched rows (the extra row, if any, dropped);
-     * with `next_updated_since` when the list is an incremental sync.
+     * with `next_updated_since` when the list is an incremental sync, whose next cursor carries the
+     * pass's total and watermark (next_updated_since is the watermark, see syncFilter).
      */
     finish<T>(rows: T[], sortKey: (row: T) => (string | null)[], total: number, nextSince?: string | null) {
       const more = rows.length > q.per_page;
       const data = more ? rows.slice(0, q.per_page) : rows;
-      const next_cursor = more ? encodeCursor(sort, scope, sortKey(data[data.length - 1]), page + 1) : null;
+      const carry = nextSince ? { total, watermark: Date.parse(nextSince) } : undefined;
+      const next_cursor = more ? encodeCursor(sort, scope, sortKey(data[data.length - 1]), page + 1, carry) : null;
       const pagination = { page, per_page: q.per_page, total, next_cursor };
       return { data, pagination: nextSince ? { ...pagination, next_updated_since: nextSince } : pagination };
     },
@@ -251,9 +282,11 @@ export function listPosition(
  * ("clients", "orders") or one counted filter value of it ("orders/status_id=4", see drizzle/0005), or
  * several values of one filter, whose counts add up (`status=3,5`).
  */
-export const countedTotal = (companyId: number, list: string | readonly string[]) =>
+export const countedTotal = (companyId: number, list: string | SQL | readonly string[]) =>
   sql<number>`(select coalesce(sum(${listCounts.n}), 0) from ${listCounts} where ${listCounts.companyId} = ${companyId} and ${
-    typeof list === "string" ? sql`${listCounts.list} = ${list}` : sql`${listCounts.list} = any(${`{${list.join(",")}}`}::text[])`
+    typeof list === "string" || is(list, SQL)
+      ? sql`${listCounts.list} = ${list}`
+      : sql`${listCounts.list} = any(${`{${list.join(",")}}`}::text[])`
   })`.mapWith(Number);
 
 /*
@@ -308,22 +341,55 @@ export const updatedSort = (updatedAt: AnyPgColumn, id: AnyPgColumn): KeysetSort
   ],
 });
 
+/** Rows the first page of a sync counts one by one before it turns to the counters instead (see syncFilter). */
+const SYNC_COUNT_PROBE = 1000;
+
 /**
- * What `updated_since` / `include_deleted` add to a list's WHERE (undefined when absent), and the
- * next_updated_since to answer (a SQL column, null outside sync).
+ * What `updated_since` / `include_deleted` add to a list's WHERE (undefined when absent), the
+ * next_updated_since to answer (a SQL column, null outside sync), and the pass's total.
+ *
+ * A pass (a first page and the pages its cursors lead to) keeps the watermark of its first page, carried
+ * in its cursors, so every page answers the same next_updated_since and the pass is the fixed range
+ * [updated_since, watermark): rows only leave it (a change moves a row past the watermark, into the next
+ * pass). Its total is counted once, on the first page, and carried too. A carried watermark is never
+ * used beyond the current one, so an edited cursor cannot reach rows a late commit could still precede.
  */
-export function syncFilter(q: { updated_since?: string; include_deleted?: "true" | "false" }, updatedAt: AnyPgColumn) {
+export function syncFilter(q: { updated_since?: string; include_deleted?: "true" | "false" }, updatedAt: AnyPgColumn, carried?: Carried) {
   const since = q.updated_since;
+  const watermark = carried
+    ? sql<string>`least('epoch'::timestamptz + ${carried.watermark}::bigint * interval '1 millisecond', ${syncWatermarkSql})`
+    : syncWatermarkSql;
+  const where = since === undefined ? undefined : sql`${updatedAt} >= ${since}::timestamptz and ${updatedAt} < ${watermark}`;
   return {
     sync: since !== undefined,
     includeDeleted: q.include_deleted === "true",
-    where: since === undefined ? undefined : sql`${updatedAt} >= ${since}::timestamptz and ${updatedAt} < ${syncWatermarkSql}`,
+    where,
     /** Never before `updated_since` itself: a sync never goes backwards. */
     nextSince:
       since === undefined
         ? sql<string | null>`null`
-        : sql<
-            string | null
-          >`to_char(greatest(${since}::timestamptz, ${syncWatermarkSql}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+        : sql<string | null>`to_char(greatest(${since}::timestamptz, ${watermark}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+    /**
+     * The exact total of a sync with no other filter, from `counter` (the rows `base` selects): the range is
+     * counted row by row when it holds fewer than SYNC_COUNT_PROBE rows (an incremental sync); otherwise it is
+     * the counter minus the rows changed before `updated_since` and those at or after the watermark, when each
+     * is fewer than SYNC_COUNT_PROBE (a first full sync: none changed before it; the rows past the watermark
+     * are the last seconds' changes). Only a sync starting in the middle of a long history (or right after a
+     * bulk change) counts its range row by row, once per pass.
+     */
+    countedTotal(table: PgTable, base: SQL | undefined, counter: SQL<number>) {
+      // Each probe reads at most SYNC_COUNT_PROBE rows in (updated_at) order, so PostgreSQL reads them from
+      // the (company_id, updated_at, id) index whatever it guesses of the watermark (known only when run).
+      const probe = (where: SQL) =>
+        sql`(select count(*) from (select 1 from ${table} where ${and(base, where)} order by ${updatedAt} limit ${SYNC_COUNT_PROBE}) as probe)`;
+      const range = probe(where!);
+      const before = probe(sql`${updatedAt} < ${since}::timestamptz`);
+      const after = probe(sql`${updatedAt} >= ${watermark}`);
+      // CASE and COALESCE evaluate only the branch they reach: the probes after the first run only when it is full.
+      return sql<number>`(select case when d.n < ${SYNC_COUNT_PROBE} then d.n else coalesce(
+          (select ${counter} - b.n - a.n from ${before} as b(n), ${after} as a(n) where b.n < ${SYNC_COUNT_PROBE} and a.n < ${SYNC_COUNT_PROBE}),
+          (select count(*) from ${table} where ${and(base, where)})) end
+        from ${range} as d(n))`.mapWith(Number);
+    },
   };
 }

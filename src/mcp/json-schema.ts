@@ -23,8 +23,8 @@ const SCHEMA_LISTS = new Set(["anyOf", "allOf", "oneOf", "prefixItems"]);
 /**
  * An OpenAPI 3.1 schema of the document as a self-contained JSON Schema for MCP clients: every
  * `#/components/schemas/…` reference inlined (clients differ in how they resolve references, and a
- * tool's schema travels without the document), and OpenAPI's `example` written as JSON Schema's
- * `examples`. Everything else is JSON Schema already (OpenAPI 3.1 uses draft 2020-12), and uses only
+ * tool's schema travels without the document), OpenAPI's `example` written as JSON Schema's
+ * `examples`, and OpenAPI's `discriminator` (a hint for code generators; the `oneOf` says the same) left out. Everything else is JSON Schema already (OpenAPI 3.1 uses draft 2020-12), and uses only
  * keywords that draft-07 validators read the same way. A recursive schema is an error: none exists,
  * and inlining one would not end.
  */
@@ -40,6 +40,8 @@ export function toJsonSchema(schema: unknown, components: Record<string, unknown
       Object.assign(out, { ...toJsonSchema(components[name], components, [...seen, name]), ...out });
     } else if (keyword === "example") {
       out.examples ??= [value];
+    } else if (keyword === "discriminator") {
+      // OpenAPI only: JSON Schema validators in strict mode refuse it.
     } else if (SCHEMA_MAPS.has(keyword)) {
       out[keyword] = Object.fromEntries(
         Object.entries(value as Record<string, unknown>).map(([name, s]) => [name, toJsonSchema(s, components, seen)]),

@@ -252,3 +252,12 @@ export async function inSessionTransaction<T>(
     defer(session.end());
   }
 }
+
+/** Whether a statement failed on this unique index (SQLSTATE 23505), however the driver wrapped the error. */
+export function isUniqueViolation(error: unknown, index: string): boolean {
+  type Failure = { code?: unknown; constraint?: unknown; cause?: unknown };
+  for (let e = error as Failure | undefined, depth = 0; e && depth < 5; e = e.cause as Failure | undefined, depth++) {
+    if (e.code === "23505") return e.constraint === index;
+  }
+  return false;
+}

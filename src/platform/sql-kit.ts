@@ -1,4 +1,4 @@
-import { getTableColumns, is, SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { getTableColumns, getTableName, is, SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { SelectResultFields } from "drizzle-orm/query-builders/select.types";
 import type { Db } from "./db";
@@ -66,3 +66,27 @@ export function tableRows<T extends PgTable>(table: T, where: SQL | undefined, o
 
 /** The rows of a raw statement's result (`db.execute`): both Neon drivers answer `{ rows }`, bigint columns as text. */
 export const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
+
+/**
+ * A whole row of `table` as one json column of a larger query, read from `alias` (a CTE or a joined
+ * table's name) and decoded to the object `db.select().from(table)` returns; null when the row is absent
+ * (a left join that found nothing). Numerics and timestamps travel as text, as in `jsonRows`.
+ */
+export function rowOf<T extends PgTable>(table: T, alias: string): SQL<T["$inferSelect"] | null> {
+  const columns = Object.entries(getTableColumns(table) as Record<string, PgColumn>);
+  const ref = (column: PgColumn) => sql`${sql.identifier(alias)}.${sql.identifier(column.name)}`;
+  const values = columns.map(([, column]) => (AS_TEXT.test(column.getSQLType()) ? sql`${ref(column)}::text` : ref(column)));
+  const id = columns.find(([, column]) => column.primary)?.[1] ?? columns[0][1];
+  return sql`case when ${ref(id)} is null then null else json_build_array(${sql.join(values, sql`, `)}) end`.mapWith(
+    (row: unknown[] | null) =>
+      row === null
+        ? null
+        : Object.fromEntries(columns.map(([key, column], i) => [key, row[i] === null ? null : column.mapFromDriverValue(row[i])])),
+  ) as SQL<T["$inferSelect"] | null>;
+}
+
+/** The next value of a table's identity `id` (for rows whose ids a statement assigns before it inserts them). */
+export const nextId = (table: PgTable) => sql`nextval(pg_get_serial_sequence(${getTableName(table)}, 'id'))::int`;
+
+/** A JSON parameter, as jsonb. */
+export const jsonParam = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;

@@ -9,7 +9,7 @@ import { createMemoryLimiter } from "./memory";
  * Request handling (http/auth.ts) calls `createLimiter` and knows nothing else of it.
  */
 export { CIRCUIT_OPEN_AFTER, CIRCUIT_RETRY_MS } from "./circuit";
-export { LIMITER_TIMEOUT_MS, type Limiter, type LimitResult, RATE_LIMIT, RATE_WINDOW_SECONDS } from "./interface";
+export { BATCH_ITEMS_LIMIT, LIMITER_TIMEOUT_MS, type Limiter, type LimitResult, RATE_LIMIT, RATE_WINDOW_SECONDS } from "./interface";
 export { RESERVE_MAX } from "./reservations";
 
 let memoryLimiter: Limiter | undefined;
@@ -32,6 +32,7 @@ function onFirstUse(url: string, token: string): Limiter {
   return {
     refused: (key) => limiter?.refused(key),
     limit: async (key, defer, logger) => (limiter ?? (await load())).limit(key, defer, logger),
+    limitItems: async (key, n, defer, logger) => (limiter ?? (await load())).limitItems(key, n, defer, logger),
   };
 }
 

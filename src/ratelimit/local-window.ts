@@ -7,6 +7,9 @@ import { type LimitResult, LOCAL_KEYS_MAX, RATE_LIMIT, WINDOW_MS, windowEnd } fr
  * burst is held even while Redis answers late: one isolate serves at most RATE_LIMIT per window.
  */
 export class LocalWindow {
+  /** What one key may use per window (RATE_LIMIT requests, or the batch items' limit). */
+  constructor(private readonly max = RATE_LIMIT) {}
+
   private readonly counts = new Map<string, { window: number; current: number; previous: number }>();
 
   /** The key's counts for the fixed window holding `now` (zeros for an unknown key). */
@@ -30,18 +33,24 @@ export class LocalWindow {
     this.counts.set(key, e);
   }
 
-  /** A refusal when this isolate alone already let RATE_LIMIT requests of the key through. */
-  refused(key: string, now: number): LimitResult | undefined {
-    if (this.used(key, now) < RATE_LIMIT) return undefined;
-    return { allowed: false, limit: RATE_LIMIT, remaining: 0, reset: windowEnd(now), failedOpen: false };
+  /** A refusal when this isolate alone already let the key's limit through (or `n` more would pass it). */
+  refused(key: string, now: number, n = 1): LimitResult | undefined {
+    if (this.used(key, now) + n <= this.max) return undefined;
+    return {
+      allowed: false,
+      limit: this.max,
+      remaining: Math.max(0, this.max - this.used(key, now)),
+      reset: windowEnd(now),
+      failedOpen: false,
+    };
   }
 
   /** The answer for a request served on this count (counted at `counted`). */
   served(key: string, counted: number, failedOpen: boolean): LimitResult {
     return {
       allowed: true,
-      limit: RATE_LIMIT,
-      remaining: Math.max(0, RATE_LIMIT - this.used(key, Date.now())),
+      limit: this.max,
+      remaining: Math.max(0, this.max - this.used(key, Date.now())),
       reset: windowEnd(counted),
       failedOpen,
     };

@@ -1,4 +1,4 @@
-import type { Limiter } from "./interface";
+import { BATCH_ITEMS_LIMIT, type Limiter } from "./interface";
 import { LocalWindow } from "./local-window";
 
 /**
@@ -8,6 +8,7 @@ import { LocalWindow } from "./local-window";
  */
 export function createMemoryLimiter(notConfigured?: string): Limiter {
   const local = new LocalWindow();
+  const items = new LocalWindow(BATCH_ITEMS_LIMIT);
   let missingLogged = false;
   return {
     refused: (key) => local.refused(key, Date.now()),
@@ -21,6 +22,13 @@ export function createMemoryLimiter(notConfigured?: string): Limiter {
         logger.warn("rate limiter not configured; requests limited per isolate", { reason: notConfigured });
       }
       return local.served(key, now, notConfigured !== undefined);
+    },
+    async limitItems(key, n) {
+      const now = Date.now();
+      const refused = items.refused(key, now, n);
+      if (refused) return refused;
+      items.add(key, now, n);
+      return items.served(key, now, notConfigured !== undefined);
     },
   };
 }

@@ -158,11 +158,16 @@ describe("webhook events: written with the change", () => {
     await company.patch(`/clients/${first.body.client.id}`, { phone: "1" }, on(fast));
     const events = await webhookEvents(company.companyId);
     expect(events.map((e) => e.type)).toEqual(["client.created", "client.updated"]);
-    // Only client.updated is subscribed: client.created has no delivery (and so no payload is stored for it).
+    // Only client.updated is subscribed: client.created has no delivery, yet its payload is stored (the events feed shows it).
     const [delivered] = await waitReceived(p, 1);
     expect(delivered.json.type).toBe("client.updated");
     expect((await webhookDeliveries(endpoint.id)).map((d) => d.type)).toEqual(["client.updated"]);
-    expect(events[0].payload).toBeNull();
+    const [created] = await waitFor(
+      "client.created's payload, filled after its commit",
+      () => webhookEvents(company.companyId),
+      (es) => es[0]?.payload !== null,
+    );
+    expect(created.payload).toMatchObject({ id: created.event_id, type: "client.created", data: { object: first.body.client } });
   });
 });
 

@@ -31,14 +31,24 @@ export interface ResourceEvents {
   previousAttributes?: Readonly<Record<string, () => Promise<z.ZodType>>>;
 }
 
-/** Every event type: the resource its `data.object` is, and what it means; in the declarations' order. */
-export type EventCatalog = Readonly<Record<string, { resource: string; description: string }>>;
+/**
+ * Every event type: the resource its `data.object` is, what it means, and its resource's object schema
+ * and renderer; in the declarations' order.
+ */
+export type EventCatalog = Readonly<
+  Record<string, { resource: string; description: string; schema: ResourceEvents["schema"]; render: WebhookRenderer }>
+>;
 
 export function eventCatalog(declarations: readonly ResourceEvents[]): EventCatalog {
   return Object.fromEntries(
-    declarations.flatMap(({ resource, types }) => Object.entries(types).map(([type, description]) => [type, { resource, description }])),
+    declarations.flatMap(({ resource, types, schema, render }) =>
+      Object.entries(types).map(([type, description]) => [type, { resource, description, schema, render }]),
+    ),
   );
 }
+
+/** The OpenAPI component of an event type's payload (`order.status_changed` → `OrderStatusChangedEvent`), in `webhooks` and the events feed. */
+export const eventComponent = (type: string) => `${type.replace(/(^|[._])([a-z])/g, (_, __, ch: string) => ch.toUpperCase())}Event`;
 
 /** Subscribes an endpoint to every event type, including types added later. */
 export const ALL_EVENTS = "*";

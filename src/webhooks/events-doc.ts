@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { type Router, timestamp } from "../http/openapi";
-import type { ResourceEvents } from "./events-catalog";
+import { eventComponent, type ResourceEvents } from "./events-catalog";
 
 /*
  * The OpenAPI 3.1 `webhooks` section: one operation per event type of the resources' declarations, the
@@ -30,7 +30,10 @@ const signatureHeaders = z.object({
 const pascal = (type: string) => type.replace(/(^|[._])([a-z])/g, (_, __, ch: string) => ch.toUpperCase());
 
 function eventSchema(type: string, events: ResourceEvents, object: z.ZodType, previous: z.ZodType | undefined) {
-  const objectMember = object.openapi({ description: `The ${events.resource.replace("_", " ")} as ${events.returnedBy} return it` });
+  // Null only for a payload rendered after its resource was gone (delivery or the events feed rendering a lost one).
+  const objectMember = z.union([object, z.null()]).openapi({
+    description: `The ${events.resource.replace("_", " ")} as ${events.returnedBy} return it (null if it no longer exists)`,
+  });
   return z
     .object({
       id: z.string().openapi({ description: "The event id, also sent as `webhook-id`", example: "evt_5f2b8c1e9a4d4f0bb0e7c3d2a1f6e9b8" }),
@@ -45,7 +48,7 @@ function eventSchema(type: string, events: ResourceEvents, object: z.ZodType, pr
           })
         : z.object({ object: objectMember }),
     })
-    .openapi(`${pascal(type)}Event`);
+    .openapi(eventComponent(type));
 }
 
 /** Adds every event type the resources declare to the document's `webhooks`, in their order. */

@@ -68,7 +68,7 @@ export function webhookEventCte(db: Db, row: WebhookEventRow, from: SQL, suffix 
  * from the object's JSON text (jsonb keeps its numbers exact) and the row's previous attributes (only an
  * event that has them carries the member). For `update webhook_events … where id = …`.
  */
-const payloadSql = (objectJson: string | null) =>
+const payloadSql = (objectJson: SQL | string | null) =>
   sql`jsonb_build_object('id', event_id, 'type', type,
       'created_at', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
       'data', jsonb_build_object('object', ${objectJson}::jsonb)
@@ -90,35 +90,47 @@ export async function fillPayload(db: Db, eventId: number, objectJson: string | 
   return row.payload;
 }
 
+/** Sets the payloads of many events in one statement, each unless it has one (a change of many rows, the cron's renders). */
+export async function fillPayloads(db: Db, objects: { event: number; object: string | null }[]): Promise<void> {
+  if (!objects.length) return;
+  await db.execute(sql`
+    update ${webhookEvents} set payload = ${payloadSql(sql`o.object`)}
+    from jsonb_to_recordset(${JSON.stringify(objects)}::jsonb) as o(event bigint, object text)
+    where ${webhookEvents.id} = o.event and ${webhookEvents.payload} is null`);
+}
+
 /** The parts of a request's context the after-commit step uses. */
 export interface PublishContext {
   env: Bindings;
   var: { db: Db; defer: (task: Promise<unknown>) => void; logger: Logger };
 }
 
-/** The object's JSON text, made after the response: from the response's own body, or rendered from the current rows. */
-export type WebhookObject = () => string | undefined | Promise<string | undefined>;
+/** An event's object JSON text, made after the response: from the response's own body, or rendered from the current rows. */
+export type WebhookObject = (event: WrittenEvent) => string | undefined | Promise<string | undefined>;
 
 /**
- * After the commit that wrote the event: fills its payload with the object (when the change gives one)
- * and hands its deliveries to the queue, after the response (waitUntil). Nothing to do when no endpoint
- * subscribed. If this step is lost, or there is no object, delivery renders the payload from the
- * current state and the cron pass sends the deliveries.
+ * After the commit that wrote the events: fills every event's payload with its object (when the change
+ * gives one), all in one statement, whether or not an endpoint subscribed (the events feed shows every
+ * event), then hands the deliveries to the queue, after the response (waitUntil). If this step is lost,
+ * or there is no object, the cron pass (and the feed, and delivery) renders the payload from the current
+ * state, and the cron pass sends the deliveries.
  */
-export function publishWebhookEvent(c: PublishContext, written: WrittenEvent, object?: WebhookObject): void {
-  if (!written.deliveries.length) return;
+export function publishWebhookEvents(c: PublishContext, written: WrittenEvent[], object?: WebhookObject): void {
+  if (!written.length) return;
   const { db, defer, logger } = c.var;
+  const deliveries = written.flatMap((e) => e.deliveries);
   defer(
     (async () => {
       if (object) {
         try {
-          await fillPayload(db, written.event, (await object()) ?? null);
+          const objects = await Promise.all(written.map(async (e) => ({ event: e.event, object: (await object(e)) ?? null })));
+          await fillPayloads(db, objects);
         } catch (error) {
-          // Delivery renders it from the current state instead.
-          logger.warn("webhook payload not filled after commit", { event: written.event, error });
+          // The cron pass (or delivery, or the feed) renders them from the current state instead.
+          logger.warn("webhook payloads not filled after commit", { events: written.map((e) => e.event), error });
         }
       }
-      await enqueueWebhookDeliveries(c.env, written.deliveries);
+      if (deliveries.length) await enqueueWebhookDeliveries(c.env, deliveries);
     })(),
   );
 }

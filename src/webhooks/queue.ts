@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import pLimit from "p-limit";
 import { workerConfig } from "../platform/config";
 import { createDb, type Db } from "../platform/db";
@@ -9,6 +9,7 @@ import { rowsOf } from "../platform/sql-kit";
 import { type DeliveryContext, deliver, renderPayload } from "./deliver";
 import { enqueueWebhookDeliveries } from "./enqueue";
 import type { WebhookRenderers } from "./events-catalog";
+import { renderLostPayloads, WEBHOOK_RETENTION_DAYS } from "./feed";
 
 /** The webhook queues' names start with this (wrangler.toml); the dead-letter queue's end in `-dlq`. */
 export const WEBHOOK_QUEUE_PREFIX = "crm-webhooks";
@@ -134,31 +135,40 @@ export async function resumeEndpointDeliveries(db: Db, env: Bindings, endpointId
   );
 }
 
-/** Finished deliveries and their events are kept this long (the delivery log's reach), then dropped by the cron pass. */
-export const WEBHOOK_RETENTION_DAYS = 30;
-/** Rows dropped per table per cron pass, so one pass stays short; a backlog goes in later passes. */
+export { WEBHOOK_RETENTION_DAYS };
+
+/** Rows dropped per statement, so each stays short; a pass runs up to PURGE_ROUNDS of them per table. */
 const PURGE_LIMIT = 5000;
+const PURGE_ROUNDS = 10;
 
 /**
  * Drops deliveries finished more than the retention ago, then events that old with no delivery left
- * (pending deliveries and their events stay however old). Oldest first, in the primary key's order.
+ * (pending deliveries and their events stay however old). Oldest first, in the primary key's order; a
+ * backlog beyond PURGE_ROUNDS × PURGE_LIMIT per table goes in later passes.
  */
 export async function purgeOldWebhookRows(db: Db): Promise<{ deliveries: number; events: number }> {
   const age = sql`now() - make_interval(days => ${WEBHOOK_RETENTION_DAYS})`;
-  const deliveries = rowsOf<{ id: string }>(
-    await db.execute(sql`
-      delete from webhook_deliveries where id in (
-        select id from webhook_deliveries where status <> 'pending' and updated_at < ${age} order by id limit ${PURGE_LIMIT})
-      returning id`),
-  );
-  const events = rowsOf<{ id: string }>(
-    await db.execute(sql`
-      delete from webhook_events e where e.id in (
-        select id from webhook_events where created_at < ${age} order by id limit ${PURGE_LIMIT})
-        and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)
-      returning id`),
-  );
-  return { deliveries: deliveries.length, events: events.length };
+  const rounds = async (statement: SQL) => {
+    let total = 0;
+    for (let round = 0; round < PURGE_ROUNDS; round++) {
+      const n = rowsOf<{ id: string }>(await db.execute(statement)).length;
+      total += n;
+      if (n < PURGE_LIMIT) break;
+    }
+    return total;
+  };
+  const deliveries = await rounds(sql`
+    delete from webhook_deliveries where id in (
+      select id from webhook_deliveries where status <> 'pending' and updated_at < ${age} order by id limit ${PURGE_LIMIT})
+    returning id`);
+  // Oldest first through the created_at index; events kept for a pending delivery are skipped over.
+  const events = await rounds(sql`
+    delete from webhook_events e where e.id in (
+      select o.id from webhook_events o where o.created_at < ${age}
+        and not exists (select 1 from webhook_deliveries d where d.event_id = o.id)
+      order by o.created_at limit ${PURGE_LIMIT})
+    returning id`);
+  return { deliveries, events };
 }
 
 /**
@@ -191,6 +201,8 @@ export async function handleWebhookCron(env: Bindings, renderers: WebhookRendere
   }
   const ids = rows.map((r) => Number(r.id)).sort((a, b) => a - b);
   await enqueueWebhookDeliveries(env, ids);
+  // Every other event whose after-commit step was lost gets its payload too (the events feed shows them all).
+  rendered += await renderLostPayloads(db, (resourceType) => renderers[resourceType]);
   const purged = await purgeOldWebhookRows(db);
   logger.info("webhook cron pass", { reenqueued: ids.length, payloads_rendered: rendered, purged });
 }

@@ -105,6 +105,48 @@ async function rps(urls: string[], headers: Record<string, string>[], concurrenc
   return { rps: result.rps, cpuNs, requests };
 }
 
+/** Rounds of the batch-against-singles comparison, alternating the two. */
+const BATCH_ROUNDS = 5;
+const BATCH_SIZE = 100;
+
+/**
+ * 100 clients created by 100 POST /clients one after another, against the same 100 in one POST
+ * /clients/batch, in alternating rounds (a token of its own per round: 100 requests a minute per key
+ * stay far from the limit): the medians of the two, and their ratio.
+ */
+async function timeBatchVsSingles(ctx: { db: Parameters<typeof createToken>[0]; companyId: number; api: string }) {
+  const send = async (token: string, path: string, body: unknown) => {
+    const res = await fetch(`${ctx.api}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text.slice(0, 200)}`);
+    return text;
+  };
+  const singles: number[] = [];
+  const batches: number[] = [];
+  for (let round = 0; round <= BATCH_ROUNDS; round++) {
+    const { token } = await createToken(ctx.db, { companyId: ctx.companyId });
+    await send(token, "/clients", { company_name: "Warm-up" }); // the token checked, the isolate warm
+    let started = performance.now();
+    for (let i = 0; i < BATCH_SIZE; i++) await send(token, "/clients", { company_name: `Single ${round}.${i}` });
+    const single = performance.now() - started;
+    const items = Array.from({ length: BATCH_SIZE }, (_, i) => ({ method: "create", data: { company_name: `Batched ${round}.${i}` } }));
+    started = performance.now();
+    const answer = JSON.parse(await send(token, "/clients/batch", { items })) as { data: { status: number }[] };
+    const batched = performance.now() - started;
+    if (answer.data.some((i) => i.status !== 200)) throw new Error("batch vs singles: an item was not written");
+    // The first round warms both paths.
+    if (round > 0) {
+      singles.push(single);
+      batches.push(batched);
+    }
+  }
+  return { singles: median(singles), batch: median(batches) };
+}
+
 async function measure(delays: { db: number; redis: number }, withThroughput: boolean) {
   const dir = path.join(tmp, `stack-${delays.db}`);
   const company = await benchCompany(dir, delays);
@@ -151,6 +193,7 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
       }
       results[scenario.name] = median(times);
     }
+    const batchVsSingles = !only || only.some((part) => "batch vs singles".includes(part)) ? await timeBatchVsSingles(ctx) : undefined;
 
     const throughput: Throughput[] = [];
     let cpu: string[] = [];
@@ -238,7 +281,7 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
       });
       cpu = [...coldPathLines(cold), ...replayLines(warm, REPLAY_ROUNDS, REPLAY_REQUESTS)];
     }
-    return { results, throughput, cpu };
+    return { results, throughput, cpu, batchVsSingles };
   } finally {
     for (const dispose of disposers) await dispose();
     for (const w of workers) await w.dispose();
@@ -267,6 +310,17 @@ try {
         (added / rtt).toFixed(1).padStart(14),
         scenario.goal === undefined ? "" : `≤ ${scenario.goal}`,
       ].join("  "),
+    );
+  }
+  for (const [label, run] of [
+    ["no delay", base],
+    ["delayed", slow],
+  ] as const) {
+    const b = run.batchVsSingles;
+    if (!b) continue;
+    console.log(
+      `${BATCH_SIZE} client creates, ${label} (medians of ${BATCH_ROUNDS} alternating rounds): ${BATCH_SIZE} × POST /clients ` +
+        `${b.singles.toFixed(0)} ms, one POST /clients/batch ${b.batch.toFixed(1)} ms: ${(b.singles / b.batch).toFixed(1)}× faster (goal ≥ 20×)`,
     );
   }
   const labels: Record<ThroughputWorker, string> = {

@@ -17,12 +17,28 @@ const PRODUCT = `{Heavy Cotton Tee,Softstyle Tee,Pullover Hoodie,Crewneck Sweats
 const COLOR = `{Navy,Black,White,Sport Grey,Red,Royal,Forest Green,Maroon,Charcoal,Sand}`;
 const DECORATION = `{Screen print 1 color front,Screen print 2 colors front and back,Embroidery left chest,DTG full front,Heat transfer sleeve,Vinyl names and numbers}`;
 
-/** Terms the benchmark searches for, with how often the seed uses them. */
+/** Terms the benchmark searches for, with how often the seed uses them (share of live clients). */
 export const SEED_TERMS = {
-  /** In ~1.7 % of client names (one of 60 last names). */
+  /** One character in 99 % of clients. */
+  oneChar: "a",
+  /** Two characters in 41 %. */
+  twoChars: "ma",
+  /** Two characters in none. */
+  twoCharsNone: "zq",
+  /** A two-letter last name among the 60, in ~3 %. */
+  surname: "wu",
+  /** A two-letter last name on 1 client of every 9,973. */
+  rareSurname: "xu",
+  /** In ~3.3 % (one of 60 last names, in the company name and the contact). */
   commonClient: "smith",
+  /** In exactly 300 clients of every company, whatever its size. */
+  sameCountClient: "kestrel",
   /** In 1 client of every 10,007. */
   rareClient: "quasar",
+  /** A phone fragment: 1 client of every 10,000. */
+  phone: "555-0142",
+  /** In no client, though its 3-grams are common (Mary, Martinez, Garcia …). */
+  noClient: "maria",
   /** In ~10 % of catalog titles and ~20 % of invoice lines (a line's number is mostly odd, which favours it). */
   commonProduct: "sweatshirt",
   /** In 1 catalog title of every 997 and about 1 invoice line of every 2,000. */
@@ -56,8 +72,10 @@ export async function seedCompany(client: pg.ClientBase, name: string, n: number
     "clients",
     `insert into clients (company_id, company_name, first_name, last_name, email, phone, created_at, updated_at, deleted_at)
      select $1,
-       case when i % 10007 = 0 then 'Quasar Zephyr ' || i else btrim(${pick(LAST, "i * 7")} || ' ' || ${pick(TRADE, "i / 3")} || ' ' || ${pick(SUFFIX, "i / 11")}) end,
-       ${pick(FIRST, "i * 13")}, ${pick(LAST, "i * 31 + 5")},
+       case when i % 10007 = 0 then 'Quasar Zephyr ' || i
+         when i % greatest($2::int / 300, 1) = 0 and i / greatest($2::int / 300, 1) <= 300 then 'Kestrel Outfitters ' || i
+         else btrim(${pick(LAST, "i * 7")} || ' ' || ${pick(TRADE, "i / 3")} || ' ' || ${pick(SUFFIX, "i / 11")}) end,
+       ${pick(FIRST, "i * 13")}, case when i % 9973 = 0 then 'Xu' else ${pick(LAST, "i * 31 + 5")} end,
        lower(${pick(FIRST, "i * 13")} || '.' || ${pick(LAST, "i * 31 + 5")} || i || '@' || ${pick(DOMAIN, "i")}),
        '(' || (200 + i % 800) || ') 555-' || lpad((i % 10000)::text, 4, '0'),
        ${at("i")}, ${at("i")}, ${deletedAt("i", at("i"))}

@@ -94,6 +94,23 @@ async function idleKeys({ ids, db, companyId, api, requests }: BenchContext): Pr
   return async () => tokens.shift()!;
 }
 
+/** A batch answer's check: every one of `n` items written (200 or 201). */
+const batchAllWritten = (n: number) => (body: string) => {
+  const { data } = JSON.parse(body) as { data: { status: number }[] };
+  if (data.length !== n || data.some((i) => i.status !== 200 && i.status !== 201)) throw new Error(`batch: ${body.slice(0, 300)}`);
+};
+
+/** One PUT before the measurement, so the measured ones update what it created. */
+async function putOnce(api: string, db: Db, companyId: number, path: string, body: unknown) {
+  const { token } = await createToken(db, { companyId });
+  const res = await fetch(`${api}${path}`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+}
+
 const thread = (n: number) => ({
   account_email: "orders@shop.example",
   subject: "Re: spring restock",
@@ -166,6 +183,93 @@ export const benchScenarios: BenchScenario[] = [
     goal: 2,
     prepare: async ({ ids }) => ({ method: "POST", path: "/orders", body: { title: "Bench order", client_id: ids.northside } }),
   },
+  {
+    name: "POST /orders (12 lines, a payment, an artwork)",
+    goal: 2,
+    prepare: async ({ ids }) => ({
+      method: "POST",
+      path: "/orders",
+      body: {
+        title: "Whole order in bench",
+        client_id: ids.northside,
+        items: ["S", "M", "L", "XL"].flatMap((size) =>
+          ["Navy", "White", "Heather"].map((color) => ({ title: `Tee ${color} ${size}`, unit_price: "12.50", sizes: { [size]: 6 } })),
+        ),
+        payments: [{ amount: "100.00", paid_date: "2026-11-01", method: "card" }],
+        artworks: [{ print_method: "screen_print", placements: ["front"], colors: ["Navy"] }],
+      },
+    }),
+  },
+  {
+    name: "POST /clients/batch (100 creates)",
+    goal: 3,
+    prepare: async () => ({
+      method: "POST",
+      path: "/clients/batch",
+      body: { items: Array.from({ length: 100 }, (_, i) => ({ method: "create", data: { company_name: `Batch client ${i}` } })) },
+      check: batchAllWritten(100),
+    }),
+  },
+  {
+    name: "POST /orders/batch (100 creates, 2 lines each)",
+    goal: 3,
+    prepare: async ({ ids }) => ({
+      method: "POST",
+      path: "/orders/batch",
+      body: {
+        items: Array.from({ length: 100 }, (_, i) => ({
+          method: "create",
+          data: {
+            title: `Batch order ${i}`,
+            client_id: ids.northside,
+            items: [
+              { title: "Tee", unit_price: "9.50", quantity: 24 },
+              { title: "Setup", unit_price: "25.00" },
+            ],
+          },
+        })),
+      },
+      check: batchAllWritten(100),
+    }),
+  },
+  {
+    name: "PUT /clients/by-external-id (update)",
+    goal: 2,
+    prepare: async ({ api, db, companyId }) => {
+      await putOnce(api, db, companyId, "/clients/by-external-id/bench-client", { company_name: "Upserted in bench" });
+      return { method: "PUT", path: "/clients/by-external-id/bench-client", body: { company_name: "Upserted in bench" } };
+    },
+  },
+  {
+    name: "PUT /orders/by-external-id (create, 2 lines)",
+    goal: 2,
+    prepare: async ({ ids }) => {
+      let n = 0;
+      return {
+        method: "PUT",
+        path: async () => `/orders/by-external-id/bench-order-${Date.now()}-${n++}`,
+        body: {
+          title: "Upserted order",
+          client_id: ids.northside,
+          items: [
+            { title: "Tee", unit_price: "9.50", quantity: 24 },
+            { title: "Setup", unit_price: "25" },
+          ],
+        },
+        status: 201,
+      };
+    },
+  },
+  {
+    name: "PUT /orders/by-external-id (update, 2 lines replaced)",
+    goal: 2,
+    prepare: async ({ api, db, companyId, ids }) => {
+      const body = { title: "Upserted order", client_id: ids.northside, items: [{ title: "Tee", unit_price: "9.50", quantity: 24 }] };
+      await putOnce(api, db, companyId, "/orders/by-external-id/bench-order", body);
+      return { method: "PUT", path: "/orders/by-external-id/bench-order", body };
+    },
+  },
+  { name: "GET /events (page of 25)", goal: 1, prepare: async () => ({ path: "/events" }) },
   {
     name: "PATCH /orders/{id} (project + invoice)",
     goal: 2,

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { expect } from "vitest";
-import { type ApiResponse, call, sql, type TestCompany } from "./api";
+import { type ApiResponse, call, sql, type TestCompany, waitFor } from "./api";
 import { newClient, newOrder } from "./orders";
 import { LOCAL_RECEIVER, recordDelivery } from "./webhooks";
 
@@ -25,7 +25,10 @@ export async function tokenOperations(): Promise<Operation[]> {
     .filter(({ op }) => op.security?.length !== 0);
 }
 
-/** Every row of every table that has a company_id, for this company (tokens aside: last_used_at moves). */
+/**
+ * Every row of every table that has a company_id, for this company (tokens aside: last_used_at moves;
+ * events without their payload, which every change fills after its commit, once).
+ */
 export async function companyRows(companyId: number) {
   const tables = await sql<{ table_name: string }>(
     `select table_name from information_schema.columns
@@ -34,7 +37,10 @@ export async function companyRows(companyId: number) {
   const out: Record<string, unknown[]> = {};
   for (const { table_name } of tables) {
     out[table_name] = (
-      await sql<{ row: unknown }>(`select to_jsonb(t) as row from "${table_name}" t where company_id = $1 order by 1::text`, [companyId])
+      await sql<{ row: unknown }>(
+        `select to_jsonb(t) ${table_name === "webhook_events" ? "- 'payload'" : ""} as row from "${table_name}" t where company_id = $1 order by 1::text`,
+        [companyId],
+      )
     )
       .map((r) => r.row)
       .sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)));
@@ -56,8 +62,8 @@ export async function populated(co: TestCompany) {
   const marker = `m${randomUUID().slice(0, 8)}`;
   // GET /me shows the company's name.
   await sql("update companies set name = $2 where id = $1", [co.companyId, `Company ${marker}`]);
-  const clientId = await newClient(co, { company_name: `Client ${marker}` });
-  const { project } = await newOrder(co, { client_id: clientId, title: `Order ${marker}` });
+  const clientId = await newClient(co, { company_name: `Client ${marker}`, external_id: `client-${marker}` });
+  const { project } = await newOrder(co, { client_id: clientId, title: `Order ${marker}`, external_id: `order-${marker}` });
   // A status no order has (so it can be deleted), and a tax the order's invoice has (deleted after the order).
   const status = await co.post("/statuses", { name: `Status ${marker}`, color: "#1E88E5" });
   const tax = await co.post("/taxes", { name: `Tax ${marker}`, rate: "8.875" });
@@ -84,6 +90,15 @@ export async function populated(co: TestCompany) {
   ]);
   const endpointId: number = endpoint.body.webhook_endpoint.id;
   const { deliveryId } = await recordDelivery(co, endpointId, { status: "failed" });
+  // Every event's payload is filled after its change's commit: the feed shows them, with the marker.
+  await waitFor(
+    "the fixture's event payloads",
+    () => sql("select 1 from webhook_events where company_id = $1 and payload is null", [co.companyId]),
+    (rows) => rows.length === 0,
+  );
+  const [event] = await sql<{ event_id: string }>("select event_id from webhook_events where company_id = $1 order by id limit 1", [
+    co.companyId,
+  ]);
   const params: Record<string, string | number> = {
     item_id: item.body.item.id,
     payment_id: payment.body.payment.id,
@@ -92,14 +107,16 @@ export async function populated(co: TestCompany) {
     source: "invoice_item",
     legacyThreadId,
   };
-  // `{id}` is the resource of the path's first segment.
-  const ids: Record<string, number> = {
+  // `{id}` and `{external_id}` are of the resource of the path's first segment.
+  const ids: Record<string, number | string> = {
     clients: clientId,
     orders: project.id,
     "webhook-endpoints": endpointId,
     statuses: status.body.status.id,
     taxes: tax.body.tax.id,
+    events: event.event_id,
   };
+  const externalIds: Record<string, string> = { clients: `client-${marker}`, orders: `order-${marker}` };
   const bodies: Record<string, unknown> = {
     createClient: { company_name: "Another Co" },
     updateClient: { company_name: "Renamed Co" },
@@ -114,6 +131,10 @@ export async function populated(co: TestCompany) {
     putEmailThread: { account_email: "orders@shop.example", messages: [], subject: "Another subject" },
     createWebhookEndpoint: { url: LOCAL_RECEIVER, events: ["client.deleted"] },
     updateWebhookEndpoint: { description: "Renamed endpoint" },
+    upsertClient: { company_name: `Client ${marker} upserted` },
+    upsertOrder: { title: `Order ${marker} upserted`, client_id: clientId },
+    batchClients: { items: [{ method: "create", data: { company_name: "Batch Co" } }] },
+    batchOrders: { items: [{ method: "create", data: { title: "Batch order", client_id: clientId } }] },
     createStatus: { name: "Another status" },
     updateStatus: { name: "Renamed status", position: 0 },
     createTax: { name: "Another tax", rate: "5" },
@@ -134,9 +155,25 @@ export async function populated(co: TestCompany) {
   };
   const url = ({ path, op }: Operation, id: Pick) =>
     path.replace(/\{([^}]+)\}/g, (_, name: string) => String(id(name))) + (queries[op.operationId]?.(id) ?? "");
-  const concrete = (operation: Operation) => url(operation, (name) => (name === "id" ? ids[operation.path.split("/")[1]] : params[name]));
+  const resource = (operation: Operation) => operation.path.split("/")[1];
+  const concrete = (operation: Operation) =>
+    url(operation, (name) =>
+      name === "id"
+        ? ids[resource(operation)]
+        : name === "external_id"
+          ? encodeURIComponent(externalIds[resource(operation)])
+          : params[name],
+    );
   const missing = (operation: Operation) =>
-    url(operation, (name) => (name === "source" ? params.source : name === "legacyThreadId" ? `thread-${randomUUID()}` : 2147483000));
+    url(operation, (name) =>
+      name === "source"
+        ? params.source
+        : name === "legacyThreadId" || name === "external_id"
+          ? `none-${randomUUID()}`
+          : name === "id" && resource(operation) === "events"
+            ? `evt_${randomUUID().replace(/-/g, "")}`
+            : 2147483000,
+    );
   return {
     marker,
     concrete,

@@ -11,13 +11,13 @@ export interface SyncPass {
 
 /**
  * One incremental sync pass, the documented loop: GET `list?updated_since=…` and follow next_cursor to
- * the end. `between` runs after each page (to change rows while the pass is under way).
+ * the end. `between` runs after each page (to change rows while the pass is under way), `onPage` sees each answer.
  */
 export async function syncPass(
   co: TestCompany,
   list: string,
   since: string,
-  opts: { perPage?: number; extra?: string; between?: (page: number) => Promise<void> } = {},
+  opts: { perPage?: number; extra?: string; between?: (page: number) => Promise<void>; onPage?: (res: ApiResponse) => void } = {},
 ): Promise<SyncPass> {
   const base = `${list}?updated_since=${encodeURIComponent(since)}&per_page=${opts.perPage ?? 3}${opts.extra ?? ""}`;
   const rows: any[] = [];
@@ -28,6 +28,7 @@ export async function syncPass(
     const res: ApiResponse = await co.get(cursor ? `${base}&cursor=${cursor}` : base);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     rows.push(...res.body.data);
+    opts.onPage?.(res);
     cursor = res.body.pagination.next_cursor;
     nextSince = res.body.pagination.next_updated_since;
     expect(nextSince >= since, `next_updated_since ${nextSince} went back from ${since}`).toBe(true);

@@ -84,9 +84,16 @@ export async function recordDelivery(
   } = {},
 ) {
   const [event] = await sql<{ id: string; event_id: string }>(
-    `insert into webhook_events (company_id, type, resource_type, resource_id, payload, created_at)
-     values ($1, $2, 'client', '1', '{}'::jsonb, now() - $3::interval) returning id, event_id`,
+    `insert into webhook_events (company_id, type, resource_type, resource_id, created_at)
+     values ($1, $2, 'client', '1', now() - $3::interval) returning id, event_id`,
     [co.companyId, state.type ?? "client.updated", state.age ?? "0 seconds"],
+  );
+  // Its payload as a change fills it (a client this company does not have: no object).
+  await sql(
+    `update webhook_events set payload = jsonb_build_object('id', event_id, 'type', type,
+       'created_at', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', jsonb_build_object('object', null))
+     where id = $1`,
+    [event.id],
   );
   const status = state.status ?? "failed";
   const [delivery] = await sql<{ id: string }>(

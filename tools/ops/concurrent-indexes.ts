@@ -7,8 +7,9 @@ import { openDatabase, projectRoot } from "./config";
  * `npm run db:indexes`: builds the indexes of the pending migrations with CREATE INDEX CONCURRENTLY,
  * one at a time and outside any transaction, so a large production table keeps taking writes while
  * they build. Migrations write them as CREATE INDEX IF NOT EXISTS, so `npm run db:migrate` afterwards
- * finds them built and only records the migration. Extensions the pending migrations create come
- * first (an index may need one). A concurrent build that failed leaves an invalid index: it is dropped
+ * finds them built and only records the migration. Extensions and functions the pending migrations
+ * create come first (an index may need one; migrations write functions as CREATE OR REPLACE, so creating
+ * them early changes nothing). A concurrent build that failed leaves an invalid index: it is dropped
  * (concurrently) and built again.
  */
 const migrationsDir = path.join(projectRoot, "drizzle");
@@ -45,11 +46,12 @@ export async function buildIndexesConcurrently(databaseUrl: string, log: (line: 
   await client.connect();
   try {
     const statements = await pendingStatements(client);
-    for (const stmt of statements.filter((s) => /^create extension if not exists/i.test(s))) await client.query(stmt);
+    const prerequisite = /^create (extension if not exists|or replace function)/i;
+    for (const stmt of statements.filter((s) => prerequisite.test(s))) await client.query(stmt);
     for (const stmt of statements) {
-      const m = /^create index if not exists "([^"]+)"/i.exec(stmt);
+      const m = /^create (unique )?index if not exists "([^"]+)"/i.exec(stmt);
       if (!m) continue;
-      const name = m[1];
+      const name = m[2];
       const { rows } = await client.query<{ valid: boolean }>(
         "select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = $1",
         [name],
@@ -61,7 +63,12 @@ export async function buildIndexesConcurrently(databaseUrl: string, log: (line: 
       if (rows[0]) await client.query(`drop index concurrently if exists "${name}"`);
       const started = Date.now();
       try {
-        await client.query(stmt.replace(/^create index if not exists/i, "CREATE INDEX CONCURRENTLY IF NOT EXISTS"));
+        await client.query(
+          stmt.replace(
+            /^create (unique )?index if not exists/i,
+            (_, unique) => `CREATE ${unique ? "UNIQUE " : ""}INDEX CONCURRENTLY IF NOT EXISTS`,
+          ),
+        );
       } catch (e) {
         // A table (or column) that a pending migration creates: that migration builds the index itself.
         if ((e as { code?: string }).code === "42P01" || (e as { code?: string }).code === "42703") {

@@ -113,6 +113,8 @@ describe("migrations over existing rows", () => {
     );
     expect(counts).toEqual([
       { list: "orders", n: 4 },
+      // Every row, tombstones included (0014_search_at_scale).
+      { list: "orders/include_deleted=true", n: 5 },
       { list: "orders/payment_status=paid", n: 2 },
       { list: "orders/payment_status=partial", n: 1 },
       { list: "orders/payment_status=unpaid", n: 1 },

@@ -67,12 +67,20 @@ export const projects = pgTable(
     startDate: text("start_date"),
     deadline: date("deadline", { mode: "string" }),
     statusId: integer("status_id").references(() => orderStatuses.id),
+    /** The integrator's id for the order (a storefront's order id), unique among the company's live orders. */
+    externalId: text("external_id"),
+    /** The integrator's key-value pairs (string values). */
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     // Derived from the default invoice's totals and payments by triggers, never written by the API.
     paymentStatus: text("payment_status", { enum: ORDER_PAYMENT_STATUSES }).notNull().default("paid"),
     ...timestamps,
     deletedAt: timestamp("deleted_at", { withTimezone: true }),
   },
   (t) => [
+    // One live order per external id in a company (a deleted order frees it); also the `external_id` filter's index.
+    uniqueIndex("projects_company_external_id_uq")
+      .on(t.companyId, t.externalId)
+      .where(sql`${t.deletedAt} is null and ${t.externalId} is not null`),
     check("projects_payment_status_ck", sql`${t.paymentStatus} in ('unpaid', 'partial', 'paid')`),
     index("projects_company_created_idx").on(t.companyId, t.createdAt, t.id).where(sql`${t.deletedAt} is null`),
     // Incremental sync (updated_since): every order, tombstones included, in (updated_at, id) order.

@@ -23,6 +23,10 @@ export const catalogItems = pgTable(
     index("catalog_items_company_title_trgm").using("gin", t.companyId, t.title.op("gin_trgm_ops")).where(sql`${t.deletedAt} is null`),
     // Title order within the company: a common term's first matches come from walking it.
     index("catalog_items_company_title_idx").on(t.companyId, t.title, t.id).where(sql`${t.deletedAt} is null`),
+    // Titles starting with q (search lists them first): a range of lower(title), read from the index alone.
+    index("catalog_items_company_title_prefix_idx")
+      .on(t.companyId, sql`lower(${t.title}) text_pattern_ops`, t.title, t.id)
+      .where(sql`${t.deletedAt} is null`),
   ],
 );
 

@@ -54,7 +54,16 @@ export const webhookEvents = pgTable(
     previousAttributes: jsonb("previous_attributes"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("webhook_events_company_idx").on(t.companyId, t.id)],
+  (t) => [
+    index("webhook_events_company_idx").on(t.companyId, t.id),
+    // The events feed's filters (GET /events), newest first within each.
+    index("webhook_events_company_type_idx").on(t.companyId, t.type, t.id),
+    index("webhook_events_company_resource_idx").on(t.companyId, t.resourceId, t.id),
+    // Events whose payload is still to be filled: the cron pass renders those whose after-commit step was lost.
+    index("webhook_events_unfilled_idx").on(t.id).where(sql`${t.payload} is null`),
+    // Retention: the cron pass drops the oldest events first.
+    index("webhook_events_created_idx").on(t.createdAt),
+  ],
 );
 
 /**

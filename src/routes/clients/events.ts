@@ -3,7 +3,7 @@ import type { ResourceEvents } from "../../webhooks/events-catalog";
 /** The clients' webhook events; `data.object` is the client as the API returns it. */
 export const clientEvents = {
   resource: "client",
-  returnedBy: "POST /clients, PATCH /clients/{id} and GET /clients/{id}",
+  returnedBy: "POST /clients, PATCH /clients/{id}, PUT /clients/by-external-id/{external_id} and GET /clients/{id}",
   types: {
     "client.created": "A client was created",
     "client.updated": "A client's fields changed",

@@ -1,7 +1,9 @@
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
-import { expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
+import { type ApiResponse, expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
 import { expectAscending, syncPass, syncUntil } from "../../../test/support/sync";
+import { clients } from "../../db/schema";
+import { encodeCursor, updatedSort } from "../../http/pagination";
 
 const EPOCH = "1970-01-01T00:00:00.000Z";
 
@@ -121,5 +123,94 @@ describe("GET /clients incremental sync", () => {
       await slow.query("rollback").catch(() => {});
       await slow.end();
     }
+  });
+
+  it("counts a pass's total once: every page answers the first page's exact total, whichever way it was counted", async () => {
+    const a = await newCompany();
+    // More rows than the first page counts one by one before it turns to the counters (1,000).
+    const n = 2_100;
+    const ids = Object.values(
+      await a.load({ clients: Array.from({ length: n }, (_, i) => ({ ref: `c${i}`, company_name: `Client ${i}` })) }),
+    ) as number[];
+    // One second apart in id order, long ago; two of them deleted (tombstones).
+    await sql(
+      "update clients set updated_at = '2026-01-01T00:00:00Z'::timestamptz + (id - $2) * interval '1 second' where company_id = $1",
+      [a.companyId, Math.min(...ids)],
+    );
+    const at = (k: number) => new Date(Date.parse("2026-01-01T00:00:00Z") + k * 1000).toISOString();
+    const deleted = [ids[10], ids[2000]];
+    await sql("update clients set deleted_at = updated_at where id = any($1)", [deleted]);
+    // A client changed now: past the watermark, in no pass yet. Its updated_at is set an hour ahead, so it
+    // stays past every page's watermark (now − 2 s at most) however long the passes below take.
+    const justNow = await a.post("/clients", { company_name: "Just now" });
+    expect(justNow.status).toBe(200);
+    await sql("update clients set updated_at = now() + interval '1 hour' where id = $1", [justNow.body.client.id]);
+
+    for (const [since, extra, want] of [
+      [EPOCH, "", n - 2], // a full sync: the counters, less the client changed now
+      [EPOCH, "&include_deleted=true", n], // the same with tombstones
+      [at(1_500), "", n - 1_500 - 1], // an incremental sync: fewer than 1,000 changes, counted
+      [at(1_050), "", n - 1_050 - 1], // from the middle of the history: counted row by row
+    ] as const) {
+      const path = `/clients?per_page=100&updated_since=${encodeURIComponent(since)}${extra}`;
+      const totals: number[] = [];
+      let seen = 0;
+      let cursor: string | null = null;
+      do {
+        const res: ApiResponse = await a.get(cursor ? `${path}&cursor=${cursor}` : path);
+        expect(res.status).toBe(200);
+        totals.push(res.body.pagination.total);
+        seen += res.body.data.length;
+        cursor = res.body.pagination.next_cursor;
+        // Changes during the pass move rows past its watermark: the total stays the first page's.
+        if (totals.length === 2) expect((await a.patch(`/clients/${ids[n - 1]}`, { company_name: "Renamed" })).status).toBe(200);
+      } while (cursor);
+      expect(new Set(totals), `${since}${extra}`).toEqual(new Set([want]));
+      // The renamed client left the pass before it was reached: it is in the next one.
+      expect(seen, `${since}${extra}`).toBe(want - 1);
+      expect((await a.patch(`/clients/${ids[n - 1]}`, { company_name: `Client ${n - 1}` })).status).toBe(200);
+      await sql("update clients set updated_at = $2 where id = $1", [ids[n - 1], at(n - 1)]);
+    }
+  });
+
+  it("refuses a sync cursor whose carried total or watermark was edited (400 naming cursor), and never reads past the current watermark", async () => {
+    const a = await newCompany();
+    await clientsAt(a, ["2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z"]);
+    const path = `/clients?updated_since=${EPOCH}&per_page=1`;
+    const first = await a.get(path);
+    expect(first.body.pagination.total).toBe(3);
+    const cursor = first.body.pagination.next_cursor as string;
+    const decoded = JSON.parse(Buffer.from(cursor, "base64url").toString());
+    expect(decoded).toMatchObject({ t: 3, w: Date.parse(first.body.pagination.next_updated_since) });
+    const edit = (change: Record<string, unknown>) => Buffer.from(JSON.stringify({ ...decoded, ...change })).toString("base64url");
+    for (const change of [
+      { t: 4 },
+      { t: -1 },
+      { t: "3" },
+      { t: 1e300 },
+      { w: decoded.w + 1 },
+      { w: "soon" },
+      { w: 1e17 },
+      { w: undefined },
+      { t: undefined },
+    ]) {
+      const res = await a.get(`${path}&cursor=${edit(change)}`);
+      expect(expectError(res, 400, "invalid_request").details, JSON.stringify(change)).toEqual([
+        expect.objectContaining({ field: "cursor" }),
+      ]);
+    }
+    // Forged with a matching fingerprint: the total is the forger's, the watermark is never beyond the
+    // current one, so a client changed within the last seconds is not returned.
+    const scope = { companyId: a.companyId, filters: { q: null, updated_since: EPOCH, include_deleted: false } };
+    const forged = encodeCursor(updatedSort(clients.updatedAt, clients.id), scope, decoded.k, 2, {
+      total: 99,
+      watermark: Date.now() + 86_400_000,
+    });
+    const late = (await a.post("/clients", { company_name: "Changed just now" })).body.client.id;
+    const res = await a.get(`${path.replace("per_page=1", "per_page=10")}&cursor=${forged}`);
+    expect(res.status).toBe(200);
+    expect(res.body.pagination.total).toBe(99);
+    expect(res.body.data.map((r: any) => r.id)).not.toContain(late);
+    expect(res.body.data).toHaveLength(2);
   });
 });

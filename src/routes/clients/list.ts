@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { and, eq, ilike, like, or, type SQL, sql } from "drizzle-orm";
-import { clientSearchText, clients, companies } from "../../db/schema";
+import { and, eq, sql } from "drizzle-orm";
+import { clients, companies } from "../../db/schema";
 import { ClientSchema, liveClients, serializeClient } from "../../domain/client";
-import { createAuthRoute, likeContains, paginationQuery, type Router } from "../../http/openapi";
+import { externalIdText } from "../../domain/external";
+import { createAuthRoute, paginationQuery, type Router } from "../../http/openapi";
 import {
   countedTotal,
   cursorQuery,
@@ -15,9 +16,7 @@ import {
   syncQuery,
   updatedSort,
 } from "../../http/pagination";
-
-/** Shortest `q`: trigram indexes need three characters to find matches without reading every client. */
-const MIN_SEARCH = 3;
+import { clientSearch, searchPage } from "./search";
 
 const route = createAuthRoute({
   method: "get",
@@ -27,29 +26,33 @@ const route = createAuthRoute({
   summary: "List clients",
   description:
     "Live (not soft-deleted) clients of the caller's company, ordered by id ascending (creation order), so pages stay stable while clients are added. " +
-    '`q` is a case-insensitive substring match over company name, first name, last name, full name ("first last"), email and phone; ' +
-    "`%`, `_` and `\\` in `q` match literally. When `q` consists only of digits, spaces and phone punctuation ( ) + - . /, " +
-    'it also matches phone numbers with punctuation and spaces ignored ("555-0102" finds "(555) 010 2"). ' +
-    `A \`q\` shorter than ${MIN_SEARCH} characters is a 400: it would match most clients, and its exact total could not be counted quickly. ` +
+    "`q` (any length from one character, after trimming) is a case-insensitive substring match over company name, first name, last name, " +
+    'full name ("first last"), email and phone; `%`, `_` and `\\` in `q` match literally. When `q` consists only of digits, spaces and ' +
+    'phone punctuation ( ) + - . /, it also matches phone numbers with punctuation and spaces ignored ("555-0102" finds "(555) 010 2"). ' +
     "Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same `q`) for the next page, which costs the same at any depth; " +
     "`page` also works, but a deep `page` costs time in proportion to its depth. " +
     "`updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`), and `include_deleted=true` adds " +
-    "soft-deleted clients as tombstones (`deleted_at` set): see the API conventions.",
+    "soft-deleted clients as tombstones (`deleted_at` set): see the API conventions. " +
+    "`external_id` finds the client with that external id (at most one live client has it).",
   request: {
     query: z.object({
       ...paginationQuery,
       ...cursorQuery,
       ...syncQuery,
+      external_id: externalIdText()
+        .optional()
+        .openapi({
+          param: { name: "external_id", in: "query" },
+          description: "Only the client with this external id (exact match)",
+          example: "shopify-1042",
+        }),
       q: z
         .string()
         .max(200)
         .optional()
-        .refine((q) => q === undefined || [...q.trim()].length === 0 || [...q.trim()].length >= MIN_SEARCH, {
-          message: `Must be at least ${MIN_SEARCH} characters (blank means no search)`,
-        })
         .openapi({
           param: { name: "q", in: "query" },
-          description: `Search text, at least ${MIN_SEARCH} characters after trimming; blank lists every client`,
+          description: "Search text, one character or more after trimming; blank lists every client",
           example: "lopez",
         }),
     }),
@@ -62,48 +65,62 @@ const route = createAuthRoute({
   },
 });
 
-const PHONE_QUERY = /^[\d\s()+\-./]+$/;
-
 /** Id order: the order of creation, so pages stay stable while clients are added. */
 export const CLIENTS_SORT: KeysetSort = { name: "id", direction: "asc", columns: [{ column: clients.id, kind: "int" }] };
 /** Incremental sync: changes in the order they were made. */
 const CLIENTS_SYNC_SORT = updatedSort(clients.updatedAt, clients.id);
-
-function searchCondition(q: string): SQL {
-  // The separator between the searchable fields never matches, so a match never spans two fields.
-  if (q.includes("\x1f")) return sql`false`;
-  const pattern = likeContains(q);
-  const conditions = [ilike(clientSearchText(clients), pattern)];
-  const digits = q.replace(/\D/g, "");
-  if (digits && PHONE_QUERY.test(q)) conditions.push(like(clients.phoneDigits, `%${digits}%`));
-  return or(...conditions)!;
-}
 
 export const registerListClients = (api: Router) =>
   api.openapi(route, async (c) => {
     const query = c.req.valid("query");
     const { companyId } = c.var.auth;
     const term = query.q?.trim() || undefined;
-    const sync = syncFilter(query, clients.updatedAt);
-    const sort = sync.sync ? CLIENTS_SYNC_SORT : CLIENTS_SORT;
-    const filters = { q: term ?? null, updated_since: query.updated_since ?? null, include_deleted: sync.includeDeleted };
+    const sort = query.updated_since === undefined ? CLIENTS_SORT : CLIENTS_SYNC_SORT;
+    const includeDeleted = query.include_deleted === "true";
+    const externalId = query.external_id;
+    const filters = {
+      q: term ?? null,
+      updated_since: query.updated_since ?? null,
+      include_deleted: includeDeleted,
+      ...(externalId === undefined ? {} : { external_id: externalId }),
+    };
     const pos = listPosition(query, c.req.query("page") !== undefined, sort, { companyId, filters });
-    const where = and(
-      sync.includeDeleted ? eq(clients.companyId, companyId) : liveClients(companyId),
-      term ? searchCondition(term) : undefined,
-      sync.where,
-    );
+    const sync = syncFilter(query, clients.updatedAt, pos.carried);
+    const base = includeDeleted ? eq(clients.companyId, companyId) : liveClients(companyId);
+    const scope = and(base, sync.where, externalId === undefined ? undefined : eq(clients.externalId, externalId));
+    const search = term ? clientSearch(term, companyId) : undefined;
     const db = c.var.db;
 
-    // ONE statement: the page's ids (an index walk; the extra row tells whether a next page exists), the
-    // page's rows joined to them, and the exact total: the counters for all live clients, a count otherwise.
-    const pageIds = pos.pageIds(db, clients, clients.id, where);
-    const counted = !term && !sync.sync && !sync.includeDeleted;
-    const total = counted
-      ? countedTotal(companyId, "clients")
-      : sql<number>`(select count(*) from ${clients} where ${where})`.mapWith(Number);
+    // ONE statement: the page's ids, the page's rows joined to them, and the exact total (a sync pass's
+    // later pages carry the total of its first; the counters where they have it; else a count).
+    const counter = countedTotal(companyId, includeDeleted ? "clients/include_deleted=true" : "clients");
+    // The search index holds live clients only: a search among tombstones checks each row of the list.
+    const plan =
+      // An external id names at most one client: its filter is checked row by row, as a search among tombstones.
+      search && !includeDeleted && externalId === undefined
+        ? searchPage(search, {
+            companyId,
+            sort,
+            scope,
+            after: pos.after,
+            limit: pos.limit,
+            offset: pos.offset,
+            total: pos.carried ? "known" : sync.sync ? "found" : "search",
+          })
+        : undefined;
+    const where = and(scope, search?.check);
+    const pageIds = plan ? db.$with("page", { id: clients.id }).as(plan.page) : pos.pageIds(db, clients, clients.id, where);
+    const matches = plan && db.$with("found", { id: clients.id }).as(plan.found);
+    const total =
+      pos.carriedTotal ??
+      plan?.total ??
+      (search || externalId !== undefined
+        ? sql<number>`(select count(*) from ${clients} where ${where})`.mapWith(Number)
+        : sync.sync
+          ? sync.countedTotal(clients, base, counter)
+          : counter);
     const rows = await db
-      .with(pageIds)
+      .with(...(matches ? [matches, pageIds] : [pageIds]))
       .select({ total, nextSince: sync.nextSince, client: clients, sortKey: sortKeySql(sort) })
       .from(companies)
       .leftJoin(pageIds, sql`true`)

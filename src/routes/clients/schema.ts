@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { CLIENT_FIELDS, ClientSchema } from "../../domain/client";
+import { externalIdField, metadataField } from "../../domain/external";
 import { columnFields, nullableText, text } from "../../http/openapi";
 
 /** The client's writable fields; strict, so unknown fields are rejected by name (mass-assignment defence). */
@@ -13,9 +14,17 @@ const fields = {
   quickbooks_enabled: z.boolean().optional().openapi({ description: "Accounting-sync flag for this client" }),
   tax_exempt: z.boolean().optional(),
   tax_exempt_reason: nullableText(1000),
+  external_id: externalIdField(),
+  metadata: metadataField(),
 };
 
 export const ClientCreateSchema = z.strictObject(fields).openapi("ClientCreate");
+export type ClientCreate = z.infer<typeof ClientCreateSchema>;
+
+/** PUT /clients/by-external-id/{external_id}: the create fields; the external id is the path's. */
+const { external_id: _, ...upsertFields } = fields;
+export const ClientUpsertSchema = z.strictObject(upsertFields).openapi("ClientUpsert");
+export type ClientUpsert = z.infer<typeof ClientUpsertSchema>;
 
 export const ClientPatchSchema = z
   .strictObject({
@@ -29,8 +38,9 @@ export const ClientPatchSchema = z
     path: ["deleted"],
   })
   .openapi("ClientPatch");
+export type ClientPatch = z.infer<typeof ClientPatchSchema>;
 
 export const ClientEnvelopeSchema = z.object({ client: ClientSchema }).openapi("ClientEnvelope");
 
 /** Wire fields → columns, for the fields present in the body. */
-export const clientColumns = (body: Partial<z.infer<typeof ClientCreateSchema>>) => columnFields(body, CLIENT_FIELDS);
+export const clientColumns = (body: Partial<ClientCreate>) => columnFields(body, [...CLIENT_FIELDS, "externalId"]);

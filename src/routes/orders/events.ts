@@ -3,7 +3,8 @@ import type { ResourceEvents } from "../../webhooks/events-catalog";
 /** The orders' webhook events; `data.object` is `{ project, invoice }`, the invoice with its totals. */
 export const orderEvents = {
   resource: "order",
-  returnedBy: "POST /orders and PATCH /orders/{id}: the project with its default invoice (totals included)",
+  returnedBy:
+    "POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included)",
   types: {
     "order.created": "An order (a project with its default invoice) was created",
     "order.updated": "An order changed: its fields, or its contents (line items, payments, artworks) and so its totals",

@@ -56,4 +56,26 @@ describe("GET /orders incremental sync", () => {
     const other = await b.get(`/orders?updated_since=${EPOCH}&include_deleted=true`);
     expect(other.body).toMatchObject({ data: [], pagination: { total: 0, next_cursor: null } });
   });
+
+  it("answers every page of a pass with its first page's total, while orders change during the pass", async () => {
+    const a = await newCompany();
+    const clientId = await newClient(a);
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await newOrder(a, { client_id: clientId })).project.id);
+    for (const [i, id] of ids.entries()) await setUpdatedAt(id, `2026-01-0${i + 1}T00:00:00Z`);
+    const totals: number[] = [];
+    const pass = await syncPass(a, "/orders", EPOCH, {
+      perPage: 2,
+      between: async (page) => {
+        if (page === 1) {
+          // One order not reached yet changes, one is deleted: both leave this pass for the next.
+          expect((await a.patch(`/orders/${ids[3]}`, { title: "Changed" })).status).toBe(200);
+          expect((await a.del(`/orders/${ids[4]}`)).status).toBe(200);
+        }
+      },
+      onPage: (res) => totals.push(res.body.pagination.total),
+    });
+    expect(totals).toEqual([5, 5]);
+    expect(pass.rows.map((r) => r.id)).toEqual(ids.slice(0, 3));
+  });
 });

@@ -33,6 +33,8 @@ describe("GET /orders", () => {
       deadline: null,
       status_id: ids.s,
       client_id: ids.c,
+      external_id: null,
+      metadata: {},
       created_at: "2026-01-05T10:00:00.000Z",
       updated_at: "2026-01-05T10:00:00.000Z",
       status_name: "In production",

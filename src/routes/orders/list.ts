@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { and, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import { clients, companies, invoices, ORDER_PAYMENT_STATUSES, orderStatuses, projects, taxes } from "../../db/schema";
+import { externalIdText } from "../../domain/external";
 import { invalid } from "../../http/errors";
 import { createAuthRoute, digitsInt, MAX_INT_ID, paginationQuery, type Router, timestamp, wireFields } from "../../http/openapi";
 import {
@@ -80,7 +81,7 @@ const route = createAuthRoute({
     "depth and stays stable while orders are added or deleted; `page` also works, but a deep `page` costs time in proportion to its depth. " +
     "`updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`; any change to the order, its invoice, " +
     "items, payments or artworks moves the order's `updated_at` on), and `include_deleted=true` adds deleted orders as tombstones " +
-    "(`deleted_at` set): see the API conventions.",
+    "(`deleted_at` set): see the API conventions. `external_id` finds the order with that external id.",
   request: {
     query: z
       .object({
@@ -109,6 +110,13 @@ const route = createAuthRoute({
         deadline_to: isoDate()
           .optional()
           .openapi({ param: { name: "deadline_to", in: "query" }, description: "Deadline on or before this date (YYYY-MM-DD, inclusive)" }),
+        external_id: externalIdText()
+          .optional()
+          .openapi({
+            param: { name: "external_id", in: "query" },
+            description: "Only the order with this external id (exact match)",
+            example: "shopify-1042",
+          }),
         sort: z
           .enum(ORDER_SORTS)
           .optional()
@@ -186,7 +194,8 @@ const orderInvoice = and(
 
 /**
  * The total from the counters (list_counts), when the request's filters are ones they count: none, the
- * status (the ids' counts add up) or the payment status alone. Undefined otherwise.
+ * status (the ids' counts add up) or the payment status alone; with tombstones or in a sync, none of
+ * those (the counter of every row, tombstones included, counts no status). Undefined otherwise.
  */
 function countedOrders(
   companyId: number,
@@ -198,11 +207,18 @@ function countedOrders(
     to?: string;
     deadline_from?: string;
     deadline_to?: string;
+    external_id?: string;
   },
-  syncOrTombstones: boolean,
+  sync: ReturnType<typeof syncFilter>,
+  base: SQL | undefined,
 ) {
-  const others = [q.client_id, q.from, q.to, q.deadline_from, q.deadline_to];
-  if (syncOrTombstones || others.some((v) => v !== undefined) || (q.status && q.payment_status)) return undefined;
+  const others = [q.client_id, q.from, q.to, q.deadline_from, q.deadline_to, q.external_id];
+  if (others.some((v) => v !== undefined) || (q.status && q.payment_status)) return undefined;
+  if (sync.sync || sync.includeDeleted) {
+    if (q.status || q.payment_status) return undefined;
+    const counter = countedTotal(companyId, sync.includeDeleted ? "orders/include_deleted=true" : "orders");
+    return sync.sync ? sync.countedTotal(projects, base, counter) : counter;
+  }
   if (q.status)
     return countedTotal(
       companyId,
@@ -217,11 +233,11 @@ export const registerListOrders = (api: Router) =>
     const { client_id, status, payment_status, from, to, deadline_from, deadline_to } = query;
     const { companyId } = c.var.auth;
     const db = c.var.db;
-    const sync = syncFilter(query, projects.updatedAt);
-    if (sync.sync && query.sort !== undefined) {
+    if (query.updated_since !== undefined && query.sort !== undefined) {
       throw invalid("Invalid request query", [{ field: "sort", message: "Not with updated_since: a sync is ordered by updated_at" }]);
     }
-    const sort = sync.sync ? ORDERS_SYNC_SORT : ORDER_LIST_SORTS[query.sort ?? "-created_at"];
+    const sort = query.updated_since === undefined ? ORDER_LIST_SORTS[query.sort ?? "-created_at"] : ORDERS_SYNC_SORT;
+    const includeDeleted = query.include_deleted === "true";
     // The cursor is bound to these (and to the sort); a filter not sent is left out, so cursors of the
     // list before the newer filters stay valid.
     const filters = {
@@ -230,16 +246,19 @@ export const registerListOrders = (api: Router) =>
       from: from ?? null,
       to: to ?? null,
       updated_since: query.updated_since ?? null,
-      include_deleted: sync.includeDeleted,
+      include_deleted: includeDeleted,
       ...(payment_status === undefined ? {} : { payment_status }),
       ...(deadline_from === undefined ? {} : { deadline_from }),
       ...(deadline_to === undefined ? {} : { deadline_to }),
+      ...(query.external_id === undefined ? {} : { external_id: query.external_id }),
     };
     const pos = listPosition(query, c.req.query("page") !== undefined, sort, { companyId, filters });
+    const sync = syncFilter(query, projects.updatedAt, pos.carried);
+    const base = includeDeleted ? eq(projects.companyId, companyId) : liveProjects(companyId);
     // The deadline range on the expression the deadline index holds (nulls as 'infinity', which no range reaches).
     const deadline = sql`coalesce(${projects.deadline}, 'infinity'::date)`;
     const where = and(
-      sync.includeDeleted ? eq(projects.companyId, companyId) : liveProjects(companyId),
+      base,
       sync.where,
       client_id === undefined ? undefined : eq(projects.clientId, client_id),
       payment_status === undefined ? undefined : eq(projects.paymentStatus, payment_status),
@@ -247,15 +266,18 @@ export const registerListOrders = (api: Router) =>
       to === undefined ? undefined : lt(projects.createdAt, sql`(${to}::date + 1)::timestamp at time zone 'UTC'`),
       deadline_from === undefined ? undefined : and(gte(deadline, sql`${deadline_from}::date`), lt(deadline, sql`'infinity'::date`)),
       deadline_to === undefined ? undefined : lte(deadline, sql`${deadline_to}::date`),
+      query.external_id === undefined ? undefined : eq(projects.externalId, query.external_id),
     );
     const split = status === undefined ? undefined : { column: projects.statusId, values: status };
     // ONE statement: the page's ids (an index walk in list order, one per status id when there are several;
     // the extra row tells whether a next page exists), then amounts for that page's invoices only, and the
-    // exact total: the counters when unfiltered or filtered by status or payment status alone, otherwise a
-    // count over the filter's index.
+    // exact total: a sync pass's later pages carry the total of its first; the counters when unfiltered or
+    // filtered by status or payment status alone (a sync without other filters starts from them too),
+    // otherwise a count over the filter's index.
     const pageIds = pos.pageIds(db, projects, projects.id, where, split);
     const total =
-      countedOrders(companyId, query, sync.sync || sync.includeDeleted) ??
+      pos.carriedTotal ??
+      countedOrders(companyId, query, sync, base) ??
       sql<number>`(select count(*) from ${projects} where ${and(where, status && inArray(projects.statusId, status))})`.mapWith(Number);
     const rows = await db
       .with(pageIds)

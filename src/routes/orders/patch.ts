@@ -1,14 +1,16 @@
-import { and, eq, exists, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { type AccountingUpdate, syncApplies } from "../../accounting/payload";
 import { applyChange, type Change } from "../../changes/change";
 import { eventOf } from "../../changes/effects";
-import { clients, companies, invoices, orderStatuses, projects, taxes } from "../../db/schema";
+import { artworks, clients, companies, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
 import { liveClients } from "../../domain/client";
-import { invalid, notFound } from "../../http/errors";
+import { externalIdTaken, METADATA_MAX_KEYS, mergedMetadata, metadataChange, sameRow, tooManyMetadataKeys } from "../../domain/external";
+import { type ApiError, invalid, notFound } from "../../http/errors";
 import { etagMatches, etagMatchesSql, ifMatchHeader, ifMatchTags, preconditionFailed, withEtag } from "../../http/etag";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
-import type { Db } from "../../platform/db";
+import { type Db, isUniqueViolation } from "../../platform/db";
+import { jsonParam } from "../../platform/sql-kit";
 import { accountingUpdate } from "./accounting";
 import { orderEvents } from "./events";
 import { defaultInvoiceOf, invoiceAmountsColumns, liveProjects, orderEtag, unknownReference } from "./queries";
@@ -21,14 +23,16 @@ import {
   percentOutOfRange,
   projectColumns,
 } from "./schema";
-import { orderEnvelope } from "./serialize";
+import { type OrderEnvelope, orderEnvelope } from "./serialize";
 import { statusChangedEvent } from "./status-changed";
+import { contentsCtes, newContentsRows } from "./write";
+import type { OrderContentsInput } from "./write-schema";
 
 const route = createAuthRoute({
   method: "patch",
   path: "/orders/{id}",
   operationId: "updateOrder",
-  // Its first statement reads; the write awaits the limiter's answer (patchOrder).
+  // Its first statement reads; the write awaits the limiter's answer (updateOrders).
   readsFirst: true,
   tags: ["Orders"],
   summary: "Update an order",
@@ -55,13 +59,35 @@ const route = createAuthRoute({
   },
 });
 
+/** One order update: the order (by id or external id), the PATCH fields, the contents an upsert replaces, If-Match. */
+export interface OrderUpdateWrite {
+  address: { id: number } | { externalId: string };
+  body: OrderPatch;
+  /** Each kind given replaces the order's live ones of that kind (PUT /orders/by-external-id). */
+  contents?: OrderContentsInput;
+  ifMatch?: "*" | string[];
+}
+/** An update's outcome: what PATCH answers (the envelope, the order's ETag), or its error. */
+export type OrderUpdateOutcome = { order: OrderEnvelope; etag: string; projectId: number } | { error: ApiError };
+
+const ids = (values: (number | null | undefined)[]) =>
+  `{${[...new Set(values.filter((v): v is number => typeof v === "number" && v > 0))].join(",")}}`;
+/** Text values as a SQL text[] (through JSON: any character travels as it is). */
+const texts = (values: (string | null | undefined)[]) =>
+  sql`array(select jsonb_array_elements_text(${JSON.stringify([...new Set(values.filter((v): v is string => typeof v === "string"))])}::jsonb))`;
+
 /**
- * The live order with what validating this PATCH needs (the company's sync default, whether the referenced
- * client / status / tax exist, the tax rate after the change) and the row versions (xmin) the write is
- * conditional on. One query; `lock` also locks both rows (the transactional fallback).
+ * The live orders the updates address (by id or external id), each with what validating its update
+ * needs (the company's sync default, the tax rate stored) and the row versions (xmin) its write is
+ * conditional on; and, for all of them at once, which of the referenced clients, statuses and taxes (with
+ * rates) are the company's, and which live orders hold the external ids the updates give. One query;
+ * `lock` also locks the orders' rows (the transactional fallback).
  */
-async function readOrder(db: Db, companyId: number, id: number, body: OrderPatch, lock: boolean) {
+async function readOrders(db: Db, companyId: number, writes: OrderUpdateWrite[], lock: boolean) {
   const storedTax = alias(taxes, "stored_tax");
+  const bodies = writes.map((w) => w.body);
+  const byId = ids(writes.map((w) => ("id" in w.address ? w.address.id : null)));
+  const byKey = texts(writes.map((w) => ("externalId" in w.address ? w.address.externalId : null)));
   const query = db
     .select({
       project: projects,
@@ -70,40 +96,28 @@ async function readOrder(db: Db, companyId: number, id: number, body: OrderPatch
       versions: { project: sql<string>`${projects}.xmin::text`, invoice: sql<string>`${invoices}.xmin::text` },
       etag: orderEtag(projects.id, projects.updatedAt, invoices.updatedAt, projects.clientId),
       storedTaxRate: storedTax.rate,
-      clientFound:
-        body.client_id === undefined
-          ? sql<boolean>`true`
-          : exists(
-              db
-                .select({ id: clients.id })
-                .from(clients)
-                .where(and(liveClients(companyId), eq(clients.id, body.client_id))),
-            ),
-      statusFound: body.status_id
-        ? exists(
-            db
-              .select({ id: orderStatuses.id })
-              .from(orderStatuses)
-              .where(and(eq(orderStatuses.companyId, companyId), eq(orderStatuses.id, body.status_id), isNull(orderStatuses.deletedAt))),
-          )
-        : sql<boolean>`true`,
-      // null: no such tax row of the company (rates are never null).
-      sentTaxRate: body.tax_id
-        ? sql<string | null>`(${db
-            .select({ rate: taxes.rate })
-            .from(taxes)
-            .where(and(eq(taxes.companyId, companyId), eq(taxes.id, body.tax_id), isNull(taxes.deletedAt)))})`
-        : sql<null>`null`,
+      // The same for every row: what the bodies refer to.
+      clients: sql<number[]>`(select coalesce(array_agg(${clients.id}), '{}') from ${clients}
+        where ${liveClients(companyId)} and ${clients.id} = any(${ids(bodies.map((b) => b.client_id))}::int[]))`,
+      statuses: sql<number[]>`(select coalesce(array_agg(${orderStatuses.id}), '{}') from ${orderStatuses}
+        where ${orderStatuses.companyId} = ${companyId} and ${orderStatuses.deletedAt} is null
+          and ${orderStatuses.id} = any(${ids(bodies.map((b) => b.status_id))}::int[]))`,
+      // Rates are never null: a tax missing here is not the company's.
+      taxRates: sql<Record<string, string>>`(select coalesce(json_object_agg(${taxes.id}, ${taxes.rate}::text), '{}') from ${taxes}
+        where ${taxes.companyId} = ${companyId} and ${taxes.deletedAt} is null and ${taxes.id} = any(${ids(bodies.map((b) => b.tax_id))}::int[]))`,
+      externalIds: sql<Record<string, number>>`(select coalesce(json_object_agg(o.external_id, o.id), '{}') from ${projects} o
+        where o.company_id = ${companyId} and o.deleted_at is null and o.external_id = any(${texts(bodies.map((b) => b.external_id))}))`,
     })
     .from(projects)
     .innerJoin(invoices, defaultInvoiceOf(projects.id))
     .innerJoin(companies, eq(companies.id, projects.companyId))
     .leftJoin(storedTax, eq(storedTax.id, invoices.taxId))
-    .where(and(liveProjects(companyId), eq(projects.id, id)));
-  const [row] = await (lock ? query.for("update", { of: [projects, invoices] }) : query);
-  return row;
+    .where(and(liveProjects(companyId), sql`(${projects.id} = any(${byId}::int[]) or ${projects.externalId} = any(${byKey}))`))
+    // Locks in id order, so two batches locking the same orders wait for each other rather than deadlock.
+    .orderBy(projects.id);
+  return lock ? query.for("update", { of: [projects, invoices] }) : query;
 }
-type ReadOrder = NonNullable<Awaited<ReturnType<typeof readOrder>>>;
+type ReadOrder = Awaited<ReturnType<typeof readOrders>>[number];
 
 /**
  * The live status and tax the body names, share-locked until commit (a status delete, a tax's rate change
@@ -121,20 +135,24 @@ function referencesHeld(companyId: number, body: OrderPatch, rate: string | null
   );
 }
 
+/** The rate of the tax the body names, as read (null: none named, or not the company's). */
+const sentTaxRate = (order: ReadOrder, body: OrderPatch) => (body.tax_id ? (order.taxRates[body.tax_id] ?? null) : null);
+
 /**
  * The write as ONE statement (atomic): lock both rows only if they are still the versions that were read
- * and validated, update what the body changes, write the outbox row and the webhook event; returns the rows after the change
- * with the invoice's line and payment amounts. Undefined when a row changed since the read (or the order
- * went away): then nothing was written.
+ * and validated, update what the body changes, replace the contents given, write the outbox row and the
+ * webhook event; returns the rows after the change with the invoice's line and payment amounts. Undefined
+ * when a row changed since the read (or the order went away): then nothing was written.
  */
 async function writeOrder(
   change: Change,
   order: ReadOrder,
-  body: OrderPatch,
+  write: OrderUpdateWrite,
   changes: AccountingUpdate | undefined,
-  ifMatch: "*" | string[] | undefined,
+  metadata: Record<string, string> | undefined,
 ) {
   const { db } = change;
+  const { body, ifMatch, contents } = write;
   const locked = db.$with("locked").as(
     db
       .select({
@@ -151,7 +169,7 @@ async function writeOrder(
           sql`${projects}.xmin = ${order.versions.project}::xid`,
           sql`${invoices}.xmin = ${order.versions.invoice}::xid`,
           // The status and tax the body names, still as read, held until commit (checked before the rows above are locked).
-          referencesHeld(change.companyId, body, order.sentTaxRate),
+          referencesHeld(change.companyId, body, sentTaxRate(order, body)),
           // With If-Match, the client the ETag covers must be unchanged too (the rows above are pinned by xmin).
           ifMatch === undefined
             ? undefined
@@ -162,7 +180,7 @@ async function writeOrder(
   );
   const lockedProject = inArray(projects.id, db.select({ id: locked.projectId }).from(locked));
   const lockedInvoice = inArray(invoices.id, db.select({ id: locked.invoiceId }).from(locked));
-  const projectChanges = projectColumns(body);
+  const projectChanges = { ...projectColumns(body), ...(metadata === undefined ? {} : { metadata }) };
   const invoiceChanges = invoiceColumns(body);
   // The project's updated_at is the order's: every PATCH bumps it, so the ETag, a concurrent DELETE's
   // If-Match re-check and the list's incremental sync (updated_since) see the change; an invoice the
@@ -175,7 +193,7 @@ async function writeOrder(
       .returning(),
   );
   const invoice = db.$with("invoice").as(
-    Object.keys(invoiceChanges).length
+    Object.keys(invoiceChanges).length || contents
       ? db
           .update(invoices)
           .set({ ...invoiceChanges, updatedAt: sql`now()` })
@@ -183,9 +201,10 @@ async function writeOrder(
           .returning()
       : db.select().from(invoices).where(lockedInvoice),
   );
+  const replaced = contents ? replaceContents(change, order, contents) : [];
   const [row] = await change.write(
     {
-      with: [locked, project, invoice],
+      with: [locked, project, invoice, ...replaced],
       accounting: changes
         ? [{ projectId: order.project.id, invoiceId: order.invoice.id, operation: "update", payload: { changes }, from: locked }]
         : [],
@@ -212,25 +231,49 @@ async function writeOrder(
         .from(project)
         .innerJoin(invoice, sql`true`),
   );
-  return row;
+  if (!row || !contents) return row;
+  // The statement's own inserts are not in its snapshot: the replaced kinds count what replaced them.
+  const { items, payments: paid } = newContentsRows(contents);
+  return { ...row, lines: contents.items ? items : row.lines, payments: contents.payments ? paid : row.payments };
 }
 
-/**
- * Read, validate, write: two statements. Undefined when the order changed between them (only possible
- * when the change is not locked); the change then repeats it under row locks, inside a transaction.
- */
-async function patchOrder(change: Change, id: number, body: OrderPatch, ifMatch: "*" | string[] | undefined) {
-  const { db, companyId, locked: lock } = change;
-  // Locked, the status and tax the body names are held before the order's rows, the order every writer
-  // takes them in (a tax or status write holds its row, then the orders'), so the attempt cannot deadlock.
-  if (lock && (body.status_id || body.tax_id)) await db.execute(sql`select ${referencesHeld(companyId, body, null)}`);
-  const order = await readOrder(db, companyId, id, body, lock);
-  if (!order) throw notFound("Order");
-  if (!etagMatches(order.etag, ifMatch)) throw preconditionFailed(order.etag);
+/** CTEs that replace the order's live contents of each kind `contents` gives: the old ones soft-deleted, the new ones inserted (under the lock). */
+function replaceContents(change: Change, order: ReadOrder, contents: OrderContentsInput) {
+  const { db, companyId } = change;
+  const gone = (name: string, table: typeof invoiceItems | typeof payments | typeof artworks, owner: SQL) =>
+    db.$with(name).as(
+      db
+        .update(table)
+        .set({ deletedAt: sql`now()`, updatedAt: sql`now()` })
+        .where(and(owner, isNull(table.deletedAt), sql`exists (select 1 from locked)`))
+        .returning({ id: table.id }),
+    );
+  const removed = [
+    ...(contents.items ? [gone("old_items", invoiceItems, eq(invoiceItems.invoiceId, order.invoice.id))] : []),
+    ...(contents.payments ? [gone("old_payments", payments, eq(payments.invoiceId, order.invoice.id))] : []),
+    ...(contents.artworks ? [gone("old_artworks", artworks, eq(artworks.projectId, order.project.id))] : []),
+  ];
+  const added = contentsCtes(db, companyId, {
+    from: sql`from locked`,
+    invoiceId: "locked.invoice_id",
+    projectId: "locked.project_id",
+    at: "now()",
+    rows: jsonParam(newContentsRows(contents)),
+  });
+  return [...removed, ...added];
+}
+
+/** Why an update cannot be written (404, 412, 409, 400), from what `readOrders` found; undefined when it can. */
+function refusal(write: OrderUpdateWrite, order: ReadOrder | undefined, metadata: Record<string, string> | undefined) {
+  const { body, ifMatch } = write;
+  if (!order) return notFound("Order");
+  if (!etagMatches(order.etag, ifMatch)) return preconditionFailed(order.etag);
+  const holder = body.external_id ? order.externalIds[body.external_id] : undefined;
+  if (holder !== undefined && holder !== order.project.id) return externalIdTaken("order", holder);
   const details = [
-    ...(order.clientFound ? [] : [unknownReference("client_id", "client")]),
-    ...(order.statusFound ? [] : [unknownReference("status_id", "order status")]),
-    ...(body.tax_id && order.sentTaxRate === null ? [unknownReference("tax_id", "tax")] : []),
+    ...(body.client_id === undefined || order.clients.includes(body.client_id) ? [] : [unknownReference("client_id", "client")]),
+    ...(!body.status_id || order.statuses.includes(body.status_id) ? [] : [unknownReference("status_id", "order status")]),
+    ...(body.tax_id && order.taxRates[body.tax_id] === undefined ? [unknownReference("tax_id", "tax")] : []),
   ];
   // Checked against the stored values when the body sends only one of amount and type.
   const discountSent = body.discount_amount !== undefined || body.discount_amount_type !== undefined;
@@ -240,22 +283,116 @@ async function patchOrder(change: Change, id: number, body: OrderPatch, ifMatch:
   ) {
     details.push({ field: body.discount_amount !== undefined ? "discount_amount" : "discount_amount_type", message: PERCENT_MESSAGE });
   }
-  if (details.length) throw invalid("Invalid request body", details);
+  if (metadata && Object.keys(metadata).length > METADATA_MAX_KEYS) details.push(tooManyMetadataKeys(Object.keys(metadata).length));
+  return details.length ? invalid("Invalid request body", details) : undefined;
+}
 
-  const taxRate = body.tax_id === undefined ? order.storedTaxRate : order.sentTaxRate;
-  // The outbox row is part of the write, so its payload comes from the invoice as the write will leave it:
-  // the version-checked row with the body's (canonical) values applied.
-  const changes = syncApplies(body.quickbooks_enabled, order.companySync)
-    ? accountingUpdate(body, { ...order.invoice, ...invoiceColumns(body) }, taxRate)
-    : undefined;
-  // The read ran while the rate limiter answered (readsFirst); the change's write waits for its answer.
-  const written = await writeOrder(change, order, body, changes, ifMatch);
-  if (!written) {
-    // Under the row locks only the client (part of the ETag, not locked) can have changed since the read.
-    if (lock && ifMatch !== undefined) throw preconditionFailed((await readOrder(db, companyId, id, body, false))?.etag ?? order.etag);
-    return undefined;
+/** The order an update addresses among those read. */
+const addressed = (rows: ReadOrder[], { address }: OrderUpdateWrite) =>
+  rows.find((r) => ("id" in address ? r.project.id === address.id : r.project.externalId === address.externalId));
+
+/**
+ * Read, validate, write: one read for all of `writes`, then one statement per order (run at once over
+ * HTTP; one after another in a transaction). An outcome per write, or undefined for a write whose order
+ * changed between the read and its write (only possible when the change is not locked): the caller runs
+ * those again under row locks.
+ */
+async function updateOnce(change: Change, writes: OrderUpdateWrite[]): Promise<(OrderUpdateOutcome | undefined)[]> {
+  const { db, companyId, locked: lock } = change;
+  // Locked, the statuses and taxes the bodies name are held before the orders' rows, the order every writer
+  // takes them in (a tax or status write holds its row, then the orders'), so the attempt cannot deadlock.
+  const referencing = writes.filter((w) => w.body.status_id || w.body.tax_id);
+  if (lock && referencing.length) {
+    await db.execute(
+      sql`select ${sql.join(
+        referencing.map((w) => referencesHeld(companyId, w.body, null)),
+        sql`, `,
+      )}`,
+    );
   }
-  return { ...written, taxRate };
+  const rows = await readOrders(db, companyId, writes, lock);
+  // Two writes of one batch that found the same order (by id and by external id): the later one is refused.
+  const first = new Map<number, number>();
+  const sameOrder = writes.map((write, i) => {
+    const id = addressed(rows, write)?.project.id;
+    if (id === undefined) return undefined;
+    if (!first.has(id)) first.set(id, i);
+    return first.get(id) === i ? undefined : first.get(id);
+  });
+  const one = async (write: OrderUpdateWrite, i: number): Promise<OrderUpdateOutcome | undefined> => {
+    if (sameOrder[i] !== undefined) return { error: sameRow(sameOrder[i]!, "order") };
+    const order = addressed(rows, write);
+    const metadataSent = metadataChange(write.body.metadata, false);
+    const metadata = order && metadataSent ? mergedMetadata(order.project.metadata, metadataSent) : undefined;
+    const refused = refusal(write, order, metadata);
+    if (refused) return { error: refused };
+    const { body } = write;
+    const read = order!;
+    const taxRate = body.tax_id === undefined ? read.storedTaxRate : sentTaxRate(read, body);
+    // The outbox row is part of the write, so its payload comes from the invoice as the write will leave it:
+    // the version-checked row with the body's (canonical) values applied. Replaced items resend the lines.
+    const sync = syncApplies(body.quickbooks_enabled, read.companySync);
+    const fields = sync ? accountingUpdate(body, { ...read.invoice, ...invoiceColumns(body) }, taxRate) : undefined;
+    const changes = sync && write.contents?.items ? { ...fields, lines: true as const } : fields;
+    // The read ran while the rate limiter answered (readsFirst); the change's write waits for its answer.
+    let written: Awaited<ReturnType<typeof writeOrder>>;
+    try {
+      written = await writeOrder(change, read, write, changes, metadata);
+    } catch (error) {
+      // An external id taken by a write that committed after the read: the locked attempt answers the 409.
+      if (isUniqueViolation(error, "projects_company_external_id_uq") && !lock) return undefined;
+      throw error;
+    }
+    if (!written) {
+      // Under the row locks only the client (part of the ETag, not locked) can have changed since the read.
+      if (lock && write.ifMatch !== undefined) {
+        const [now] = await readOrders(db, companyId, [write], false);
+        throw preconditionFailed(now?.etag ?? read.etag);
+      }
+      return undefined;
+    }
+    return { order: orderEnvelope({ ...written, taxRate }), etag: written.etag, projectId: read.project.id };
+  };
+  if (lock) {
+    const out: (OrderUpdateOutcome | undefined)[] = [];
+    for (const [i, write] of writes.entries()) out.push(await one(write, i));
+    return out;
+  }
+  return Promise.all(writes.map(one));
+}
+
+/**
+ * Updates orders (PATCH /orders/{id}, an upsert that found its order, the batch's updates): optimistic
+ * first (no transaction: one read and a write per order over HTTP). Writes whose order changed between
+ * read and write run again in an interactive transaction that locks the rows as it reads them, so that
+ * attempt's writes cannot miss. Each `order.updated` event carries what its update answers.
+ */
+export async function updateOrders(change: Change, writes: OrderUpdateWrite[]): Promise<OrderUpdateOutcome[]> {
+  if (!writes.length) return [];
+  const outcomes = await updateOnce(change, writes);
+  const missed = outcomes.flatMap((outcome, i) => (outcome === undefined ? [i] : []));
+  if (missed.length) {
+    change.log("order changed between read and write; writing again under row locks", {
+      order_ids: missed.map((i) => ("id" in writes[i].address ? writes[i].address.id : writes[i].address.externalId)),
+    });
+    const again = await change.inLockedTransaction((locked) =>
+      updateOnce(
+        locked,
+        missed.map((i) => writes[i]),
+      ),
+    );
+    missed.forEach((i, k) => {
+      if (again[k] === undefined) throw new Error("order changed under its row lock");
+      outcomes[i] = again[k];
+    });
+  }
+  const done = outcomes as OrderUpdateOutcome[];
+  const objects = new Map(done.flatMap((o) => ("order" in o ? [[String(o.projectId), JSON.stringify(o.order)]] : [])));
+  // `order.updated` and `order.status_changed` both carry the order as the update answers it.
+  change.objects((_db, event) =>
+    event.type === "order.updated" || event.type === "order.status_changed" ? objects.get(event.resourceId) : undefined,
+  );
+  return done;
 }
 
 export const registerPatchOrder = (api: Router) =>
@@ -263,18 +400,12 @@ export const registerPatchOrder = (api: Router) =>
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
     const ifMatch = ifMatchTags(c);
-    // Optimistic first (no transaction: two round trips over HTTP). If the order changed between read and
-    // write, redo it in an interactive transaction that locks the rows as it reads them, so that attempt's
-    // write cannot miss. That one needs a session: the checks between read and write run here, in code.
+    // Two statements (read, then a write conditional on what was read), redone under row locks if the
+    // order changed in between (updateOrders, shared with the upsert and the batch).
     return applyChange(c, async (change) => {
-      const result = await change.readThenWrite((attempt) => patchOrder(attempt, id, body, ifMatch), {
-        log: "order changed between read and write; patching again under row locks",
-        fields: { order_id: id },
-        failed: "order changed under its row lock",
-      });
-      const order = orderEnvelope(result);
-      change.objects(() => JSON.stringify(order));
-      c.header("ETag", result.etag);
-      return c.json(order, 200);
+      const [outcome] = await updateOrders(change, [{ address: { id }, body, ifMatch }]);
+      if ("error" in outcome) throw outcome.error;
+      c.header("ETag", outcome.etag);
+      return c.json(outcome.order, 200);
     });
   });

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { invoices } from "../../db/schema";
+import { ExternalIdSchema, externalIdField, MetadataSchema, metadataField } from "../../domain/external";
 import { columnFields, MAX_INT_ID, nullableText, text, timestamp } from "../../http/openapi";
 import { isoDate } from "../../platform/dates";
 import { decimalInput, MAX_MONEY, moneyString } from "../../platform/money";
@@ -55,14 +56,15 @@ export const startDate = text(100)
   .optional()
   .openapi({ description: "Passed through unchanged (ISO date recommended)", example: "2026-11-20" });
 
-export const OrderCreateSchema = z
-  .strictObject({
-    title: text(500).min(1, "title must not be blank").openapi({ example: "Spring league jerseys" }),
-    client_id: dbId().openapi({ description: "A live client of your company", example: 42 }),
-    description: nullableText(10_000, "Two-color front print, names on back"),
-    quickbooks_enabled: quickbooksEnabled,
-  })
-  .openapi("OrderCreate");
+/** The project fields of POST /orders (the whole body, with the order's contents: write-schema.ts). */
+export const orderCreateFields = {
+  title: text(500).min(1, "title must not be blank").openapi({ example: "Spring league jerseys" }),
+  client_id: dbId().openapi({ description: "A live client of your company", example: 42 }),
+  description: nullableText(10_000, "Two-color front print, names on back"),
+  quickbooks_enabled: quickbooksEnabled,
+  external_id: externalIdField(),
+  metadata: metadataField(),
+};
 
 export const OrderPatchSchema = z
   .strictObject({
@@ -82,6 +84,8 @@ export const OrderPatchSchema = z
       .openapi({ description: "One of your company's tax rows; 0 or null means no tax" }),
     ...invoiceFields,
     quickbooks_enabled: quickbooksEnabled,
+    external_id: externalIdField(),
+    metadata: metadataField(),
   })
   .refine((b) => Object.keys(b).some((k) => k !== "quickbooks_enabled"), { message: "Send at least one field to change" })
   .refine(discountInRange, { message: PERCENT_MESSAGE, path: ["discount_amount"] })
@@ -89,7 +93,8 @@ export const OrderPatchSchema = z
 export type OrderPatch = z.infer<typeof OrderPatchSchema>;
 
 /** Wire → columns for the fields present; `deadline` and `client_id` belong to both records. */
-export const projectColumns = (b: OrderPatch) => columnFields(b, ["title", "description", "startDate", "deadline", "clientId", "statusId"]);
+export const projectColumns = (b: OrderPatch) =>
+  columnFields(b, ["title", "description", "startDate", "deadline", "clientId", "statusId", "externalId"]);
 export function invoiceColumns(b: Partial<OrderPatch> & { due_date?: string | null }): Partial<typeof invoices.$inferInsert> {
   return {
     ...columnFields(b, ["clientId", "clientNotes", "taxExempt", "taxExemptReason", "discountAmount", "discountAmountType", "discountType"]),
@@ -114,6 +119,8 @@ export const ProjectSchema = z
     deadline: dateOrNull(),
     status_id: z.number().int().nullable(),
     client_id: z.number().int(),
+    external_id: ExternalIdSchema,
+    metadata: MetadataSchema,
     created_at: timestamp(),
     updated_at: timestamp(),
   })

@@ -18,7 +18,19 @@ import type {
 type Row<T extends { $inferSelect: unknown }> = T["$inferSelect"];
 
 export const serializeProject = (row: Row<typeof projects>): z.infer<typeof ProjectSchema> =>
-  wireFields(row, ["id", "title", "description", "startDate", "deadline", "statusId", "clientId", "createdAt", "updatedAt"]);
+  wireFields(row, [
+    "id",
+    "title",
+    "description",
+    "startDate",
+    "deadline",
+    "statusId",
+    "clientId",
+    "externalId",
+    "metadata",
+    "createdAt",
+    "updatedAt",
+  ]);
 
 export const serializeInvoice = (row: Row<typeof invoices>, totals: InvoiceTotals): z.infer<typeof InvoiceSchema> => ({
   ...wireFields(row, ["id", "projectId", "clientId", "dueDate", "clientNotes", "taxId", "taxExempt", "taxExemptReason", "discountAmount"]),
@@ -72,3 +84,4 @@ export const orderEnvelope = (order: OrderAmounts & { project: Row<typeof projec
   project: serializeProject(order.project),
   invoice: serializeInvoice(order.invoice, orderTotals(order)),
 });
+export type OrderEnvelope = ReturnType<typeof orderEnvelope>;

@@ -1,5 +1,5 @@
-import { and, asc, desc, eq, getTableColumns, ilike, isNull, or, type SQL, sql } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { and, desc, eq, getTableColumns, ilike, isNull, or, type SQL, sql } from "drizzle-orm";
+import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import { catalogItems, companies, invoiceItems, invoices, projects, supplierIntegrations } from "../../db/schema";
 import { likeContains } from "../../http/openapi";
 import type { Db } from "../../platform/db";
@@ -13,15 +13,46 @@ export const SAMPLE_SIZE = 10;
 
 const liveCatalog = (companyId: number) => and(eq(catalogItems.companyId, companyId), isNull(catalogItems.deletedAt));
 
-/** Title substring match (trigram index); titles starting with q first, then by title. */
-export function searchCatalog(db: Db, companyId: number, q: string) {
-  const startsWith = likeContains(q).slice(1); // "%q%" → "q%"
-  return db
-    .select()
-    .from(catalogItems)
-    .where(and(liveCatalog(companyId), ilike(catalogItems.title, likeContains(q))))
-    .orderBy(sql`${catalogItems.title} ilike ${startsWith} desc`, asc(catalogItems.title), asc(catalogItems.id))
-    .limit(MAX_RESULTS);
+/**
+ * Rows a search reads in its list's order before it turns to the index instead: a common term fills its
+ * page from the first rows of the order, a rare one is found through its index (the walk's rows are then
+ * the only ones read in vain). No plan depends on PostgreSQL's guess of how common the term is.
+ */
+const WALK = { catalog: 10_000, lines: 1_000 };
+
+/** Whether the company has fewer live rows than a walk reads (the walk then saw all of them); in the walk's order, so its index serves. */
+const walkSawAll = (table: PgTable, live: SQL | undefined, order: SQL, walk: number) =>
+  sql`(select count(*) from (select 1 from ${table} where ${live} order by ${order} limit ${walk}) as probe) < ${walk}`;
+
+/**
+ * Title substring match; titles starting with q first, then by title; at most MAX_RESULTS. The starts are
+ * a range of `catalog_items_company_title_prefix_idx` (lower(title)), read from the index alone and
+ * sorted. The others come from the first WALK.catalog titles in title order (the title index alone)
+ * when they hold enough of them, otherwise from the trigram index. Subqueries are read under the table's
+ * name, so their columns are the table's.
+ */
+export function searchCatalog(companyId: number, q: string) {
+  const live = liveCatalog(companyId);
+  const byTitle = sql`${catalogItems.title}, ${catalogItems.id}`;
+  const keys = sql`${catalogItems.id}, ${catalogItems.title}`;
+  const starts = sql`lower(${catalogItems.title}) like lower(${likeContains(q).slice(1)})`; // "%q%" → "q%"
+  const others = sql`${ilike(catalogItems.title, likeContains(q))} and not ${starts}`;
+  const need = sql`${MAX_RESULTS} - (select count(*) from starting)`;
+  const walked = sql`select ${keys} from (select ${keys}, ${others} as hit from ${catalogItems} where ${live} order by ${byTitle} limit ${WALK.catalog}) as catalog_items
+    where hit order by ${byTitle} limit ${need}`;
+  return sql`(with starting as materialized (select ${keys} from ${catalogItems} where ${and(live, starts)} order by ${byTitle} limit ${MAX_RESULTS}),
+      walked as materialized (${walked}),
+      walk_ok as materialized (select (select count(*) from walked) >= ${need} or ${walkSawAll(catalogItems, live, byTitle, WALK.catalog)} as ok),
+      page as (
+        select id, title, 0 as k from starting
+        union all
+        select id, title, 1 from walked where (select ok from walk_ok)
+        union all
+        select id, title, 1 from (select ${keys} from (select ${keys} from ${catalogItems} where ${and(live, ilike(catalogItems.title, likeContains(q)))} offset 0) as catalog_items
+          where ${others} order by ${byTitle} limit ${need}) as indexed
+        where not (select ok from walk_ok))
+    select ${sql.join(Object.values(getTableColumns(catalogItems)), sql`, `)} from page join ${catalogItems} using (id)
+    order by page.k, page.title, page.id limit ${MAX_RESULTS})`;
 }
 
 /** The most recently added live catalog items. */
@@ -59,36 +90,30 @@ function liveInvoiceLines(db: Db, companyId: number, condition: SQL | undefined)
     .where(and(eq(invoiceItems.companyId, companyId), isNull(invoiceItems.deletedAt), condition));
 }
 
-/** Matching lines taken newest first before any is checked live; enough that 25 live ones are almost always among them. */
-const LINE_CANDIDATES = 1000;
-
 /**
- * Lines whose title or description contains q (trigram indexes), most recent first, in two steps of one
- * statement. First the newest LINE_CANDIDATES matches (index order for a common term, the trigram matches
- * for a rare one), checked live in that order until MAX_RESULTS pass: a handful of checks instead of one
- * per match. Only when fewer pass (few matches, or most candidates on deleted orders) does the full query
- * run; either way the answer is the newest live matches.
+ * Lines whose title or description contains q, newest first, live (their invoice and order too), at most
+ * MAX_RESULTS. Taken from the company's newest WALK lines when they hold enough live matches (a common
+ * term), otherwise from the trigram indexes: every match, newest first, checked live in that order until
+ * MAX_RESULTS pass. The live check is one LATERAL lookup per line, made only for lines in the answer's
+ * running, so a term on many lines costs about MAX_RESULTS checks.
  */
 export function searchInvoiceLines(db: Db, companyId: number, q: string) {
   const pattern = likeContains(q);
   const matches = or(ilike(invoiceItems.title, pattern), ilike(invoiceItems.description, pattern));
-  const newest = [desc(invoiceItems.createdAt), desc(invoiceItems.id)];
-  const candidates = db
-    .select()
-    .from(invoiceItems)
-    .where(and(eq(invoiceItems.companyId, companyId), isNull(invoiceItems.deletedAt), matches))
-    .orderBy(...newest)
-    .limit(LINE_CANDIDATES);
-  const firstLive = sql`select candidate.*, live_order.order_id from (${candidates}) candidate
-    cross join lateral ${liveOrderOf(db, companyId, sql`candidate.invoice_id`)}
-    order by candidate.created_at desc, candidate.id desc limit ${MAX_RESULTS}`;
-  const all = liveInvoiceLines(db, companyId, matches)
-    .orderBy(...newest)
-    .limit(MAX_RESULTS);
-  return sql`(with first_live as materialized (${firstLive})
-    select * from first_live where (select count(*) from first_live) >= ${MAX_RESULTS}
+  const live = and(eq(invoiceItems.companyId, companyId), isNull(invoiceItems.deletedAt));
+  const columns = sql.join(Object.values(getTableColumns(invoiceItems)), sql`, `);
+  const newest = sql`${invoiceItems.createdAt} desc, ${invoiceItems.id} desc`;
+  const firstLive = (lines: SQL) => sql`select invoice_items.*, live_order.order_id from (${lines}) as invoice_items
+    cross join lateral ${liveOrderOf(db, companyId, sql`invoice_items.invoice_id`)}
+    order by ${newest} limit ${MAX_RESULTS}`;
+  const walked = sql`select ${columns} from (select ${columns} from ${invoiceItems} where ${live} order by ${newest} limit ${WALK.lines}) as invoice_items
+    where ${matches} order by ${newest}`;
+  const indexed = sql`select ${columns} from (select ${columns} from ${invoiceItems} where ${and(live, matches)} offset 0) as invoice_items order by ${newest}`;
+  return sql`(with walk_live as materialized (${firstLive(walked)}),
+      ok as materialized (select (select count(*) from walk_live) >= ${MAX_RESULTS} or ${walkSawAll(invoiceItems, live, newest, WALK.lines)} as ok)
+    select * from walk_live where (select ok from ok)
     union all
-    select * from (${all}) all_lines where (select count(*) from first_live) < ${MAX_RESULTS}
+    select * from (${firstLive(indexed)}) as index_live where not (select ok from ok)
     order by created_at desc, id desc)`;
 }
 
@@ -118,7 +143,7 @@ export async function searchStorage(db: Db, companyId: number, q: string, parts:
     parts.local || parts.lines || parts.providers.length
       ? await db
           .select({
-            local: parts.local ? jsonRows(getTableColumns(catalogItems), searchCatalog(db, companyId, q)) : none,
+            local: parts.local ? jsonRows(getTableColumns(catalogItems), searchCatalog(companyId, q)) : none,
             lines: parts.lines ? jsonRows(invoiceLineFields, searchInvoiceLines(db, companyId, q)) : none,
             integrations: parts.providers.length
               ? jsonRows(getTableColumns(supplierIntegrations), integrationRows(db, companyId, parts.providers))

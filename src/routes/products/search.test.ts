@@ -111,6 +111,57 @@ describe("GET /products/search — include", () => {
   });
 });
 
+describe("GET /products/search — a large catalog and many lines (more than a search walks in list order)", () => {
+  it("finds catalog matches beyond the first 10,000 titles: starts first, then by title, as for a small catalog", async () => {
+    const co = await newCompany();
+    // 10,050 titles that sort first and match nothing; then the matches, out of title order by id.
+    await sql(
+      `insert into catalog_items (company_id, title, unit_price) select $1, 'Aaa filler ' || lpad(i::text, 5, '0'), 1 from generate_series(1, 10050) i`,
+      [co.companyId],
+    );
+    await co.load({
+      catalog_items: [
+        { title: "Zz striped zebra tee", unit_price: "1" },
+        { title: "Zebra print tote", unit_price: "1" },
+        { title: "Mm zebra cap", unit_price: "1" },
+        { title: "Bb zebra socks (deleted)", unit_price: "1" },
+      ],
+    });
+    await sql("update catalog_items set deleted_at = now() where company_id = $1 and title like 'Bb%'", [co.companyId]);
+    const res = await search(co, { q: "ZEBRA", include: "local" });
+    expect(res.body.local_items.map((i: any) => i.title)).toEqual(["Zebra print tote", "Mm zebra cap", "Zz striped zebra tee"]);
+    // A common term: the first titles in order.
+    const common = await search(co, { q: "filler 0", include: "local" });
+    expect(common.body.local_items.map((i: any) => i.title)).toEqual(
+      Array.from({ length: 25 }, (_, i) => `Aaa filler ${String(i + 1).padStart(5, "0")}`),
+    );
+  }, 60_000);
+
+  it("finds the newest live invoice lines behind the 1,000 newest that do not match", async () => {
+    const co = await newCompany();
+    const old = await addOrder(co, [{ title: "Quokka hoodie 1" }, { title: "Quokka hoodie 2" }, { title: "Plain" }]);
+    const gone = await addOrder(co, [{ title: "Quokka hoodie on a deleted order" }], { projectDeleted: true });
+    // 1,050 newer lines on two orders (an order holds at most 1,000).
+    const newer: number[] = [];
+    for (const part of [0, 1]) {
+      newer.push(
+        ...(
+          await addOrder(
+            co,
+            Array.from({ length: 525 }, (_, i) => ({ title: `Filler line ${part * 525 + i}` })),
+          )
+        ).items,
+      );
+    }
+    await sql("update invoice_items set created_at = '2026-01-01' where id = any($1)", [[...old.items, ...gone.items]]);
+    await sql("update invoice_items set created_at = '2026-02-01'::timestamptz + (id || ' seconds')::interval where id = any($1)", [newer]);
+    const res = await search(co, { q: "quokka", include: "lines" });
+    expect(res.body.invoice_lines.map((l: any) => l.id)).toEqual([old.items[1], old.items[0]]);
+    const common = await search(co, { q: "filler line", include: "lines" });
+    expect(common.body.invoice_lines.map((l: any) => l.id)).toEqual([...newer].sort((a, b) => b - a).slice(0, 25));
+  }, 60_000);
+});
+
 describe("GET /products/search — invoice lines", () => {
   it("returns the newest 25 live matches, newest first, whether or not the newest matches are on deleted orders", async () => {
     const co = await newCompany();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asRequest, expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
+import { asRequest, expectError, newCompany, sql, type TestCompany, waitFor } from "../../../test/support/api";
 import { holdRow } from "../../../test/support/locks";
 import { newOrder, orderRows, outboxRows } from "../../../test/support/orders";
 import { webhookEvents } from "../../../test/support/webhooks";
@@ -192,6 +192,12 @@ describe("PATCH /taxes/{id}", () => {
         outbox: await Promise.all(orders.map(outboxRows)),
         events: await webhookEvents(co.companyId),
       });
+      // Every event's payload is filled after its change's commit: settled before the comparison.
+      await waitFor(
+        "the orders' event payloads",
+        () => sql("select 1 from webhook_events where company_id = $1 and payload is null", [co.companyId]),
+        (rows) => rows.length === 0,
+      );
       const before = await snapshot();
       await sql("insert into test_tax_commit_failures values ($1)", [co.companyId]);
       expectError(await co.patch(`/taxes/${tax.id}`, { rate: "20" }), 500, "internal_error");

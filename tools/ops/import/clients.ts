@@ -1,18 +1,19 @@
-import { clients } from "../../../src/db/schema";
-import { ClientCreateSchema, clientColumns } from "../../../src/routes/clients/schema";
-import { parseRecord, refSchema, remember, type SectionImporter } from "./kit";
+import { ClientCreateSchema } from "../../../src/routes/clients/schema";
+import { writeClients } from "../../../src/routes/clients/write";
+import { parseRecord, refSchema, refused, remember, type SectionImporter } from "./kit";
 
 const ClientImportSchema = ClientCreateSchema.extend({ ref: refSchema });
 
-/** `clients: [{ ref, ...POST /clients fields }]` */
+/** `clients: [{ ref, ...POST /clients fields }]`, written as POST /clients/batch writes its creates (one statement). */
 export const importClients: SectionImporter = async (ctx, records) => {
   const parsed = records.map((r, i) => parseRecord(ClientImportSchema, r, `clients[${i}]`));
   if (!parsed.length) return;
-  const rows = await ctx.tx
-    .insert(clients)
-    .values(parsed.map(({ ref: _ref, ...body }) => ({ ...clientColumns(body), companyName: body.company_name, companyId: ctx.companyId })))
-    .returning({ id: clients.id });
-  parsed.forEach((p, i) => {
-    remember(ctx, p.ref, rows[i].id);
+  const outcomes = await writeClients(
+    ctx.change,
+    parsed.map(({ ref: _ref, ...body }) => ({ method: "create" as const, body })),
+  );
+  outcomes.forEach((o, i) => {
+    if ("error" in o) throw refused(`clients[${i}]`, o.error);
+    remember(ctx, parsed[i].ref, o.client.id);
   });
 };

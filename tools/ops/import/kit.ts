@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { issuesToDetails } from "../../../src/http/errors";
+import type { Change } from "../../../src/changes/change";
+import { type ApiError, issuesToDetails } from "../../../src/http/errors";
 import { unstorableJson } from "../../../src/http/json-body";
 import type { Db } from "../../../src/platform/db";
 import { CommandError } from "../errors";
@@ -8,6 +9,8 @@ import { CommandError } from "../errors";
 export interface ImportContext {
   tx: Db;
   companyId: number;
+  /** The API's write path (src/changes/) on the import's transaction: clients and orders are written as the API writes them. */
+  change: Change;
   /** ref → new id, filled as records are created; later sections resolve refs through it. */
   ids: Record<string, number | string>;
 }
@@ -42,4 +45,12 @@ export function resolveRef(ctx: ImportContext, ref: string | undefined, id: numb
   if (id !== undefined) return id;
   if (ref !== undefined && typeof ctx.ids[ref] === "number") return ctx.ids[ref] as number;
   throw new ImportError(`${where}: unknown ref "${ref ?? ""}"`);
+}
+
+/** A record the API's write refused (an external id already taken, a status of another company…): its error as the import reports it. */
+export function refused(where: string, error: ApiError): ImportError {
+  const fields = Array.isArray(error.details)
+    ? (error.details as { field?: string; message?: string }[]).map((d) => `${where}.${d.field}: ${d.message}`)
+    : [];
+  return new ImportError(`invalid record ${where}: ${fields.length ? fields.join("; ") : error.message}`);
 }

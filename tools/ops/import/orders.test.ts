@@ -98,9 +98,12 @@ describe("import: order_statuses, taxes, orders (nested items, payments, artwork
     const b = await newCompany();
     const good = { ref: "ok", client_ref: "mine", title: "Fine" };
     const cases: [unknown, RegExp][] = [
-      [{ ref: "x", client_id: theirs.c, title: "x" }, /client .* not a live client/],
-      [{ ref: "x", client_ref: "mine", status_id: theirs.s, title: "x" }, /order status .* not one of this company's/],
-      [{ ref: "x", client_ref: "mine", title: "x", invoice: { tax_id: theirs.t } }, /tax .* not one of this company's/],
+      [{ ref: "x", client_id: theirs.c, title: "x" }, /orders\[1\]\.client_id: No such client in your company/],
+      [{ ref: "x", client_ref: "mine", status_id: theirs.s, title: "x" }, /orders\[1\]\.status_id: No such order status in your company/],
+      [
+        { ref: "x", client_ref: "mine", title: "x", invoice: { tax_id: theirs.t } },
+        /orders\[1\]\.invoice\.tax_id: No such tax in your company/,
+      ],
       [{ ref: "x", client_ref: "nobody", title: "x" }, /unknown ref "nobody"/],
       [{ ref: "x", title: "x" }, /client_ref/],
       [{ ref: "x", client_ref: "mine", client_id: 1, title: "x" }, /client_ref/],

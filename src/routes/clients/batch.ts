@@ -1,0 +1,87 @@
+import { z } from "@hono/zod-openapi";
+import {
+  BATCH_COST,
+  BATCH_MAX_ITEMS,
+  type BatchResource,
+  batchItemSchema,
+  batchRequestSchema,
+  batchResponseSchema,
+  runBatch,
+} from "../../changes/batch";
+import { externalIdText } from "../../domain/external";
+import { invalid } from "../../http/errors";
+import { createAuthRoute, MAX_INT_ID, type Router } from "../../http/openapi";
+import { ClientCreateSchema, ClientEnvelopeSchema, ClientPatchSchema, ClientUpsertSchema } from "./schema";
+import { type ClientWrite, writeClients } from "./write";
+
+const BATCH_IDS = { id: z.number().int().positive().max(MAX_INT_ID), externalId: externalIdText() };
+const DATA = { create: ClientCreateSchema, update: ClientPatchSchema, upsert: ClientUpsertSchema };
+const ClientBatchItemSchema = batchItemSchema("Client", DATA, BATCH_IDS);
+
+const route = createAuthRoute({
+  method: "post",
+  path: "/clients/batch",
+  operationId: "batchClients",
+  idempotent: true,
+  tags: ["Clients"],
+  summary: "Create, update and upsert up to 100 clients",
+  description:
+    `Up to ${BATCH_MAX_ITEMS} items, each \`create\` (as POST /clients), \`update\` (as PATCH /clients/{id}, by \`id\` or \`external_id\`) ` +
+    "or `upsert` (as PUT /clients/by-external-id/{external_id}). Answers 200 with one result per item, in order: the status and body its " +
+    "single request answers. Without `atomic` each item is written or refused on its own; with " +
+    '`"atomic": true` all are written or none is (then each item that did not fail answers 424 `rolled_back`). An item addressing a row ' +
+    "(an id or external id) that an earlier item addresses is a 409. Written clients get their webhook events as their single requests " +
+    `would. ${BATCH_COST} With \`Idempotency-Key\`, the whole batch is replayed.`,
+  request: { body: { required: true, content: { "application/json": { schema: batchRequestSchema("Client", "ClientBatchItem") } } } },
+  responses: {
+    200: {
+      description: "One result per item, in item order",
+      content: { "application/json": { schema: batchResponseSchema("Client", ClientEnvelopeSchema) } },
+    },
+  },
+});
+
+/** Clients in the batch protocol: items become writeClients' writes. */
+const clientBatch: BatchResource<
+  z.infer<typeof ClientCreateSchema>,
+  z.infer<typeof ClientPatchSchema>,
+  z.infer<typeof ClientUpsertSchema>,
+  ClientWrite
+> = {
+  data: DATA,
+  writeOf(item) {
+    switch (item.method) {
+      case "create": {
+        const { external_id: given } = item;
+        if (given !== undefined && item.data.external_id !== undefined && item.data.external_id !== given) {
+          return invalid("Invalid item", [{ field: "external_id", message: "Differs from data.external_id: give it once" }]);
+        }
+        return { method: "create", body: { ...item.data, external_id: item.data.external_id ?? given } };
+      }
+      case "update": {
+        const { deleted, ...body } = item.data;
+        const address = item.id !== undefined ? { id: item.id } : { externalId: item.external_id! };
+        return { method: "update", address, body, deleted };
+      }
+      case "upsert":
+        return { method: "upsert", externalId: item.external_id, body: item.data };
+    }
+  },
+  touches(write) {
+    const keys: string[] = [];
+    if (write.method === "upsert") keys.push(`external_id:${write.externalId}`);
+    if (write.method === "update") keys.push("id" in write.address ? `id:${write.address.id}` : `external_id:${write.address.externalId}`);
+    const claimed = "external_id" in write.body ? write.body.external_id : undefined;
+    if (typeof claimed === "string") keys.push(`external_id:${claimed}`);
+    return [...new Set(keys)];
+  },
+  async write(change, writes) {
+    const outcomes = await writeClients(change, writes);
+    return outcomes.map((o) => ("error" in o ? o : { status: o.status, body: { client: o.client } }));
+  },
+};
+
+export const registerBatchClients = (api: Router) => {
+  api.openAPIRegistry.register("ClientBatchItem", ClientBatchItemSchema);
+  return api.openapi(route, async (c) => runBatch(c, c.req.valid("json"), BATCH_IDS, clientBatch));
+};

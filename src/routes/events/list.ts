@@ -1,0 +1,122 @@
+import { z } from "@hono/zod-openapi";
+import type { JSONValue } from "hono/utils/types";
+import { webhookEvents } from "../../db/schema";
+import { jsonWithRaw, RawJson } from "../../http/exact-json";
+import { createAuthRoute, DEFAULT_PER_PAGE, digitsInt, MAX_PER_PAGE, type Router } from "../../http/openapi";
+import { cursorQuery, decodeCursor, encodeCursor, type KeysetSort } from "../../http/pagination";
+import { isoDateTime } from "../../platform/dates";
+import type { EventCatalog } from "../../webhooks/events-catalog";
+import { listEvents, payloadsOf, WEBHOOK_RETENTION_DAYS } from "../../webhooks/feed";
+import { EventsPaginationSchema } from "./schema";
+
+/** Newest first: the order events were written in, so a cursor stays stable while events are added. */
+const EVENTS_SORT: KeysetSort = { name: "events_desc", direction: "desc", columns: [{ column: webhookEvents.id, kind: "bigint" }] };
+/** Types one request may filter on at most. */
+const MAX_TYPES = 20;
+
+export function registerListEvents(api: Router, catalog: EventCatalog, eventSchema: z.ZodType) {
+  const types = Object.keys(catalog) as [string, ...string[]];
+  const route = createAuthRoute({
+    method: "get",
+    path: "/events",
+    operationId: "listEvents",
+    tags: ["Events"],
+    summary: "List events",
+    description:
+      `The company's change events of the last ${WEBHOOK_RETENTION_DAYS} days, newest first, each exactly as its webhook deliveries ` +
+      "send it (`id`, `type`, `created_at`, `data.object`). Every change that sends a webhook is here, whether or not an endpoint " +
+      "subscribes to its type, so an integration without a public URL (or one whose endpoint was down) can see what happened. " +
+      "`type` takes one type or several (repeated, or comma-separated); `resource_id` the id of the client, order or thread; " +
+      "`created_after` / `created_before` bound `created_at` (both exclusive). Follow `pagination.next_cursor` (with the same " +
+      "filters) for older events; new events arrive at the top.",
+    request: {
+      query: z.object({
+        type: z
+          .preprocess(
+            (v) => (Array.isArray(v) ? v : [v]).flatMap((t) => (typeof t === "string" ? t.split(",") : [t])),
+            z.array(z.enum(types)).min(1).max(MAX_TYPES),
+          )
+          .optional()
+          .openapi({
+            param: { name: "type", in: "query", style: "form", explode: true },
+            description: "Only events of these types: repeat the parameter, or separate types with commas",
+            example: ["order.created", "order.updated"],
+          }),
+        resource_id: z
+          .string()
+          .min(1)
+          .max(64)
+          .optional()
+          .openapi({
+            param: { name: "resource_id", in: "query" },
+            description: "Only events about this resource (a client or order id, a thread id)",
+            example: "42",
+          }),
+        created_after: isoDateTime()
+          .optional()
+          .openapi({
+            param: { name: "created_after", in: "query" },
+            description: "Only events created after this instant",
+            example: "2026-11-20T00:00:00Z",
+          }),
+        created_before: isoDateTime()
+          .optional()
+          .openapi({
+            param: { name: "created_before", in: "query" },
+            description: "Only events created before this instant",
+            example: "2026-11-21T00:00:00Z",
+          }),
+        per_page: digitsInt((n) => n.min(1).max(MAX_PER_PAGE))
+          .default(DEFAULT_PER_PAGE)
+          .openapi({
+            param: { name: "per_page", in: "query" },
+            description: `Page size, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE})`,
+            example: 25,
+          }),
+        ...cursorQuery,
+      }),
+    },
+    responses: {
+      200: {
+        description: "A page of events, newest first",
+        content: { "application/json": { schema: z.object({ data: z.array(eventSchema), pagination: EventsPaginationSchema }) } },
+      },
+    },
+  });
+
+  api.openapi(route, async (c) => {
+    const query = c.req.valid("query");
+    const { companyId } = c.var.auth;
+    const filters = {
+      type: query.type ? [...new Set(query.type)].sort() : null,
+      resource_id: query.resource_id ?? null,
+      created_after: query.created_after ?? null,
+      created_before: query.created_before ?? null,
+    };
+    const scope = { companyId, filters };
+    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, EVENTS_SORT, scope);
+    const rows = await listEvents(
+      c.var.db,
+      companyId,
+      {
+        types: filters.type ?? undefined,
+        resourceId: query.resource_id,
+        createdAfter: query.created_after,
+        createdBefore: query.created_before,
+        beforeId: cursor?.key[0] ?? undefined,
+      },
+      query.per_page + 1,
+    );
+    const page = rows.slice(0, query.per_page);
+    const payloads = await payloadsOf(c.var.db, page, (type) => catalog[type]?.render);
+    const last = page[page.length - 1];
+    const next_cursor =
+      rows.length > query.per_page && last ? encodeCursor(EVENTS_SORT, scope, [String(last.id)], (cursor?.page ?? 1) + 1) : null;
+    // Payloads are the stored jsonb text, written into the answer as they are (numbers keep every digit).
+    return jsonWithRaw<{ data: JSONValue[]; pagination: { per_page: number; next_cursor: string | null } }, 200>(
+      c,
+      { data: payloads.map((p) => new RawJson(p)), pagination: { per_page: query.per_page, next_cursor } },
+      200,
+    );
+  });
+}

@@ -1,0 +1,16 @@
+import type { EventCatalog } from "../../webhooks/events-catalog";
+
+/**
+ * The events feed: routes built on the first request under /events (src/resources.ts lists it), with the
+ * catalog of every resource's event types (their payload schemas and renderers).
+ */
+export const eventsResource = {
+  prefix: "/events",
+  tags: [
+    {
+      name: "Events",
+      description: "The company's change events of the last 30 days, as webhooks carry them, whether or not an endpoint subscribes",
+    },
+  ],
+  load: async (catalog: EventCatalog) => (await import(".")).eventsApi(catalog),
+};

@@ -1,0 +1,95 @@
+import type { z } from "@hono/zod-openapi";
+import {
+  BATCH_COST,
+  BATCH_MAX_ITEMS,
+  type BatchResource,
+  batchItemSchema,
+  batchRequestSchema,
+  batchResponseSchema,
+  runBatch,
+} from "../../changes/batch";
+import { externalIdText } from "../../domain/external";
+import { invalid } from "../../http/errors";
+import { createAuthRoute, type Router } from "../../http/openapi";
+import { dbId, OrderEnvelopeSchema, OrderPatchSchema } from "./schema";
+import { type OrderWrite, writeOrders } from "./upsert";
+import { OrderCreateSchema, OrderUpsertSchema } from "./write-schema";
+
+const BATCH_IDS = { id: dbId(), externalId: externalIdText() };
+const DATA = { create: OrderCreateSchema, update: OrderPatchSchema, upsert: OrderUpsertSchema };
+const OrderBatchItemSchema = batchItemSchema("Order", DATA, BATCH_IDS);
+
+const route = createAuthRoute({
+  method: "post",
+  path: "/orders/batch",
+  operationId: "batchOrders",
+  idempotent: true,
+  tags: ["Orders"],
+  summary: "Create, update and upsert up to 100 orders",
+  description:
+    `Up to ${BATCH_MAX_ITEMS} items, each \`create\` (as POST /orders, contents included), \`update\` (as PATCH /orders/{id}, by \`id\` ` +
+    "or `external_id`) or `upsert` (as PUT /orders/by-external-id/{external_id}). Answers 200 with one result per item, in order: the " +
+    "status and body its single request answers. Without `atomic` each item is written or " +
+    'refused on its own; with `"atomic": true` all are written or none is (then each item that did not fail answers 424 ' +
+    "`rolled_back`). An item addressing an order (an id or external id) that an earlier item addresses is a 409. Written orders get " +
+    `their accounting outbox rows and webhook events as their single requests would. ${BATCH_COST} With \`Idempotency-Key\`, the ` +
+    "whole batch is replayed.",
+  request: { body: { required: true, content: { "application/json": { schema: batchRequestSchema("Order", "OrderBatchItem") } } } },
+  responses: {
+    200: {
+      description: "One result per item, in item order",
+      content: { "application/json": { schema: batchResponseSchema("Order", OrderEnvelopeSchema) } },
+    },
+  },
+});
+
+/** Orders in the batch protocol: items become writeOrders' writes. */
+const orderBatch: BatchResource<
+  z.infer<typeof OrderCreateSchema>,
+  z.infer<typeof OrderPatchSchema>,
+  z.infer<typeof OrderUpsertSchema>,
+  OrderWrite
+> = {
+  data: DATA,
+  writeOf(item) {
+    switch (item.method) {
+      case "create": {
+        const { external_id: given } = item;
+        if (given !== undefined && item.data.external_id !== undefined && item.data.external_id !== given) {
+          return invalid("Invalid item", [{ field: "external_id", message: "Differs from data.external_id: give it once" }]);
+        }
+        return { method: "create", create: { body: { ...item.data, external_id: item.data.external_id ?? given } } };
+      }
+      case "update":
+        return {
+          method: "update",
+          update: { address: item.id !== undefined ? { id: item.id } : { externalId: item.external_id! }, body: item.data },
+        };
+      case "upsert":
+        return { method: "upsert", externalId: item.external_id, body: item.data };
+    }
+  },
+  touches(write) {
+    switch (write.method) {
+      case "create":
+        return write.create.body.external_id ? [`external_id:${write.create.body.external_id}`] : [];
+      case "upsert":
+        return [`external_id:${write.externalId}`];
+      case "update": {
+        const { address, body } = write.update;
+        const keys = ["id" in address ? `id:${address.id}` : `external_id:${address.externalId}`];
+        if (body.external_id) keys.push(`external_id:${body.external_id}`);
+        return [...new Set(keys)];
+      }
+    }
+  },
+  async write(change, writes) {
+    const outcomes = await writeOrders(change, writes);
+    return outcomes.map((o) => ("error" in o ? o : { status: o.status, body: o.order }));
+  },
+};
+
+export const registerBatchOrders = (api: Router) => {
+  api.openAPIRegistry.register("OrderBatchItem", OrderBatchItemSchema);
+  return api.openapi(route, async (c) => runBatch(c, c.req.valid("json"), BATCH_IDS, orderBatch));
+};

@@ -1,0 +1,134 @@
+import { and, desc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { webhookEvents } from "../db/schema";
+import { RawJson, stringifyWithRaw } from "../http/exact-json";
+import type { Db } from "../platform/db";
+import { fillPayload, fillPayloads } from "./events";
+import type { WebhookRenderer } from "./events-catalog";
+
+/*
+ * The events feed's reads (GET /events, GET /events/{id}): the company's events of the retention
+ * period with their payloads, the same bytes webhook delivery sends. A change fills its events'
+ * payloads right after its commit; an event whose payload is still missing (that step is still running,
+ * or was lost) is rendered from the current state, as delivery and the cron pass do. A render is stored
+ * only once the after-commit step has had time to fill the exact one, so the feed never stores a render
+ * over it.
+ */
+
+/**
+ * Events (the feed's reach) and finished deliveries (the delivery log's) are kept this long, then dropped
+ * by the cron pass; an event with a pending delivery stays until the delivery is done, without showing in the feed.
+ */
+export const WEBHOOK_RETENTION_DAYS = 30;
+
+/** A missing payload rendered by a read is stored only when the event is this old. */
+export const STORE_RENDER_AFTER_SECONDS = 60;
+
+const columns = {
+  id: webhookEvents.id,
+  eventId: webhookEvents.eventId,
+  companyId: webhookEvents.companyId,
+  type: webhookEvents.type,
+  resourceType: webhookEvents.resourceType,
+  resourceId: webhookEvents.resourceId,
+  payload: sql<string | null>`${webhookEvents.payload}::text`,
+  previousAttributes: sql<string | null>`${webhookEvents.previousAttributes}::text`,
+  createdAt: sql<string>`to_char(${webhookEvents.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+  old: sql<boolean>`${webhookEvents.createdAt} < now() - make_interval(secs => ${STORE_RENDER_AFTER_SECONDS})`,
+};
+export type FeedRow = Awaited<ReturnType<typeof listEvents>>[number];
+
+/** Only the retention period's events (older ones, kept while a delivery of theirs is pending, are not shown). */
+const retained = (companyId: number) =>
+  and(eq(webhookEvents.companyId, companyId), sql`${webhookEvents.createdAt} > now() - make_interval(days => ${WEBHOOK_RETENTION_DAYS})`);
+
+export interface FeedFilter {
+  types?: string[];
+  resourceId?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+  /** Keyset: only events older than this one (its row id). */
+  beforeId?: string;
+}
+
+/** The company's events matching `filter`, newest first, at most `limit`. One query. */
+export function listEvents(db: Db, companyId: number, filter: FeedFilter, limit: number) {
+  return db
+    .select(columns)
+    .from(webhookEvents)
+    .where(
+      and(
+        retained(companyId),
+        filter.types ? inArray(webhookEvents.type, filter.types) : undefined,
+        filter.resourceId === undefined ? undefined : eq(webhookEvents.resourceId, filter.resourceId),
+        filter.createdAfter === undefined ? undefined : gt(webhookEvents.createdAt, sql`${filter.createdAfter}::timestamptz`),
+        filter.createdBefore === undefined ? undefined : lt(webhookEvents.createdAt, sql`${filter.createdBefore}::timestamptz`),
+        filter.beforeId === undefined ? undefined : lt(webhookEvents.id, sql`${filter.beforeId}::bigint`),
+      ),
+    )
+    .orderBy(desc(webhookEvents.id))
+    .limit(limit);
+}
+
+/** One event of the company by its public id (`evt_…`), or undefined. */
+export async function findEvent(db: Db, companyId: number, eventId: string) {
+  const [row] = await db
+    .select(columns)
+    .from(webhookEvents)
+    .where(and(retained(companyId), eq(webhookEvents.eventId, eventId)))
+    .limit(1);
+  return row;
+}
+
+/** The delivered body for an event, as `fillPayload` writes it, from the object's JSON text. */
+const payloadText = (row: FeedRow, object: string | undefined) =>
+  stringifyWithRaw({
+    id: row.eventId,
+    type: row.type,
+    created_at: row.createdAt,
+    data: {
+      object: object === undefined ? null : new RawJson(object),
+      ...(row.previousAttributes === null ? {} : { previous_attributes: new RawJson(row.previousAttributes) }),
+    },
+  });
+
+/**
+ * Each event's payload text (the stored one, or rendered by its resource's renderer); renders of events
+ * old enough are stored (a payload never changes once stored).
+ */
+export async function payloadsOf(db: Db, rows: FeedRow[], renderer: (type: string) => WebhookRenderer | undefined): Promise<string[]> {
+  return Promise.all(
+    rows.map(async (row) => {
+      if (row.payload !== null) return row.payload;
+      const render = renderer(row.type);
+      const object = render ? await render(db, { companyId: row.companyId, type: row.type, resourceId: row.resourceId }) : undefined;
+      return row.old ? fillPayload(db, row.id, object ?? null) : payloadText(row, object);
+    }),
+  );
+}
+
+/** Events rendered per cron pass at most (a backlog goes in later passes). */
+const RENDER_LIMIT = 500;
+
+/**
+ * The cron pass's fallback: events whose payload is still missing a minute after they were written (the
+ * after-commit step was lost) are rendered from the current state and stored, all in one statement.
+ */
+export async function renderLostPayloads(db: Db, renderer: (resourceType: string) => WebhookRenderer | undefined): Promise<number> {
+  const rows = await db
+    .select({ ...columns, old: sql<boolean>`true` })
+    .from(webhookEvents)
+    .where(
+      sql`${webhookEvents.payload} is null and ${webhookEvents.createdAt} < now() - make_interval(secs => ${STORE_RENDER_AFTER_SECONDS})` as SQL,
+    )
+    .orderBy(webhookEvents.id)
+    .limit(RENDER_LIMIT);
+  const objects = await Promise.all(
+    rows.map(async (row) => {
+      const render = renderer(row.resourceType);
+      const object = render ? await render(db, { companyId: row.companyId, type: row.type, resourceId: row.resourceId }) : undefined;
+      return { event: row.id, object: object ?? null };
+    }),
+  );
+  await fillPayloads(db, objects);
+  return rows.length;
+}

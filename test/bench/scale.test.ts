@@ -1,0 +1,48 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { expect, test } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+// `npm run bench:scale` at a small size, so that a change to a route, a cursor or the seed cannot break
+// the benchmark unnoticed. It times nothing here: only that every row is measured and judged, and that a
+// plan is captured for each.
+test("bench:scale runs end to end at a small size: every endpoint timed with its goal and verdict, a plan captured for each", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "bench-scale-"));
+  chmodSync(dir, 0o755); // PostgreSQL runs as the `postgres` user and must reach its data dir
+  try {
+    const journal = JSON.parse(readFileSync(path.join(root, "drizzle/meta/_journal.json"), "utf8")) as { entries: { tag: string }[] };
+    const lastMigration = journal.entries[journal.entries.length - 1].tag;
+    const res = spawnSync(
+      path.join(root, "node_modules/.bin/tsx"),
+      ["test/bench/scale.ts", "--n", "1000", "--runs", "1", "--dir", dir, "--shared-buffers", "128MB", "--writes-before", lastMigration],
+      { cwd: root, encoding: "utf8", timeout: 280_000 },
+    );
+    expect(res.status, res.stdout + res.stderr).toBe(0);
+    const rows = res.stdout.split("\n").filter((l) => /^\| .+ \| [\d.]+ ms \| [\d.]+ ms \| [\d.]+× \| .+ \|/.test(l));
+    const verdicts = rows.map((l) => l.split("|")[5].trim());
+    expect(rows.length).toBeGreaterThanOrEqual(30);
+    for (const v of verdicts) expect(v).toMatch(/^≤ [\d.]+× (ok|MISSED)$|^[A-Za-z]/);
+    for (const name of [
+      "clients q=a ",
+      "clients q=zq ",
+      "clients sync by cursor at 95 %",
+      "orders sync by cursor at 95 %",
+      "PATCH /clients/{id}",
+    ]) {
+      expect(
+        rows.some((l) => l.startsWith(`| ${name}`)),
+        name,
+      ).toBe(true);
+    }
+    expect(rows.filter((l) => l.includes(`vs before ${lastMigration}`))).toHaveLength(2);
+
+    const sections = readFileSync(path.join(dir, "plans.txt"), "utf8").split(/^=== /m).slice(1);
+    expect(sections.length).toBe(rows.length - 2);
+    for (const s of sections) expect(s, s.split("\n")[0]).toMatch(/Query Text:[\s\S]*\(actual time=/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 300_000);
