@@ -8,6 +8,7 @@ import { docsPage } from "./http/docs-page";
 import { errorBody, onError } from "./http/errors";
 import { drainUnreadBody } from "./http/json-body";
 import { mountLazy } from "./http/lazy-resource";
+import { lazyRouter } from "./http/lazy-route";
 import { paramsGuard } from "./http/params-guard";
 import { requestContext, requestId } from "./http/request-context";
 import { createRouter } from "./http/router";
@@ -25,7 +26,8 @@ function createApi() {
   api.use("*", paramsGuard);
   // A lazy resource's folder is imported on the first request under its prefix; a router is mounted as it is.
   for (const resource of RESOURCES) {
-    if ("load" in resource) mountLazy(api, { prefix: resource.prefix, load: () => resource.load(WEBHOOK_EVENTS) }, noRoute);
+    if ("load" in resource)
+      mountLazy(api, { prefix: resource.prefix, load: async () => lazyRouter(await resource.load(WEBHOOK_EVENTS)) }, noRoute);
     else api.route("/", resource.router);
   }
   // The MCP endpoint (docs/mcp.md), loaded on its first request: its tools run the operations above as

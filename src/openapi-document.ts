@@ -1,5 +1,6 @@
 import { API_PREFIX } from "./http/api-prefix";
 import { MAX_JSON_DEPTH } from "./http/json-body";
+import { eagerRouter } from "./http/lazy-route";
 import { createRouter } from "./http/openapi";
 import { withResponseHeaders } from "./http/openapi-headers";
 import { RESOURCES, WEBHOOK_EVENT_DECLARATIONS, WEBHOOK_EVENTS } from "./resources";
@@ -46,7 +47,8 @@ const documentInfo = (origin: string) => ({
 /** The document for a deployment at `origin`, as an object. */
 export async function buildOpenApiDocument(origin: string) {
   const all = createRouter();
-  for (const resource of RESOURCES) all.route("/", "load" in resource ? await resource.load(WEBHOOK_EVENTS) : resource.router);
+  for (const resource of RESOURCES)
+    all.route("/", "load" in resource ? await eagerRouter(await resource.load(WEBHOOK_EVENTS)) : resource.router);
   // The event payloads (OpenAPI `webhooks`) use every resource's schemas.
   await registerWebhookEvents(all.openAPIRegistry, WEBHOOK_EVENT_DECLARATIONS);
   all.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

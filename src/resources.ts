@@ -1,3 +1,4 @@
+import type { RouteEntry } from "./http/lazy-route";
 import type { Router } from "./http/openapi";
 import { clientsResource } from "./routes/clients/resource";
 import { eventsResource } from "./routes/events/resource";
@@ -19,7 +20,7 @@ import { type EventCatalog, eventCatalog, type ResourceEvents, type WebhookRende
  * that must answer at once, the router itself.
  */
 export type Resource = { tags: readonly { name: string; description: string }[]; publicPaths?: readonly string[] } & (
-  | { prefix: string; load: (events: EventCatalog) => Promise<Router>; events?: ResourceEvents }
+  | { prefix: string; load: (events: EventCatalog) => Promise<readonly RouteEntry[]>; events?: ResourceEvents }
   | { router: Router }
 );
 

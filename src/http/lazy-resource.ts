@@ -5,11 +5,11 @@ import { onError } from "./errors";
 import { createRouter, type Router } from "./router";
 
 /**
- * A resource whose routes (their `createRoute` contracts and zod schemas) are built on the first
- * request under its path prefix instead of when the Worker starts (the OpenAPI document is built at
- * build time: src/openapi-document.ts). `load` is a dynamic `import()` of the resource's folder: esbuild keeps it in the
- * one bundle file but runs those modules' top level only when it is called, so start-up does not
- * grow with the number of routes (docs/bundle.md#routes-built-per-resource-on-first-use).
+ * A resource whose router is built on the first request under its path prefix instead of when the
+ * Worker starts (the OpenAPI document is built at build time: src/openapi-document.ts). `load` is a
+ * dynamic `import()` of the resource's route table (whose routes are built on their own first requests:
+ * lazy-route.ts), so start-up does not grow with the number of routes
+ * (docs/bundle.md#routes-built-per-resource-on-first-use).
  */
 export interface LazyResource {
   /** Every path of the resource starts with this segment (`/clients`); checked when it loads. */

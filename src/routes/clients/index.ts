@@ -1,15 +1,11 @@
-import { createRouter } from "../../http/openapi";
-import { registerBatchClients } from "./batch";
-import { registerGetClient } from "./get";
-import { registerListClients } from "./list";
-import { registerPatchClient } from "./patch";
-import { registerCreateClient } from "./post";
-import { registerUpsertClient } from "./upsert";
+import { lazyRoute, type RouteEntry } from "../../http/lazy-route";
 
-export const clientsApi = createRouter();
-registerListClients(clientsApi);
-registerCreateClient(clientsApi);
-registerBatchClients(clientsApi);
-registerGetClient(clientsApi);
-registerPatchClient(clientsApi);
-registerUpsertClient(clientsApi);
+/** The routes, in the router's order; each file is imported on its route's first request (http/lazy-route.ts). */
+export const clientsRoutes: readonly RouteEntry[] = [
+  lazyRoute("get", "/clients", async () => (await import("./list")).registerListClients),
+  lazyRoute("post", "/clients", async () => (await import("./post")).registerCreateClient),
+  lazyRoute("post", "/clients/batch", async () => (await import("./batch")).registerBatchClients),
+  lazyRoute("get", "/clients/{id}", async () => (await import("./get")).registerGetClient),
+  lazyRoute("patch", "/clients/{id}", async () => (await import("./patch")).registerPatchClient),
+  lazyRoute("put", "/clients/by-external-id/{external_id}", async () => (await import("./upsert")).registerUpsertClient),
+];

@@ -4,6 +4,6 @@ import { clientEvents } from "./events";
 export const clientsResource = {
   prefix: "/clients",
   tags: [{ name: "Clients", description: "The company's clients" }],
-  load: async () => (await import(".")).clientsApi,
+  load: async () => (await import(".")).clientsRoutes,
   events: clientEvents,
 };

@@ -1,14 +1,22 @@
-import { createRouter } from "../../http/openapi";
+import type { z } from "@hono/zod-openapi";
+import { lazyRoute, type RouteEntry } from "../../http/lazy-route";
 import type { EventCatalog } from "../../webhooks/events-catalog";
-import { registerGetEvent } from "./get";
-import { registerListEvents } from "./list";
-import { eventSchema } from "./schema";
 
-/** The routes, for the catalog of event types (filters, payload schemas, renderers). */
-export function eventsApi(catalog: EventCatalog) {
-  const api = createRouter();
-  const schema = eventSchema(catalog);
-  registerListEvents(api, catalog, schema);
-  registerGetEvent(api, catalog, schema);
-  return api;
+/**
+ * The routes, in the router's order, each file imported on its route's first request (http/lazy-route.ts),
+ * for the catalog of event types (filters, payload schemas, renderers; the event schema built once).
+ */
+export function eventsRoutes(catalog: EventCatalog): readonly RouteEntry[] {
+  let built: Promise<z.ZodType> | undefined;
+  const eventSchemaOnce = () => (built ??= import("./schema").then((m) => m.eventSchema(catalog)));
+  return [
+    lazyRoute("get", "/events", async () => {
+      const [{ registerListEvents }, schema] = await Promise.all([import("./list"), eventSchemaOnce()]);
+      return (api) => registerListEvents(api, catalog, schema);
+    }),
+    lazyRoute("get", "/events/{id}", async () => {
+      const [{ registerGetEvent }, schema] = await Promise.all([import("./get"), eventSchemaOnce()]);
+      return (api) => registerGetEvent(api, catalog, schema);
+    }),
+  ];
 }

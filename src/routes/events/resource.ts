@@ -12,5 +12,5 @@ export const eventsResource = {
       description: "The company's change events of the last 30 days, as webhooks carry them, whether or not an endpoint subscribes",
     },
   ],
-  load: async (catalog: EventCatalog) => (await import(".")).eventsApi(catalog),
+  load: async (catalog: EventCatalog) => (await import(".")).eventsRoutes(catalog),
 };

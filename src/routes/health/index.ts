@@ -1,7 +1,7 @@
-import { createRouter } from "../../http/openapi";
-import { registerLive } from "./live";
-import { registerReady } from "./ready";
+import { lazyRoute, type RouteEntry } from "../../http/lazy-route";
 
-export const healthApi = createRouter();
-registerLive(healthApi);
-registerReady(healthApi);
+/** The routes, in the router's order; each file is imported on its route's first request (http/lazy-route.ts). */
+export const healthRoutes: readonly RouteEntry[] = [
+  lazyRoute("get", "/health", async () => (await import("./live")).registerLive),
+  lazyRoute("get", "/health/ready", async () => (await import("./ready")).registerReady),
+];

@@ -7,5 +7,5 @@ export const healthResource = {
   prefix: "/health",
   publicPaths: ["/health", "/health/ready"],
   tags: [{ name: "Health", description: "Liveness and readiness for operators; no token needed" }],
-  load: async () => (await import(".")).healthApi,
+  load: async () => (await import(".")).healthRoutes,
 };

@@ -1,9 +1,8 @@
-import { createRouter } from "../../http/openapi";
-import { registerGetEmailThread } from "./get-email-thread";
-import { registerGetThreadContext } from "./get-thread-context";
-import { registerPutEmailThread } from "./put-email-thread";
+import { lazyRoute, type RouteEntry } from "../../http/lazy-route";
 
-export const mailApi = createRouter();
-registerGetThreadContext(mailApi);
-registerPutEmailThread(mailApi);
-registerGetEmailThread(mailApi);
+/** The routes, in the router's order; each file is imported on its route's first request (http/lazy-route.ts). */
+export const mailRoutes: readonly RouteEntry[] = [
+  lazyRoute("get", "/mail/threads/{legacyThreadId}", async () => (await import("./get-thread-context")).registerGetThreadContext),
+  lazyRoute("put", "/mail/email-threads/{legacyThreadId}", async () => (await import("./put-email-thread")).registerPutEmailThread),
+  lazyRoute("get", "/mail/email-threads/{legacyThreadId}", async () => (await import("./get-email-thread")).registerGetEmailThread),
+];

@@ -4,6 +4,6 @@ import { emailThreadEvents } from "./events";
 export const mailResource = {
   prefix: "/mail",
   tags: [{ name: "Mail", description: "Mail add-on data: cached thread context and stored email threads" }],
-  load: async () => (await import(".")).mailApi,
+  load: async () => (await import(".")).mailRoutes,
   events: emailThreadEvents,
 };

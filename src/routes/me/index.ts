@@ -1,5 +1,4 @@
-import { createRouter } from "../../http/openapi";
-import { registerGetMe } from "./get";
+import { lazyRoute, type RouteEntry } from "../../http/lazy-route";
 
-export const meApi = createRouter();
-registerGetMe(meApi);
+/** The routes, in the router's order; each file is imported on its route's first request (http/lazy-route.ts). */
+export const meRoutes: readonly RouteEntry[] = [lazyRoute("get", "/me", async () => (await import("./get")).registerGetMe)];

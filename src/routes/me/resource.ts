@@ -2,5 +2,5 @@
 export const meResource = {
   prefix: "/me",
   tags: [{ name: "Account", description: "The company and the API token a request acts for" }],
-  load: async () => (await import(".")).meApi,
+  load: async () => (await import(".")).meRoutes,
 };

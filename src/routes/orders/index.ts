@@ -1,35 +1,21 @@
-import { createRouter } from "../../http/openapi";
-import { registerDeleteArtwork } from "./artworks/delete";
-import { registerPatchArtwork } from "./artworks/patch";
-import { registerCreateArtwork } from "./artworks/post";
-import { registerBatchOrders } from "./batch";
-import { registerDeleteOrder } from "./delete";
-import { registerGetOrder } from "./get";
-import { registerDeleteItem } from "./items/delete";
-import { registerPatchItem } from "./items/patch";
-import { registerCreateItem } from "./items/post";
-import { registerListOrders } from "./list";
-import { registerPatchOrder } from "./patch";
-import { registerDeletePayment } from "./payments/delete";
-import { registerPatchPayment } from "./payments/patch";
-import { registerCreatePayment } from "./payments/post";
-import { registerCreateOrder } from "./post";
-import { registerUpsertOrder } from "./upsert";
+import { lazyRoute, type RouteEntry } from "../../http/lazy-route";
 
-export const ordersApi = createRouter();
-registerListOrders(ordersApi);
-registerCreateOrder(ordersApi);
-registerBatchOrders(ordersApi);
-registerGetOrder(ordersApi);
-registerPatchOrder(ordersApi);
-registerDeleteOrder(ordersApi);
-registerUpsertOrder(ordersApi);
-registerCreateItem(ordersApi);
-registerPatchItem(ordersApi);
-registerDeleteItem(ordersApi);
-registerCreatePayment(ordersApi);
-registerPatchPayment(ordersApi);
-registerDeletePayment(ordersApi);
-registerCreateArtwork(ordersApi);
-registerPatchArtwork(ordersApi);
-registerDeleteArtwork(ordersApi);
+/** The routes, in the router's order; each file is imported on its route's first request (http/lazy-route.ts). */
+export const ordersRoutes: readonly RouteEntry[] = [
+  lazyRoute("get", "/orders", async () => (await import("./list")).registerListOrders),
+  lazyRoute("post", "/orders", async () => (await import("./post")).registerCreateOrder),
+  lazyRoute("post", "/orders/batch", async () => (await import("./batch")).registerBatchOrders),
+  lazyRoute("get", "/orders/{id}", async () => (await import("./get")).registerGetOrder),
+  lazyRoute("patch", "/orders/{id}", async () => (await import("./patch")).registerPatchOrder),
+  lazyRoute("delete", "/orders/{id}", async () => (await import("./delete")).registerDeleteOrder),
+  lazyRoute("put", "/orders/by-external-id/{external_id}", async () => (await import("./upsert")).registerUpsertOrder),
+  lazyRoute("post", "/orders/{id}/items", async () => (await import("./items/post")).registerCreateItem),
+  lazyRoute("patch", "/orders/{id}/items/{item_id}", async () => (await import("./items/patch")).registerPatchItem),
+  lazyRoute("delete", "/orders/{id}/items/{item_id}", async () => (await import("./items/delete")).registerDeleteItem),
+  lazyRoute("post", "/orders/{id}/payments", async () => (await import("./payments/post")).registerCreatePayment),
+  lazyRoute("patch", "/orders/{id}/payments/{payment_id}", async () => (await import("./payments/patch")).registerPatchPayment),
+  lazyRoute("delete", "/orders/{id}/payments/{payment_id}", async () => (await import("./payments/delete")).registerDeletePayment),
+  lazyRoute("post", "/orders/{id}/artworks", async () => (await import("./artworks/post")).registerCreateArtwork),
+  lazyRoute("patch", "/orders/{id}/artworks/{artwork_id}", async () => (await import("./artworks/patch")).registerPatchArtwork),
+  lazyRoute("delete", "/orders/{id}/artworks/{artwork_id}", async () => (await import("./artworks/delete")).registerDeleteArtwork),
+];

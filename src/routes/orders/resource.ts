@@ -7,6 +7,6 @@ export const ordersResource = {
     { name: "Orders", description: "Orders: a project with its default invoice" },
     { name: "Order contents", description: "An order's line items, payments and artworks" },
   ],
-  load: async () => (await import(".")).ordersApi,
+  load: async () => (await import(".")).ordersRoutes,
   events: orderEvents,
 };

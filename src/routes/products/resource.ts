@@ -2,5 +2,5 @@
 export const productsResource = {
   prefix: "/products",
   tags: [{ name: "Products", description: "Product lookup across the catalog, the suppliers and invoice lines" }],
-  load: async () => (await import(".")).productsApi,
+  load: async () => (await import(".")).productsRoutes,
 };

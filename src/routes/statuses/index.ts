@@ -1,11 +1,9 @@
-import { createRouter } from "../../http/openapi";
-import { registerDeleteStatus } from "./delete";
-import { registerListStatuses } from "./list";
-import { registerPatchStatus } from "./patch";
-import { registerCreateStatus } from "./post";
+import { lazyRoute, type RouteEntry } from "../../http/lazy-route";
 
-export const statusesApi = createRouter();
-registerListStatuses(statusesApi);
-registerCreateStatus(statusesApi);
-registerPatchStatus(statusesApi);
-registerDeleteStatus(statusesApi);
+/** The routes, in the router's order; each file is imported on its route's first request (http/lazy-route.ts). */
+export const statusesRoutes: readonly RouteEntry[] = [
+  lazyRoute("get", "/statuses", async () => (await import("./list")).registerListStatuses),
+  lazyRoute("post", "/statuses", async () => (await import("./post")).registerCreateStatus),
+  lazyRoute("patch", "/statuses/{id}", async () => (await import("./patch")).registerPatchStatus),
+  lazyRoute("delete", "/statuses/{id}", async () => (await import("./delete")).registerDeleteStatus),
+];

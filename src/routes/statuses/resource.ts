@@ -2,5 +2,5 @@
 export const statusesResource = {
   prefix: "/statuses",
   tags: [{ name: "Statuses", description: "The company's order statuses, in the order the shop works through them" }],
-  load: async () => (await import(".")).statusesApi,
+  load: async () => (await import(".")).statusesRoutes,
 };

@@ -1,16 +1,16 @@
-import { createRouter } from "../../http/openapi";
+import { lazyRoute, type RouteEntry } from "../../http/lazy-route";
 import type { EventCatalog } from "../../webhooks/events-catalog";
-import { registerDeleteTax } from "./delete";
-import { registerListTaxes } from "./list";
-import { registerPatchTax } from "./patch";
-import { registerCreateTax } from "./post";
 
-/** The taxes' routes; a rate change writes its orders' `order.updated` events, named through the catalog. */
-export function taxesApi(events: EventCatalog) {
-  const api = createRouter();
-  registerListTaxes(api);
-  registerCreateTax(api);
-  registerPatchTax(api, events);
-  registerDeleteTax(api);
-  return api;
-}
+/**
+ * The taxes' routes, in the router's order, each file imported on its route's first request (http/lazy-route.ts);
+ * a rate change writes its orders' `order.updated` events, named through the catalog.
+ */
+export const taxesRoutes = (events: EventCatalog): readonly RouteEntry[] => [
+  lazyRoute("get", "/taxes", async () => (await import("./list")).registerListTaxes),
+  lazyRoute("post", "/taxes", async () => (await import("./post")).registerCreateTax),
+  lazyRoute("patch", "/taxes/{id}", async () => {
+    const { registerPatchTax } = await import("./patch");
+    return (api) => registerPatchTax(api, events);
+  }),
+  lazyRoute("delete", "/taxes/{id}", async () => (await import("./delete")).registerDeleteTax),
+];

@@ -7,5 +7,5 @@ import type { EventCatalog } from "../../webhooks/events-catalog";
 export const taxesResource = {
   prefix: "/taxes",
   tags: [{ name: "Taxes", description: "The company's tax rates, which its orders' invoices name" }],
-  load: async (events: EventCatalog) => (await import(".")).taxesApi(events),
+  load: async (events: EventCatalog) => (await import(".")).taxesRoutes(events),
 };

@@ -12,5 +12,5 @@ export const webhookEndpointsResource = {
       description: "Endpoints that receive the company's change events, signed per Standard Webhooks; the events are under `webhooks`",
     },
   ],
-  load: async (events: EventCatalog) => (await import(".")).webhookEndpointsApi(events),
+  load: async (events: EventCatalog) => (await import(".")).webhookEndpointsRoutes(events),
 };
