@@ -8,7 +8,7 @@ import { docsPage } from "./http/docs-page";
 import { errorBody, onError } from "./http/errors";
 import { drainUnreadBody } from "./http/json-body";
 import { mountLazy } from "./http/lazy-resource";
-import { lazyRouter } from "./http/lazy-route";
+import { addLazyRoutes } from "./http/lazy-route";
 import { paramsGuard } from "./http/params-guard";
 import { requestContext, requestId } from "./http/request-context";
 import { createRouter } from "./http/router";
@@ -24,10 +24,9 @@ function createApi() {
   // The header's shape only; the token lookup is route middleware (createAuthRoute), after the body.
   api.use("*", async (c, next) => (PUBLIC_PATHS.has(c.req.path.slice(API_PREFIX.length)) ? next() : requireBearer(c, next)));
   api.use("*", paramsGuard);
-  // A lazy resource's folder is imported on the first request under its prefix; a router is mounted as it is.
+  // Each resource's routes, each route's file imported on its first request (http/lazy-route.ts); a router is mounted as it is.
   for (const resource of RESOURCES) {
-    if ("load" in resource)
-      mountLazy(api, { prefix: resource.prefix, load: async () => lazyRouter(await resource.load(WEBHOOK_EVENTS)) }, noRoute);
+    if ("routes" in resource) addLazyRoutes(api, resource.prefix, resource.routes(WEBHOOK_EVENTS));
     else api.route("/", resource.router);
   }
   // The MCP endpoint (docs/mcp.md), loaded on its first request: its tools run the operations above as

@@ -48,7 +48,7 @@ const documentInfo = (origin: string) => ({
 export async function buildOpenApiDocument(origin: string) {
   const all = createRouter();
   for (const resource of RESOURCES)
-    all.route("/", "load" in resource ? await eagerRouter(await resource.load(WEBHOOK_EVENTS)) : resource.router);
+    all.route("/", "routes" in resource ? await eagerRouter(resource.routes(WEBHOOK_EVENTS)) : resource.router);
   // The event payloads (OpenAPI `webhooks`) use every resource's schemas.
   await registerWebhookEvents(all.openAPIRegistry, WEBHOOK_EVENT_DECLARATIONS);
   all.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

@@ -14,13 +14,13 @@ import { type EventCatalog, eventCatalog, type ResourceEvents, type WebhookRende
 
 /**
  * A resource, described once in its own folder (`routes/<resource>/resource.ts`): its path prefix and
- * its routes, loaded on the first request under the prefix (and at build time, for the OpenAPI document), never at
- * start-up (docs/bundle.md#routes-built-per-resource-on-first-use); the webhook events it declares; and the OpenAPI tags its
+ * its route table, whose routes are each built on their first request (and at build time, for the OpenAPI
+ * document), never at start-up (docs/bundle.md#routes-built-per-resource-on-first-use); the webhook events it declares; the OpenAPI tags its
  * operations use; and its public paths, if it has routes that take no token (health). Or, for a router
  * that must answer at once, the router itself.
  */
 export type Resource = { tags: readonly { name: string; description: string }[]; publicPaths?: readonly string[] } & (
-  | { prefix: string; load: (events: EventCatalog) => Promise<readonly RouteEntry[]>; events?: ResourceEvents }
+  | { prefix: string; routes: (events: EventCatalog) => readonly RouteEntry[]; events?: ResourceEvents }
   | { router: Router }
 );
 

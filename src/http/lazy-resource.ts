@@ -5,14 +5,13 @@ import { onError } from "./errors";
 import { createRouter, type Router } from "./router";
 
 /**
- * A resource whose router is built on the first request under its path prefix instead of when the
- * Worker starts (the OpenAPI document is built at build time: src/openapi-document.ts). `load` is a
- * dynamic `import()` of the resource's route table (whose routes are built on their own first requests:
- * lazy-route.ts), so start-up does not grow with the number of routes
- * (docs/bundle.md#routes-built-per-resource-on-first-use).
+ * A router built on the first request under its path prefix instead of when the Worker starts: the
+ * MCP endpoint (`/mcp`), whose routes are not known before it loads. `load` is a dynamic `import()`, so
+ * start-up does not build it (docs/bundle.md#routes-built-per-resource-on-first-use). The resources'
+ * routes are known from their tables and built route by route instead (lazy-route.ts).
  */
 export interface LazyResource {
-  /** Every path of the resource starts with this segment (`/clients`); checked when it loads. */
+  /** Every path of the router starts with this segment (`/mcp`); checked when it loads. */
   prefix: string;
   load: () => Promise<Router>;
 }

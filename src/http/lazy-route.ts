@@ -41,13 +41,15 @@ export async function eagerRouter(entries: readonly RouteEntry[]): Promise<Route
 }
 
 /**
- * The Worker's router for the table: each route is routed as declared, in the table's order, and
- * imports its file on its first request. Its handlers (the contract's middleware, the validators, the
- * handler) then run on the request as the router would have run them.
+ * In the Worker: the table's routes added to `api` in the table's order, routed as declared, each
+ * importing its file on its first request. Its handlers (the contract's middleware, the validators,
+ * the handler) then run on the request as the router would have run them. Every path must start with
+ * `prefix`, the resource's.
  */
-export function lazyRouter(entries: readonly RouteEntry[]): Router {
-  const api = createRouter();
+export function addLazyRoutes(api: Router, prefix: string, entries: readonly RouteEntry[]): void {
   for (const entry of entries) {
+    if (entry.path !== prefix && !entry.path.startsWith(`${prefix}/`))
+      throw new Error(`route ${entry.method.toUpperCase()} ${entry.path} is outside its resource's prefix ${prefix}`);
     let handlers: MiddlewareHandler<AppEnv>[] | undefined;
     let loading: Promise<MiddlewareHandler<AppEnv>[]> | undefined;
     const load = () => {
@@ -62,7 +64,6 @@ export function lazyRouter(entries: readonly RouteEntry[]): Router {
       return c.finalized ? c.res : undefined;
     });
   }
-  return api;
 }
 
 /** The handlers `register` adds, checked to be one route at the entry's method and path. */

@@ -1,7 +1,7 @@
-import type { EventCatalog } from "../../webhooks/events-catalog";
+import { eventsRoutes } from ".";
 
 /**
- * The events feed: routes built on the first request under /events (src/resources.ts lists it), with the
+ * The events feed: routes each built on its first request (src/resources.ts lists it), with the
  * catalog of every resource's event types (their payload schemas and renderers).
  */
 export const eventsResource = {
@@ -12,5 +12,5 @@ export const eventsResource = {
       description: "The company's change events of the last 30 days, as webhooks carry them, whether or not an endpoint subscribes",
     },
   ],
-  load: async (catalog: EventCatalog) => (await import(".")).eventsRoutes(catalog),
+  routes: eventsRoutes,
 };

@@ -1,7 +1,7 @@
-import type { EventCatalog } from "../../webhooks/events-catalog";
+import { webhookEndpointsRoutes } from ".";
 
 /**
- * Webhook endpoints: routes built on the first request under /webhook-endpoints (src/resources.ts lists
+ * Webhook endpoints: routes each built on its first request (src/resources.ts lists
  * it), with the catalog of every resource's event types, which endpoints subscribe to.
  */
 export const webhookEndpointsResource = {
@@ -12,5 +12,5 @@ export const webhookEndpointsResource = {
       description: "Endpoints that receive the company's change events, signed per Standard Webhooks; the events are under `webhooks`",
     },
   ],
-  load: async (events: EventCatalog) => (await import(".")).webhookEndpointsRoutes(events),
+  routes: webhookEndpointsRoutes,
 };
