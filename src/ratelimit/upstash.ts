@@ -54,10 +54,12 @@ type Outcome =
  */
 export function createUpstashLimiter(url: string, token: string): Limiter {
   const blocked = new Map<string, number>();
+  // One client for the requests' limiter and the batch items' script.
+  const redis = upstashRedis({ url, token, signal: () => AbortSignal.timeout(LIMITER_ABANDON_MS) });
   const ratelimit = new Ratelimit({
     // No client retries: a slow or dead Redis must not hold the request (fail-open instead).
     // Each call is abandoned after LIMITER_ABANDON_MS, so a stall does not pile up open fetches.
-    redis: upstashRedis({ url, token, signal: () => AbortSignal.timeout(LIMITER_ABANDON_MS) }),
+    redis,
     limiter: Ratelimit.slidingWindow(RATE_LIMIT, `${RATE_WINDOW_SECONDS} s`),
     prefix: PREFIX,
     // Refusals are cached in this map until their window ends; `refused` reads it.
@@ -69,7 +71,6 @@ export function createUpstashLimiter(url: string, token: string): Limiter {
   const local = new LocalWindow();
   const circuit = new Circuit();
   // Batch items: a sliding window of their own in Redis (ITEMS_SCRIPT), and this isolate's count of them.
-  const itemsRedis = upstashRedis({ url, token, signal: () => AbortSignal.timeout(LIMITER_ABANDON_MS) });
   const localItems = new LocalWindow(BATCH_ITEMS_LIMIT);
   /** Items Redis counted for this isolate ahead of time, per key, usable in the fixed window they were counted in. */
   const itemsReserved = new Map<string, { window: number; left: number; remaining: number }>();
@@ -177,7 +178,7 @@ export function createUpstashLimiter(url: string, token: string): Limiter {
       const served = () => localItems.served(key, now, true);
       // Redis asked only when the circuit allows it, within the same deadline; trouble fails open.
       if (!circuit.allows(now)) return served();
-      const call = itemsRedis.eval<string[], [number, number]>(
+      const call = redis.eval<string[], [number, number]>(
         ITEMS_SCRIPT,
         [`${ITEMS_PREFIX}:${key}:${window}`, `${ITEMS_PREFIX}:${key}:${window - 1}`],
         [String(BATCH_ITEMS_LIMIT), String(now), String(WINDOW_MS), String(n), String(ITEMS_RESERVE_AHEAD)],
