@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 import type { Bindings } from "./env";
 import { createLogger } from "./logger";
 
@@ -6,7 +6,13 @@ import { createLogger } from "./logger";
  * The settings, parsed once with zod: defaults, allowed ranges and one error message naming every
  * wrong setting. The Worker reads them from its bindings (wrangler vars and secrets); the CLI in
  * tools/ builds its own schema from the same fields for the settings both use.
+ *
+ * Written with zod's functional API (`zod/mini`: the same schemas, checks and messages as the
+ * methods' `z.number().int().min()`), whose schemas are several times cheaper to build: these are
+ * built when the Worker starts (docs/bundle.md#routes-built-per-resource-on-first-use). `preprocess(fn, s)` is `pipe(transform(fn), s)`,
+ * as zod's own.
  */
+const preprocess = <S extends z.core.$ZodType>(fn: (v: unknown) => unknown, schema: S) => z.pipe(z.transform(fn), schema);
 
 /** Bindings carry strings; an empty value counts as not set. */
 const unset = (v: unknown) => (v === "" || v === null ? undefined : v);
@@ -14,29 +20,26 @@ const unset = (v: unknown) => (v === "" || v === null ? undefined : v);
 /** A whole number written in digits, from `min` to `max`, or `fallback` when not set. */
 export const wholeNumber = (name: string, unit: string, min: number, max: number, fallback: number) => {
   const message = (input: unknown) => `${name} must be a whole number of ${unit} from ${min} to ${max} (got ${JSON.stringify(input)})`;
-  return z.preprocess(
+  const error = (issue: { input?: unknown }) => message(issue.input);
+  return preprocess(
     (v) => {
       const value = unset(v);
       return typeof value === "string" && /^\s*\d{1,15}\s*$/.test(value) ? Number(value) : value;
     },
-    z
-      .number({ error: (issue) => message(issue.input) })
-      .int({ error: (issue) => message(issue.input) })
-      .min(min, { error: (issue) => message(issue.input) })
-      .max(max, { error: (issue) => message(issue.input) })
-      .default(fallback),
+    z._default(z.number({ error }).check(z.int({ error }), z.gte(min, { error }), z.lte(max, { error })), fallback),
   );
 };
 
 /** A free-text setting (never echoed in errors: it may be a secret). */
 const optionalText = (name: string, pattern?: RegExp, shape?: string) =>
-  z.preprocess(
+  preprocess(
     unset,
-    z
-      .string({ error: `${name} must be text` })
-      .trim()
-      .refine((s) => !pattern || pattern.test(s), { error: `${name} must be ${shape}` })
-      .optional(),
+    z.optional(
+      z.string({ error: `${name} must be text` }).check(
+        z.trim(),
+        z.refine((s) => !pattern || pattern.test(s), { error: `${name} must be ${shape}` }),
+      ),
+    ),
   );
 
 const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/;
@@ -49,9 +52,9 @@ export const sharedSettings = {
   NEON_LOCAL_PROXY: optionalText("NEON_LOCAL_PROXY", /^[\w.-]+:\d{1,5}$/, "host:port of the local WebSocket proxy"),
   UPSTASH_REDIS_REST_URL: optionalText("UPSTASH_REDIS_REST_URL", /^https?:\/\/\S+$/, "an http:// or https:// URL"),
   UPSTASH_REDIS_REST_TOKEN: optionalText("UPSTASH_REDIS_REST_TOKEN"),
-  RATE_LIMIT_BACKEND: z.preprocess(
+  RATE_LIMIT_BACKEND: preprocess(
     unset,
-    z.enum(["upstash", "memory"], { error: "RATE_LIMIT_BACKEND must be upstash or memory" }).default("upstash"),
+    z._default(z.enum(["upstash", "memory"], { error: "RATE_LIMIT_BACKEND must be upstash or memory" }), "upstash"),
   ),
 };
 
@@ -68,18 +71,21 @@ export const MAX_TOKEN_CACHE_TTL_MS = 30_000;
 
 /** "true" or "false" (default false). */
 const flag = (name: string) =>
-  z.preprocess(
+  preprocess(
     unset,
-    z
-      .enum(["true", "false"], { error: (issue) => `${name} must be true or false (got ${JSON.stringify(issue.input)})` })
-      .default("false")
-      .transform((v) => v === "true"),
+    z.pipe(
+      z._default(
+        z.enum(["true", "false"], { error: (issue) => `${name} must be true or false (got ${JSON.stringify(issue.input)})` }),
+        "false",
+      ),
+      z.transform((v: "true" | "false") => v === "true"),
+    ),
   );
 
 /** Every setting the Worker reads. */
 export const workerSettings = z.object({
   ...sharedSettings,
-  DATABASE_URL: z.preprocess(
+  DATABASE_URL: preprocess(
     unset,
     z
       .string({
@@ -88,8 +94,7 @@ export const workerSettings = z.object({
             ? "DATABASE_URL is not set: give the Worker a PostgreSQL connection string (`wrangler secret put DATABASE_URL`, or .dev.vars locally)"
             : "DATABASE_URL must be text",
       })
-      .trim()
-      .regex(POSTGRES_URL, { error: "DATABASE_URL must be a postgres:// or postgresql:// connection string" }),
+      .check(z.trim(), z.regex(POSTGRES_URL, { error: "DATABASE_URL must be a postgres:// or postgresql:// connection string" })),
   ),
   /** Per-source time budget of product lookups (suppliers and storage). */
   PRODUCT_SOURCE_TIMEOUT_MS: wholeNumber("PRODUCT_SOURCE_TIMEOUT_MS", "milliseconds", 100, 30_000, DEFAULT_SOURCE_TIMEOUT_MS),
@@ -109,7 +114,7 @@ export const workerSettings = z.object({
    */
   WEBHOOK_ALLOW_LOCAL_HTTP: flag("WEBHOOK_ALLOW_LOCAL_HTTP"),
   /** Browser origins allowed to call the API (CORS); none by default. */
-  CORS_ALLOWED_ORIGINS: z.preprocess(
+  CORS_ALLOWED_ORIGINS: preprocess(
     (v) =>
       typeof v === "string"
         ? v
@@ -117,14 +122,17 @@ export const workerSettings = z.object({
             .map((o) => o.trim())
             .filter(Boolean)
         : unset(v),
-    z
-      .array(
-        z.string().regex(ORIGIN, {
-          error: (issue) =>
-            `CORS_ALLOWED_ORIGINS must be a comma-separated list of origins such as https://app.example.com (got ${JSON.stringify(issue.input)})`,
-        }),
-      )
-      .default([]),
+    z._default(
+      z.array(
+        z.string().check(
+          z.regex(ORIGIN, {
+            error: (issue) =>
+              `CORS_ALLOWED_ORIGINS must be a comma-separated list of origins such as https://app.example.com (got ${JSON.stringify(issue.input)})`,
+          }),
+        ),
+      ),
+      [],
+    ),
   ),
   /** Webhook delivery: time one attempt may take (connecting, the answer, reading its first bytes). */
   WEBHOOK_TIMEOUT_MS: wholeNumber("WEBHOOK_TIMEOUT_MS", "milliseconds", 100, 30_000, 10_000),
@@ -132,18 +140,24 @@ export const workerSettings = z.object({
    * Webhook delivery: the wait before each retry, in seconds (comma-separated); a delivery gets one
    * attempt more than the list has entries, then it is failed. The default spans about 27 hours.
    */
-  WEBHOOK_RETRY_SCHEDULE: z.preprocess(
+  WEBHOOK_RETRY_SCHEDULE: preprocess(
     (v) => (typeof v === "string" && v.trim() ? v.split(",").map((s) => s.trim()) : unset(v)),
-    z
-      .array(
-        z.string().regex(/^\d{1,6}$/, {
-          error: (issue) =>
-            `WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of 1 to 20 whole numbers of seconds (got ${JSON.stringify(issue.input)})`,
-        }),
-      )
-      .max(20, { error: "WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of 1 to 20 whole numbers of seconds" })
-      .transform((list) => list.map(Number))
-      .default(DEFAULT_WEBHOOK_RETRY_SCHEDULE),
+    z._default(
+      z.pipe(
+        z
+          .array(
+            z.string().check(
+              z.regex(/^\d{1,6}$/, {
+                error: (issue) =>
+                  `WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of 1 to 20 whole numbers of seconds (got ${JSON.stringify(issue.input)})`,
+              }),
+            ),
+          )
+          .check(z.maxLength(20, { error: "WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of 1 to 20 whole numbers of seconds" })),
+        z.transform((list: string[]) => list.map(Number)),
+      ),
+      DEFAULT_WEBHOOK_RETRY_SCHEDULE,
+    ),
   ),
   /** Webhook delivery: an endpoint failing without a success this long (and at least WEBHOOK_DISABLE_MIN_FAILURES times) is disabled. */
   WEBHOOK_DISABLE_AFTER_HOURS: wholeNumber("WEBHOOK_DISABLE_AFTER_HOURS", "hours", 0, 24 * 90, 72),
@@ -158,8 +172,8 @@ export class ConfigError extends Error {
 }
 
 /** Parses `source` with `schema`, or throws one ConfigError listing every offending setting. */
-export function parseSettings<S extends z.ZodType>(schema: S, source: Record<string, unknown>): z.output<S> {
-  const result = schema.safeParse(source);
+export function parseSettings<S extends z.core.$ZodType>(schema: S, source: Record<string, unknown>): z.output<S> {
+  const result = z.safeParse(schema, source);
   if (result.success) return result.data;
   throw new ConfigError(`Invalid configuration: ${result.error.issues.map((i) => i.message).join("; ")}`);
 }
