@@ -78,7 +78,8 @@ export async function writeOpenApiBuild(): Promise<void> {
 /** Step 2: the bundle of `entry` into `outdir` (emptied first), split into modules; returns the entry module's path. */
 export async function bundleWorker(opts: { entry: string; outdir: string; minify: boolean }): Promise<string> {
   mkdirSync(opts.outdir, { recursive: true });
-  for (const f of readdirSync(opts.outdir)) if (/\.(js|map)$|^meta\.json$/.test(f)) rmSync(path.join(opts.outdir, f));
+  // force: a build running beside this one (two `npm run dev`) may have removed it already.
+  for (const f of readdirSync(opts.outdir)) if (/\.(js|map)$|^meta\.json$/.test(f)) rmSync(path.join(opts.outdir, f), { force: true });
   const result = await build({
     entryPoints: { index: opts.entry },
     absWorkingDir: root,
