@@ -17,7 +17,19 @@ test("bench:scale runs end to end at a small size: every endpoint timed with its
     const measuredMigration = "0014_search_at_scale";
     const res = spawnSync(
       path.join(root, "node_modules/.bin/tsx"),
-      ["test/bench/scale.ts", "--n", "1000", "--runs", "1", "--dir", dir, "--shared-buffers", "128MB", "--writes-before", measuredMigration],
+      [
+        "test/bench/scale.ts",
+        "--n",
+        "1000",
+        "--runs",
+        "1",
+        "--dir",
+        dir,
+        "--shared-buffers",
+        "128MB",
+        "--writes-before",
+        measuredMigration,
+      ],
       { cwd: root, encoding: "utf8", timeout: 280_000 },
     );
     expect(res.status, res.stdout + res.stderr).toBe(0);
