@@ -130,13 +130,18 @@ describe("GET /clients incremental sync", () => {
     const a = await newCompany();
     // More rows than the first page counts one by one before it turns to the counters (1,000).
     const n = 2_100;
-    const ids = Object.values(
-      await a.load({ clients: Array.from({ length: n }, (_, i) => ({ ref: `c${i}`, company_name: `Client ${i}` })) }),
-    ) as number[];
-    // One second apart in id order, long ago; two of them deleted (tombstones).
+    const ids = (
+      Object.values(
+        await a.load({ clients: Array.from({ length: n }, (_, i) => ({ ref: `c${i}`, company_name: `Client ${i}` })) }),
+      ) as number[]
+    ).sort((x, y) => x - y);
+    // One second apart in id order, long ago; two of them deleted (tombstones). By rank, not by id: other
+    // test files insert clients meanwhile, so the company's ids need not be consecutive.
     await sql(
-      "update clients set updated_at = '2026-01-01T00:00:00Z'::timestamptz + (id - $2) * interval '1 second' where company_id = $1",
-      [a.companyId, Math.min(...ids)],
+      `update clients c set updated_at = '2026-01-01T00:00:00Z'::timestamptz + r.k * interval '1 second'
+         from (select id, row_number() over (order by id) - 1 as k from clients where company_id = $1) r
+        where c.id = r.id`,
+      [a.companyId],
     );
     const at = (k: number) => new Date(Date.parse("2026-01-01T00:00:00Z") + k * 1000).toISOString();
     const deleted = [ids[10], ids[2000]];
