@@ -19,7 +19,7 @@ const LAYERS = [
     rule: "platform-below-the-rest",
     paths: ["src/platform/"],
     holds:
-      "runtime plumbing with no HTTP: the one settings schema, the database (SQL over HTTP, WebSocket sessions, the `Db` type), the Worker's bindings, the logger, deadlines, money and dates, single-statement SQL building blocks, the Upstash client, queue messages",
+      "runtime plumbing with no HTTP: the one settings schema, the database (SQL over HTTP, WebSocket sessions, the `Db` type), the Worker's bindings, the logger, deadlines, money and dates, single-statement SQL building blocks, the SQL of lists (keyset sorts and pages, the incremental sync's watermark and totals, totals from the list counters), the Upstash client, queue messages",
   },
   {
     rule: "ratelimit-below-http",
@@ -31,7 +31,7 @@ const LAYERS = [
     rule: "http-below-domain-and-resources",
     paths: ["src/http/"],
     holds:
-      "request plumbing that knows no resource: the one error module, auth, `createAuthRoute` and the OpenAPI helpers (`wireFields` and its inverse `columnFields`), body reading and guards, pagination, idempotency, conditional requests, the lazily built resources",
+      "request plumbing that knows no resource: the one error module, auth, `createAuthRoute` and the OpenAPI helpers (`wireFields` and its inverse `columnFields`), body reading and guards, pagination on the wire (the `cursor` and sync parameters, the cursor codec, the pagination object), idempotency, conditional requests, the lazily built resources",
   },
   {
     rule: "domain-below-integrations",

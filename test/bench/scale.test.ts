@@ -14,22 +14,10 @@ test("bench:scale runs end to end at a small size: every endpoint timed with its
   chmodSync(dir, 0o755); // PostgreSQL runs as the `postgres` user and must reach its data dir
   try {
     // The migration whose cost to writes docs/scale.md measures (indexes and triggers only).
-    const measuredMigration = "0014_search_at_scale";
+    const measured = "0014_search_at_scale";
     const res = spawnSync(
       path.join(root, "node_modules/.bin/tsx"),
-      [
-        "test/bench/scale.ts",
-        "--n",
-        "1000",
-        "--runs",
-        "1",
-        "--dir",
-        dir,
-        "--shared-buffers",
-        "128MB",
-        "--writes-before",
-        measuredMigration,
-      ],
+      ["test/bench/scale.ts", "--n", "1000", "--runs", "1", "--dir", dir, "--shared-buffers", "128MB", "--writes-before", measured],
       { cwd: root, encoding: "utf8", timeout: 280_000 },
     );
     expect(res.status, res.stdout + res.stderr).toBe(0);
@@ -49,7 +37,7 @@ test("bench:scale runs end to end at a small size: every endpoint timed with its
         name,
       ).toBe(true);
     }
-    expect(rows.filter((l) => l.includes(`vs before ${measuredMigration}`))).toHaveLength(2);
+    expect(rows.filter((l) => l.includes(`vs before ${measured}`))).toHaveLength(2);
 
     const sections = readFileSync(path.join(dir, "plans.txt"), "utf8").split(/^=== /m).slice(1);
     expect(sections.length).toBe(rows.length - 2);

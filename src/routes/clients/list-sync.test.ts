@@ -3,7 +3,8 @@ import { describe, expect, inject, it } from "vitest";
 import { type ApiResponse, expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
 import { expectAscending, syncPass, syncUntil } from "../../../test/support/sync";
 import { clients } from "../../db/schema";
-import { encodeCursor, updatedSort } from "../../http/pagination";
+import { encodeCursor } from "../../http/pagination";
+import { updatedSort } from "../../platform/incremental-sync";
 
 const EPOCH = "1970-01-01T00:00:00.000Z";
 

@@ -4,18 +4,10 @@ import { clients, companies } from "../../db/schema";
 import { ClientSchema, liveClients, serializeClient } from "../../domain/client";
 import { externalIdText } from "../../domain/external";
 import { createAuthRoute, paginationQuery, type Router } from "../../http/openapi";
-import {
-  countedTotal,
-  cursorQuery,
-  type KeysetSort,
-  listPosition,
-  orderBySql,
-  SyncPaginationSchema,
-  sortKeySql,
-  syncFilter,
-  syncQuery,
-  updatedSort,
-} from "../../http/pagination";
+import { cursorQuery, listPosition, SyncPaginationSchema, syncQuery } from "../../http/pagination";
+import { syncFilter, updatedSort } from "../../platform/incremental-sync";
+import { type KeysetSort, orderBySql, sortKeySql } from "../../platform/keyset";
+import { countedTotal } from "../../platform/list-counts";
 import { clientSearch, searchPage } from "./search";
 
 const route = createAuthRoute({

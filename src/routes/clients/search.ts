@@ -1,6 +1,7 @@
 import { and, type SQL, sql } from "drizzle-orm";
 import { clientSearchGrams, clientSearchText, clients } from "../../db/schema";
-import { countedTotal, type KeysetSort, orderBySql } from "../../http/pagination";
+import { type KeysetSort, orderBySql } from "../../platform/keyset";
+import { countedTotal } from "../../platform/list-counts";
 
 /*
  * The search of GET /clients (`q`): what a q matches, and how the page and its exact total are found

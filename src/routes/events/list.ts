@@ -2,9 +2,10 @@ import { z } from "@hono/zod-openapi";
 import type { JSONValue } from "hono/utils/types";
 import { webhookEvents } from "../../db/schema";
 import { jsonWithRaw, RawJson } from "../../http/exact-json";
-import { createAuthRoute, DEFAULT_PER_PAGE, digitsInt, MAX_PER_PAGE, type Router } from "../../http/openapi";
-import { cursorQuery, decodeCursor, encodeCursor, type KeysetSort } from "../../http/pagination";
+import { createAuthRoute, paginationQuery, type Router } from "../../http/openapi";
+import { cursorQuery, decodeCursor, encodeCursor } from "../../http/pagination";
 import { isoDateTime } from "../../platform/dates";
+import type { KeysetSort } from "../../platform/keyset";
 import type { EventCatalog } from "../../webhooks/events-catalog";
 import { listEvents, payloadsOf, WEBHOOK_RETENTION_DAYS } from "../../webhooks/feed";
 import { EventsPaginationSchema } from "./schema";
@@ -66,13 +67,7 @@ export function registerListEvents(api: Router, catalog: EventCatalog, eventSche
             description: "Only events created before this instant",
             example: "2026-11-21T00:00:00Z",
           }),
-        per_page: digitsInt((n) => n.min(1).max(MAX_PER_PAGE))
-          .default(DEFAULT_PER_PAGE)
-          .openapi({
-            param: { name: "per_page", in: "query" },
-            description: `Page size, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE})`,
-            example: 25,
-          }),
+        per_page: paginationQuery.per_page,
         ...cursorQuery,
       }),
     },

@@ -4,19 +4,11 @@ import { clients, companies, invoices, ORDER_PAYMENT_STATUSES, orderStatuses, pr
 import { externalIdText } from "../../domain/external";
 import { invalid } from "../../http/errors";
 import { createAuthRoute, digitsInt, MAX_INT_ID, paginationQuery, type Router, timestamp, wireFields } from "../../http/openapi";
-import {
-  countedTotal,
-  cursorQuery,
-  type KeysetSort,
-  listPosition,
-  orderBySql,
-  SyncPaginationSchema,
-  sortKeySql,
-  syncFilter,
-  syncQuery,
-  updatedSort,
-} from "../../http/pagination";
+import { cursorQuery, listPosition, SyncPaginationSchema, syncQuery } from "../../http/pagination";
 import { isoDate } from "../../platform/dates";
+import { syncFilter, updatedSort } from "../../platform/incremental-sync";
+import { type KeysetSort, orderBySql, sortKeySql } from "../../platform/keyset";
+import { countedTotal } from "../../platform/list-counts";
 import { moneyString } from "../../platform/money";
 import { invoiceAmountsColumns, liveProjects } from "./queries";
 import { ProjectSchema } from "./schema";

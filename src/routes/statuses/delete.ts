@@ -4,7 +4,7 @@ import { applyChange } from "../../changes/change";
 import { orderStatuses } from "../../db/schema";
 import { ApiError, notFound } from "../../http/errors";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
-import { countedTotal } from "../../http/pagination";
+import { countedTotal } from "../../platform/list-counts";
 import { liveStatuses, statusesLock } from "./queries";
 
 const DeletedSchema = z

@@ -3,7 +3,8 @@ import { and, eq, sql } from "drizzle-orm";
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../../db/schema";
 import { notFound } from "../../http/errors";
 import { createAuthRoute, idParam, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
-import { cursorQuery, type KeysetSort, listPosition, orderBySql, sortKeySql } from "../../http/pagination";
+import { cursorQuery, listPosition } from "../../http/pagination";
+import { type KeysetSort, orderBySql, sortKeySql } from "../../platform/keyset";
 import { ownEndpoint } from "./queries";
 import { DELIVERY_STATUSES, serializeDelivery, WebhookDeliverySchema } from "./schema";
 

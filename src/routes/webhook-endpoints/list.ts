@@ -2,7 +2,8 @@ import { z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import { companies, webhookEndpoints } from "../../db/schema";
 import { createAuthRoute, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
-import { cursorQuery, type KeysetSort, listPosition, orderBySql, sortKeySql } from "../../http/pagination";
+import { cursorQuery, listPosition } from "../../http/pagination";
+import { type KeysetSort, orderBySql, sortKeySql } from "../../platform/keyset";
 import { serializeEndpoint, WebhookEndpointSchema } from "./schema";
 
 const route = createAuthRoute({
