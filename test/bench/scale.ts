@@ -57,7 +57,7 @@ interface Endpoint {
   name: string;
   goal: Goal;
   path: string;
-  method?: "POST" | "PATCH";
+  method?: "POST" | "PATCH" | "PUT";
   /** The body of a write, per run (a PATCH that changes the searchable text each time). */
   body?: (run: number) => unknown;
 }
@@ -213,16 +213,21 @@ async function endpointsFor(client: pg.Client, companyId: number, hitFirst: (pat
 /** The name of every client the timed writes create: they are deleted when the run ends. */
 const WRITTEN = "Bench write";
 
-/** A client of the company for the timed PATCH. */
-const writeTarget = async (client: pg.Client, companyId: number) =>
-  (await client.query<{ id: number }>("insert into clients (company_id, company_name) values ($1, $2) returning id", [companyId, WRITTEN]))
-    .rows[0].id;
+/** A client of the company for the timed PATCH and PUT (an external id of its own: a company may get two). */
+const writeTarget = async (client: pg.Client, companyId: number) => {
+  const externalId = `bench-written-${crypto.randomUUID()}`;
+  const { rows } = await client.query<{ id: number }>(
+    "insert into clients (company_id, company_name, external_id) values ($1, $2, $3) returning id",
+    [companyId, WRITTEN, externalId],
+  );
+  return { id: rows[0].id, externalId };
+};
 
 /** Takes out what the timed writes added, so that every run starts from the seeded data. */
 const removeWrites = (client: pg.Client) => client.query("delete from clients where company_name like $1", [`${WRITTEN}%`]);
 
-/** The timed writes: a new client, and a rename (which changes the searchable text) of one. */
-const writesFor = (clientId: number): Endpoint[] => [
+/** The timed writes: a new client, and a rename (which changes the searchable text) of one, by id and by external id. */
+const writesFor = (target: { id: number; externalId: string }): Endpoint[] => [
   {
     name: "POST /clients",
     goal: within(2),
@@ -233,9 +238,16 @@ const writesFor = (clientId: number): Endpoint[] => [
   {
     name: "PATCH /clients/{id}",
     goal: within(2),
-    path: `/clients/${clientId}`,
+    path: `/clients/${target.id}`,
     method: "PATCH",
     body: (run) => ({ company_name: `${WRITTEN} ${run}, renamed` }),
+  },
+  {
+    name: "PUT /clients/by-external-id/{external_id}",
+    goal: within(2),
+    path: `/clients/by-external-id/${target.externalId}`,
+    method: "PUT",
+    body: (run) => ({ company_name: `${WRITTEN} ${run}, upserted` }),
   },
 ];
 

@@ -118,11 +118,16 @@ async function writeOnce(change: Change, writes: { idx: number; write: ClientWri
            case when e.item->'etags' = 'null'::jsonb or not (e.item ? 'etags') then null
                 else array(select jsonb_array_elements_text(e.item->'etags')) end as etags
     from jsonb_array_elements(${jsonParam(writes.map(({ idx, write }) => inputOf(write, idx)))}) as e(item)`);
-  // The live client each update and upsert addresses, by id or by external id.
+  // The live client each update and upsert addresses, by id or by external id: two joins, each on its
+  // index (one join on either condition cannot use an index and reads every client of the company).
   const found = db.$with("found", {}).as(sql`
     select i.idx, c.id, c.external_id, c.metadata, ${clientEtagOf("c")} as etag
-    from input i join ${clients} c on c.company_id = ${companyId} and c.deleted_at is null
-      and (case when i.target_id is not null then c.id = i.target_id else i.method <> 'create' and c.external_id = i.key end)`);
+    from input i join ${clients} c on c.id = i.target_id and c.company_id = ${companyId} and c.deleted_at is null
+    union all
+    select i.idx, c.id, c.external_id, c.metadata, ${clientEtagOf("c")} as etag
+    from input i join ${clients} c on c.company_id = ${companyId} and c.deleted_at is null and c.external_id is not null
+      and c.external_id = i.key
+    where i.target_id is null and i.method <> 'create'`);
   const plan = db.$with("plan", {}).as(sql`
     select i.*, f.id as found_id, f.etag as found_etag,
       case when f.id is not null then 'update' when i.method = 'update' then 'missing' else 'insert' end as action,
