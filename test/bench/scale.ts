@@ -7,9 +7,9 @@
  * Worker bundle in workerd, times every endpoint for both companies interleaved, and prints per endpoint
  * the p50 of each, their ratio, the goal and the verdict. Then runs each endpoint once more for the big
  * company under auto_explain and writes the plans of its statements to docs/scale-plans.txt (with
- * N = 1,000,000, the default; <dir>/plans.txt otherwise).
+ * N = 1,000,000, the default, and no --dir; <dir>/plans.txt otherwise).
  *
- * --writes-before <tag>: also times POST /clients and PATCH /clients/{id} for the big company against a
+ * --writes-before <tag>: also times the client writes for the big company against a
  * second database seeded the same way and migrated with every migration but <tag> (kept in
  * <dir>/before-<tag>/), interleaved in the same run: what that migration costs writes. Meant for a
  * migration of indexes and triggers: today's Worker writes the columns of every migration.

@@ -112,7 +112,15 @@ async function readOrders(db: Db, companyId: number, writes: OrderUpdateWrite[],
     .innerJoin(invoices, defaultInvoiceOf(projects.id))
     .innerJoin(companies, eq(companies.id, projects.companyId))
     .leftJoin(storedTax, eq(storedTax.id, invoices.taxId))
-    .where(and(liveProjects(companyId), sql`(${projects.id} = any(${byId}::int[]) or ${projects.externalId} = any(${byKey}))`))
+    // The external ids resolved to ids first: an OR of the two conditions can make PostgreSQL walk the
+    // company's external-id index (every order of a migrated shop has one); ids alone are one pkey lookup.
+    .where(
+      and(
+        liveProjects(companyId),
+        sql`${projects.id} = any(${byId}::int[] || array(select o.id from ${projects} o
+          where o.company_id = ${companyId} and o.deleted_at is null and o.external_id = any(${byKey})))`,
+      ),
+    )
     // Locks in id order, so two batches locking the same orders wait for each other rather than deadlock.
     .orderBy(projects.id);
   return lock ? query.for("update", { of: [projects, invoices] }) : query;
