@@ -32,6 +32,7 @@ test("bench:scale runs end to end at a small size: every endpoint timed with its
       "orders sync by cursor at 95 %",
       "PATCH /clients/{id}",
       "PUT /clients/by-external-id/{external_id}",
+      "PUT /orders/by-external-id/{external_id}",
     ]) {
       expect(
         rows.some((l) => l.startsWith(`| ${name}`)),

@@ -207,11 +207,30 @@ async function endpointsFor(client: pg.Client, companyId: number, hitFirst: (pat
     { name: "order by id", goal: within(2), path: `/orders/${sample.order_id}` },
     { name: "invoice line by id", goal: within(2), path: `/products/invoice_item?id=${sample.line_id}` },
     ...writesFor(await writeTarget(client, companyId)),
+    ...orderWritesFor(await orderWriteTarget(client, companyId)),
   ];
 }
 
 /** The name of every client the timed writes create: they are deleted when the run ends. */
 const WRITTEN = "Bench write";
+
+/** The timed order writes: a rename by id and by external id (as an integration's sync sends them). */
+const orderWritesFor = (target: { id: number; clientId: number; externalId: string }): Endpoint[] => [
+  {
+    name: "PATCH /orders/{id}",
+    goal: within(2),
+    path: `/orders/${target.id}`,
+    method: "PATCH",
+    body: (run) => ({ title: `${WRITTEN} ${run}` }),
+  },
+  {
+    name: "PUT /orders/by-external-id/{external_id}",
+    goal: within(2),
+    path: `/orders/by-external-id/${target.externalId}`,
+    method: "PUT",
+    body: (run) => ({ client_id: target.clientId, title: `${WRITTEN} ${run}, upserted` }),
+  },
+];
 
 /** A client of the company for the timed PATCH and PUT (an external id of its own: a company may get two). */
 const writeTarget = async (client: pg.Client, companyId: number) => {
@@ -223,8 +242,28 @@ const writeTarget = async (client: pg.Client, companyId: number) => {
   return { id: rows[0].id, externalId };
 };
 
-/** Takes out what the timed writes added, so that every run starts from the seeded data. */
-const removeWrites = (client: pg.Client) => client.query("delete from clients where company_name like $1", [`${WRITTEN}%`]);
+/** The orders the timed order writes change, with their titles before. */
+const ordersWritten: { client: pg.Client; id: number; title: string }[] = [];
+
+/** A live order of the company for the timed order writes, given an external id (put back when the run ends). */
+const orderWriteTarget = async (client: pg.Client, companyId: number) => {
+  const externalId = `bench-written-${crypto.randomUUID()}`;
+  const { rows } = await client.query<{ id: number; client_id: number; title: string }>(
+    `update projects p set external_id = $2
+       from (select id, title from projects where company_id = $1 and deleted_at is null order by id limit 1) o
+      where p.id = o.id returning p.id, p.client_id, o.title`,
+    [companyId, externalId],
+  );
+  ordersWritten.push({ client, id: rows[0].id, title: rows[0].title });
+  return { id: rows[0].id, clientId: rows[0].client_id, externalId };
+};
+
+/** Takes out what the timed writes added and puts the orders back, so that every run starts from the seeded data. */
+const removeWrites = async (client: pg.Client) => {
+  await client.query("delete from clients where company_name like $1", [`${WRITTEN}%`]);
+  for (const order of ordersWritten.filter((o) => o.client === client))
+    await client.query("update projects set external_id = null, title = $2 where id = $1", [order.id, order.title]);
+};
 
 /** The timed writes: a new client, and a rename (which changes the searchable text) of one, by id and by external id. */
 const writesFor = (target: { id: number; externalId: string }): Endpoint[] => [
