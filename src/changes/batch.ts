@@ -1,10 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import type { Context, TypedResponse } from "hono";
 import type { JSONValue } from "hono/utils/types";
+import { externalIdText } from "../domain/external";
 import { admitBatchItems } from "../http/auth";
 import type { AppEnv } from "../http/context";
-import { ApiError, ErrorSchema, errorBody, issuesToDetails } from "../http/errors";
+import { ApiError, ErrorSchema, errorBody, invalid, issuesToDetails } from "../http/errors";
 import { withIdempotency } from "../http/idempotency";
+import { dbId } from "../http/openapi";
 import { BATCH_ITEMS_LIMIT } from "../ratelimit";
 import { Change } from "./change";
 
@@ -82,7 +84,6 @@ export function batchResponseSchema(name: string, success: z.ZodType) {
 export function batchItemSchema<C extends z.ZodType, U extends z.ZodType, P extends z.ZodType>(
   name: string,
   data: { create: C; update: U; upsert: P },
-  ids: BatchIds,
 ) {
   const create = z
     .strictObject({
@@ -111,18 +112,32 @@ export function batchItemSchema<C extends z.ZodType, U extends z.ZodType, P exte
   });
 }
 
-/** The schemas of an item's `id` and `external_id`. */
-export interface BatchIds {
-  id: z.ZodType<number>;
-  externalId: z.ZodType<string>;
+/** The schemas of an item's `id` and `external_id`: a row's id, and the external id of every resource that has one. */
+const ids = { id: dbId(), externalId: externalIdText() };
+
+/** The row an update item addresses, as the resources' writes take it. */
+export const itemAddress = (item: { id?: number; external_id?: string }): { id: number } | { externalId: string } =>
+  item.id !== undefined ? { id: item.id } : { externalId: item.external_id! };
+
+/** A create item's `data` with its `external_id`, given on the item or in `data` (the same, if both), or the item's 400. */
+export function createData<C extends { external_id?: string | null }>(item: { external_id?: string; data: C }): C | ApiError {
+  const { external_id: given, data } = item;
+  if (given !== undefined && data.external_id !== undefined && data.external_id !== given) {
+    return invalid("Invalid item", [{ field: "external_id", message: "Differs from data.external_id: give it once" }]);
+  }
+  return { ...data, external_id: data.external_id ?? given };
 }
+
+/** A row an item addresses or claims, as `touches` names it (`id:7`, `external_id:abc`). */
+export const addressKey = (address: { id: number } | { externalId: string }) =>
+  "id" in address ? `id:${address.id}` : `external_id:${address.externalId}`;
 
 /**
  * Reads one item: its envelope (a 400 "Invalid item" naming `method`, `id`, `external_id` or `data`),
  * then its `data` with its method's schema, whose 400 is the single request's own ("Invalid request body",
  * the same fields).
  */
-function readItem<C, U, P>(raw: unknown, ids: BatchIds, data: BatchResource<C, U, P, unknown>["data"]): BatchItem<C, U, P> | ApiError {
+function readItem<C, U, P>(raw: unknown, data: BatchResource<C, U, P, unknown>["data"]): BatchItem<C, U, P> | ApiError {
   const envelope = z
     .strictObject({ method: z.enum(BATCH_METHODS), id: ids.id.optional(), external_id: ids.externalId.optional(), data: z.unknown() })
     .superRefine((item, ctx) => {
@@ -194,14 +209,13 @@ class AtomicBatchFailed extends Error {
 export async function runBatch<C, U, P, W>(
   c: Context<AppEnv>,
   body: { atomic: boolean; items: unknown[] },
-  ids: BatchIds,
   resource: BatchResource<C, U, P, W>,
 ): Promise<TypedResponse<BatchAnswer, 200, "json">> {
   const outcomes: (ItemOutcome | undefined)[] = body.items.map(() => undefined);
   const valid: { index: number; write: W }[] = [];
   const claimed = new Map<string, number>();
   body.items.forEach((raw, index) => {
-    const item = readItem(raw, ids, resource.data);
+    const item = readItem(raw, resource.data);
     if (item instanceof ApiError) {
       outcomes[index] = { error: item };
       return;

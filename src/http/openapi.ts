@@ -106,6 +106,9 @@ export const digitsInt = (bounds: (n: z.ZodNumber) => z.ZodNumber = (n) => n) =>
     bounds(z.number({ error: (issue) => (issue.code === "invalid_type" ? "Must be a whole number written in digits" : undefined) }).int()),
   );
 
+/** A row's id in a JSON body: a positive int4. */
+export const dbId = () => z.number().int().positive().max(MAX_INT_ID);
+
 /** A positive int4 id written in plain digits, or undefined: for parameters whose meaning depends on another. */
 export const intId = (text: string | undefined) =>
   text !== undefined && /^\d{1,10}$/.test(text) && Number(text) >= 1 && Number(text) <= MAX_INT_ID ? Number(text) : undefined;

@@ -1,22 +1,23 @@
-import { z } from "@hono/zod-openapi";
+import type { z } from "@hono/zod-openapi";
 import {
+  addressKey,
   BATCH_COST,
   BATCH_MAX_ITEMS,
   type BatchResource,
   batchItemSchema,
   batchRequestSchema,
   batchResponseSchema,
+  createData,
+  itemAddress,
   runBatch,
 } from "../../changes/batch";
-import { externalIdText } from "../../domain/external";
-import { invalid } from "../../http/errors";
-import { createAuthRoute, MAX_INT_ID, type Router } from "../../http/openapi";
+import { ApiError } from "../../http/errors";
+import { createAuthRoute, type Router } from "../../http/openapi";
 import { ClientCreateSchema, ClientEnvelopeSchema, ClientPatchSchema, ClientUpsertSchema } from "./schema";
 import { type ClientWrite, writeClients } from "./write";
 
-const BATCH_IDS = { id: z.number().int().positive().max(MAX_INT_ID), externalId: externalIdText() };
 const DATA = { create: ClientCreateSchema, update: ClientPatchSchema, upsert: ClientUpsertSchema };
-const ClientBatchItemSchema = batchItemSchema("Client", DATA, BATCH_IDS);
+const ClientBatchItemSchema = batchItemSchema("Client", DATA);
 
 const route = createAuthRoute({
   method: "post",
@@ -52,16 +53,13 @@ const clientBatch: BatchResource<
   writeOf(item) {
     switch (item.method) {
       case "create": {
-        const { external_id: given } = item;
-        if (given !== undefined && item.data.external_id !== undefined && item.data.external_id !== given) {
-          return invalid("Invalid item", [{ field: "external_id", message: "Differs from data.external_id: give it once" }]);
-        }
-        return { method: "create", body: { ...item.data, external_id: item.data.external_id ?? given } };
+        const body = createData(item);
+        if (body instanceof ApiError) return body;
+        return { method: "create", body };
       }
       case "update": {
         const { deleted, ...body } = item.data;
-        const address = item.id !== undefined ? { id: item.id } : { externalId: item.external_id! };
-        return { method: "update", address, body, deleted };
+        return { method: "update", address: itemAddress(item), body, deleted };
       }
       case "upsert":
         return { method: "upsert", externalId: item.external_id, body: item.data };
@@ -70,7 +68,7 @@ const clientBatch: BatchResource<
   touches(write) {
     const keys: string[] = [];
     if (write.method === "upsert") keys.push(`external_id:${write.externalId}`);
-    if (write.method === "update") keys.push("id" in write.address ? `id:${write.address.id}` : `external_id:${write.address.externalId}`);
+    if (write.method === "update") keys.push(addressKey(write.address));
     const claimed = "external_id" in write.body ? write.body.external_id : undefined;
     if (typeof claimed === "string") keys.push(`external_id:${claimed}`);
     return [...new Set(keys)];
@@ -83,5 +81,5 @@ const clientBatch: BatchResource<
 
 export const registerBatchClients = (api: Router) => {
   api.openAPIRegistry.register("ClientBatchItem", ClientBatchItemSchema);
-  return api.openapi(route, async (c) => runBatch(c, c.req.valid("json"), BATCH_IDS, clientBatch));
+  return api.openapi(route, async (c) => runBatch(c, c.req.valid("json"), clientBatch));
 };

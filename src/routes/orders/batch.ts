@@ -1,23 +1,24 @@
 import type { z } from "@hono/zod-openapi";
 import {
+  addressKey,
   BATCH_COST,
   BATCH_MAX_ITEMS,
   type BatchResource,
   batchItemSchema,
   batchRequestSchema,
   batchResponseSchema,
+  createData,
+  itemAddress,
   runBatch,
 } from "../../changes/batch";
-import { externalIdText } from "../../domain/external";
-import { invalid } from "../../http/errors";
+import { ApiError } from "../../http/errors";
 import { createAuthRoute, type Router } from "../../http/openapi";
-import { dbId, OrderEnvelopeSchema, OrderPatchSchema } from "./schema";
+import { OrderEnvelopeSchema, OrderPatchSchema } from "./schema";
 import { type OrderWrite, writeOrders } from "./upsert";
 import { OrderCreateSchema, OrderUpsertSchema } from "./write-schema";
 
-const BATCH_IDS = { id: dbId(), externalId: externalIdText() };
 const DATA = { create: OrderCreateSchema, update: OrderPatchSchema, upsert: OrderUpsertSchema };
-const OrderBatchItemSchema = batchItemSchema("Order", DATA, BATCH_IDS);
+const OrderBatchItemSchema = batchItemSchema("Order", DATA);
 
 const route = createAuthRoute({
   method: "post",
@@ -54,16 +55,14 @@ const orderBatch: BatchResource<
   writeOf(item) {
     switch (item.method) {
       case "create": {
-        const { external_id: given } = item;
-        if (given !== undefined && item.data.external_id !== undefined && item.data.external_id !== given) {
-          return invalid("Invalid item", [{ field: "external_id", message: "Differs from data.external_id: give it once" }]);
-        }
-        return { method: "create", create: { body: { ...item.data, external_id: item.data.external_id ?? given } } };
+        const body = createData(item);
+        if (body instanceof ApiError) return body;
+        return { method: "create", create: { body } };
       }
       case "update":
         return {
           method: "update",
-          update: { address: item.id !== undefined ? { id: item.id } : { externalId: item.external_id! }, body: item.data },
+          update: { address: itemAddress(item), body: item.data },
         };
       case "upsert":
         return { method: "upsert", externalId: item.external_id, body: item.data };
@@ -77,7 +76,7 @@ const orderBatch: BatchResource<
         return [`external_id:${write.externalId}`];
       case "update": {
         const { address, body } = write.update;
-        const keys = ["id" in address ? `id:${address.id}` : `external_id:${address.externalId}`];
+        const keys = [addressKey(address)];
         if (body.external_id) keys.push(`external_id:${body.external_id}`);
         return [...new Set(keys)];
       }
@@ -91,5 +90,5 @@ const orderBatch: BatchResource<
 
 export const registerBatchOrders = (api: Router) => {
   api.openAPIRegistry.register("OrderBatchItem", OrderBatchItemSchema);
-  return api.openapi(route, async (c) => runBatch(c, c.req.valid("json"), BATCH_IDS, orderBatch));
+  return api.openapi(route, async (c) => runBatch(c, c.req.valid("json"), orderBatch));
 };

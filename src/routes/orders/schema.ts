@@ -1,11 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import type { invoices } from "../../db/schema";
 import { ExternalIdSchema, externalIdField, MetadataSchema, metadataField } from "../../domain/external";
-import { columnFields, MAX_INT_ID, nullableText, text, timestamp } from "../../http/openapi";
+import { columnFields, dbId, MAX_INT_ID, nullableText, text, timestamp } from "../../http/openapi";
 import { isoDate } from "../../platform/dates";
 import { decimalInput, MAX_MONEY, moneyString } from "../../platform/money";
 
-export const dbId = () => z.number().int().positive().max(MAX_INT_ID);
 const isoDateField = (description: string, example = "2026-12-01") =>
   isoDate().openapi({ description: `${description} (YYYY-MM-DD)`, example });
 

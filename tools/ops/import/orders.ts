@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { dbId } from "../../../src/http/openapi";
 import { isoDate, isoDateTime } from "../../../src/platform/dates";
 import {
   ArtworkFieldsSchema,
@@ -7,14 +8,7 @@ import {
   PaymentFieldsSchema,
   quantityMatchesSizes,
 } from "../../../src/routes/orders/contents/schema";
-import {
-  dbId,
-  importedDiscountInRange,
-  invoiceFields,
-  orderCreateFields,
-  PERCENT_MESSAGE,
-  startDate,
-} from "../../../src/routes/orders/schema";
+import { importedDiscountInRange, invoiceFields, orderCreateFields, PERCENT_MESSAGE, startDate } from "../../../src/routes/orders/schema";
 import { createOrders, type OrderCreateWrite } from "../../../src/routes/orders/write";
 import { insertStatuses, insertTaxes, StatusCreateSchema, TaxCreateSchema } from "../settings";
 import { parseRecord, refSchema, refused, remember, resolveRef, type SectionImporter } from "./kit";
