@@ -73,7 +73,9 @@ export function createApp() {
 
 /** No route matched: 405 when the path is known under another method, 404 otherwise. */
 function noRoute(c: Context<AppEnv>, routes: { method: string; path: string }[]) {
-  return methodNotAllowed(c, routes) ?? c.json(errorBody(c.var.requestId, "not_found", `No route for ${c.req.method} ${c.req.path}`), 404);
+  return (
+    methodNotAllowed(c, routes) ?? c.json(errorBody(c.get("requestId"), "not_found", `No route for ${c.req.method} ${c.req.path}`), 404)
+  );
 }
 
 /** Hono answers 404 for a known path with another method; we say 405 with an Allow header. */
@@ -87,7 +89,7 @@ function methodNotAllowed(c: Context<AppEnv>, routes: { method: string; path: st
   if (!allowed.size) return undefined;
   c.header("Allow", [...allowed].join(", "));
   return c.json(
-    errorBody(c.var.requestId, "invalid_request", `Method ${c.req.method} is not allowed on ${c.req.path}`, { allow: [...allowed] }),
+    errorBody(c.get("requestId"), "invalid_request", `Method ${c.req.method} is not allowed on ${c.req.path}`, { allow: [...allowed] }),
     405,
   );
 }

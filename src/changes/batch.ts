@@ -240,7 +240,7 @@ export async function runBatch<C, U, P, W>(
   });
   // Counted before anything is written (all of them, or a 429 that counts none).
   await admitBatchItems(c, body.items.length);
-  if (body.atomic && valid.length < body.items.length) return c.json(answer(c.var.requestId, rolledBack(outcomes)), 200);
+  if (body.atomic && valid.length < body.items.length) return c.json(answer(c.get("requestId"), rolledBack(outcomes)), 200);
 
   const settle = (written: ItemOutcome[]) => {
     const all = [...outcomes];
@@ -257,11 +257,11 @@ export async function runBatch<C, U, P, W>(
       const settled = body.atomic
         ? await change.inLockedTransaction(async (locked) => {
             const all = settle(await resource.write(locked, writes));
-            if (all.some((o) => "error" in o)) throw new AtomicBatchFailed(answer(c.var.requestId, rolledBack(all)));
+            if (all.some((o) => "error" in o)) throw new AtomicBatchFailed(answer(c.get("requestId"), rolledBack(all)));
             return all;
           })
         : settle(valid.length ? await resource.write(change, writes) : []);
-      return { status: 200 as const, body: answer(c.var.requestId, settled), afterCommit: () => change.publish() };
+      return { status: 200 as const, body: answer(c.get("requestId"), settled), afterCommit: () => change.publish() };
     });
   } catch (error) {
     if (error instanceof AtomicBatchFailed) return c.json(error.body, 200);

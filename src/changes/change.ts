@@ -35,8 +35,10 @@ export type EventObject = (
  */
 export interface ChangeContext {
   env: Bindings;
-  var: Pick<Variables, "auth" | "admitted" | "logger" | "transaction" | "defer" | "db">;
+  // `get`, not hono's `c.var`, which builds a new object of every variable on each read.
+  get<K extends ChangeVariable>(key: K): Pick<Variables, ChangeVariable>[K];
 }
+export type ChangeVariable = "auth" | "admitted" | "logger" | "transaction" | "defer" | "db";
 
 /** One statement of a change: its own CTEs, writing ones first, and what is written with them. */
 export interface Statement extends Effects {
@@ -80,7 +82,7 @@ export class Change {
   ) {}
 
   get companyId(): number {
-    return this.c.var.auth.companyId;
+    return this.c.get("auth").companyId;
   }
 
   /**
@@ -93,7 +95,7 @@ export class Change {
     query: (q: StatementQuery) => PromiseLike<R[]>,
   ): Promise<Omit<R, "written">[]> {
     const effects = effectsOf(this.db, this.companyId, statement);
-    await this.c.var.admitted();
+    await this.c.get("admitted")();
     const select = query(statementQuery(this.db, [...statement.with, ...effects.ctes], effects.written));
     const rows = statement.lock ? await this.afterLock(statement.lock, select) : await select;
     const written = rows.find((row) => row.written)?.written;
@@ -125,7 +127,7 @@ export class Change {
 
   /** A line of the request's log (a write redone under row locks, say). */
   log(message: string, fields: Record<string, unknown>): void {
-    this.c.var.logger.info(message, fields);
+    this.c.get("logger").info(message, fields);
   }
 
   /** Existing deliveries to hand to the queue after commit (a re-send). */
@@ -154,7 +156,7 @@ export class Change {
     if (this.locked) return locked(this);
     const result = await attempt(this);
     if (result !== undefined) return result;
-    this.c.var.logger.info(retry.log, retry.fields);
+    this.c.get("logger").info(retry.log, retry.fields);
     return this.inLockedTransaction(locked);
   }
 
@@ -166,7 +168,7 @@ export class Change {
   async inLockedTransaction<T>(work: (change: Change) => Promise<T>): Promise<T> {
     if (this.locked) return work(this);
     let inTransaction: Change | undefined;
-    const answer = await this.c.var.transaction((tx) => {
+    const answer = await this.c.get("transaction")((tx) => {
       inTransaction = new Change(this.c, tx, true);
       return work(inTransaction);
     });
@@ -190,18 +192,19 @@ export class Change {
   /** After commit: outbox rows to accounting delivery, events and deliveries to webhook delivery (after the response). */
   publish(): void {
     const { c, object } = this;
-    notifyOutbox(c.env, this.written.outbox, c.var.defer);
+    notifyOutbox(c.env, this.written.outbox, c.get("defer"));
     const render =
-      object && ((event: WrittenEvent) => object(c.var.db, { companyId: this.companyId, type: event.type, resourceId: event.resourceId }));
+      object &&
+      ((event: WrittenEvent) => object(c.get("db"), { companyId: this.companyId, type: event.type, resourceId: event.resourceId }));
     publishWebhookEvents(c, this.written.events, render);
-    if (this.deliveries.length) c.var.defer(enqueueWebhookDeliveries(c.env, this.deliveries));
-    for (const endpointId of this.resumed) c.var.defer(resumeEndpointDeliveries(c.var.db, c.env, endpointId));
+    if (this.deliveries.length) c.get("defer")(enqueueWebhookDeliveries(c.env, this.deliveries));
+    for (const endpointId of this.resumed) c.get("defer")(resumeEndpointDeliveries(c.get("db"), c.env, endpointId));
   }
 }
 
 /** Runs a write route's change on the request's connection; what it wrote is published once `work` is done. */
 export async function applyChange<T>(c: Context<AppEnv>, work: (change: Change) => Promise<T>): Promise<T> {
-  const change = new Change(c, c.var.db, false);
+  const change = new Change(c, c.get("db"), false);
   const result = await work(change);
   change.publish();
   return result;

@@ -164,7 +164,7 @@ const SAFE_METHODS = new Set(["GET", "HEAD"]);
  * key has to ask Redis costs one round trip (the slower of Redis and the database), not one after the
  * other. Its answer is sent only if the limiter lets it through; otherwise it is dropped for the 429.
  * A write waits for the limiter, since a refused request must change nothing, unless `readsFirst`:
- * its route then reads while the limiter answers and awaits `c.var.admitted()` before it writes.
+ * its route then reads while the limiter answers and awaits `c.get("admitted")()` before it writes.
  */
 const authenticateWith = (readsFirst: boolean) =>
   createMiddleware<AppEnv>(async (c, next) => {
@@ -211,7 +211,7 @@ const authenticateWith = (readsFirst: boolean) =>
   });
 
 export const authenticate = authenticateWith(false);
-/** For a write that reads first and awaits `c.var.admitted()` before its first write. */
+/** For a write that reads first and awaits `c.get("admitted")()` before its first write. */
 export const authenticateReadingFirst = authenticateWith(true);
 
 /**
@@ -234,7 +234,7 @@ function dropAnswer(c: Context<AppEnv>) {
  * many would fit now). Called before the batch writes anything.
  */
 export async function admitBatchItems(c: Context<AppEnv>, n: number): Promise<void> {
-  const limit = await createLimiter(c.env).limitItems(c.var.auth.tokenHash, n, c.var.defer, c.var.logger);
+  const limit = await createLimiter(c.env).limitItems(c.get("auth").tokenHash, n, c.get("defer"), c.get("logger"));
   if (limit.allowed) return;
   const retryAfter = Math.max(1, Math.ceil((limit.reset - Date.now()) / 1000));
   throw new ApiError(

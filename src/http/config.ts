@@ -12,7 +12,7 @@ export const loadConfig = createMiddleware<AppEnv>(async (c, next) => {
     c.set("config", workerConfig(c.env));
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
-    return c.json(errorBody(c.var.requestId, "internal_error", "The service is misconfigured; try again later"), 500);
+    return c.json(errorBody(c.get("requestId"), "internal_error", "The service is misconfigured; try again later"), 500);
   }
   await next();
 });

@@ -122,12 +122,12 @@ export function validationHook(result: { success: boolean; error?: z.ZodError; t
 export function onError(err: Error, c: Context<AppEnv>) {
   if (err instanceof ApiError) {
     for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-    return c.json(errorBody(c.var.requestId, err.code, err.message, err.details), err.status);
+    return c.json(errorBody(c.get("requestId"), err.code, err.message, err.details), err.status);
   }
   if (err instanceof HTTPException && err.status < 500) {
     const status = err.status as ContentfulStatusCode;
     const code = status === 401 ? "unauthenticated" : status === 404 ? "not_found" : "invalid_request";
-    return c.json(errorBody(c.var.requestId, code, err.message || "Invalid request"), status);
+    return c.json(errorBody(c.get("requestId"), code, err.message || "Invalid request"), status);
   }
   // Database failures: one mapping for SQL over HTTP and WebSocket sessions (databaseFailure, src/platform/db.ts).
   const failure = databaseFailure(err);
@@ -135,7 +135,7 @@ export function onError(err: Error, c: Context<AppEnv>) {
     c.get("logger")?.warn("database unavailable", { error: err });
     c.header("Retry-After", String(RETRY_AFTER_SECONDS));
     return c.json(
-      errorBody(c.var.requestId, "service_unavailable", "The database is unavailable; retry shortly", {
+      errorBody(c.get("requestId"), "service_unavailable", "The database is unavailable; retry shortly", {
         retry_after_seconds: RETRY_AFTER_SECONDS,
       }),
       503,
@@ -145,10 +145,10 @@ export function onError(err: Error, c: Context<AppEnv>) {
     // Input the checks before the database let through: logged, so that the check can be added.
     c.get("logger")?.warn("database refused the input", { sqlstate: failure.sqlState, field: failure.field });
     return c.json(
-      errorBody(c.var.requestId, "invalid_request", "Invalid request", [{ field: failure.field, message: failure.message }]),
+      errorBody(c.get("requestId"), "invalid_request", "Invalid request", [{ field: failure.field, message: failure.message }]),
       400,
     );
   }
   c.get("logger")?.error("unhandled error", { error: err });
-  return c.json(errorBody(c.var.requestId, "internal_error", "An unexpected error occurred"), 500);
+  return c.json(errorBody(c.get("requestId"), "internal_error", "An unexpected error occurred"), 500);
 }

@@ -76,11 +76,11 @@ export async function withIdempotency<T, S extends ContentfulStatusCode>(
     c.body(text, status, { "content-type": "application/json" }) as unknown as TypedResponse<T, S, "json">;
   const key = c.req.header(IDEMPOTENCY_HEADER);
   if (key === undefined) {
-    const result = await run(c.var.db, false);
+    const result = await run(c.get("db"), false);
     result.afterCommit?.();
     return send(JSON.stringify(result.body), result.status);
   }
-  const { companyId } = c.var.auth;
+  const { companyId } = c.get("auth");
   const method = c.req.method;
   // The query string is part of what the key names: the same key with another query is another request.
   const { pathname, search } = new URL(c.req.url);
@@ -88,8 +88,8 @@ export async function withIdempotency<T, S extends ContentfulStatusCode>(
   const requestHash = await sha256Hex(await c.req.text());
   // On a readsFirst route the limiter may still be answering: wait here, not inside the key's
   // transaction, which would hold a database session meanwhile (a refusal rolls the claim back either way).
-  await c.var.admitted();
-  const outcome = await c.var.transaction(async (tx) => {
+  await c.get("admitted")();
+  const outcome = await c.get("transaction")(async (tx) => {
     // Claims the key, or takes over an expired one; waits while another transaction holds it.
     const claimed = await tx
       .insert(idempotencyKeys)

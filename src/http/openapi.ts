@@ -27,7 +27,7 @@ type AuthRouteConfig = Omit<RouteConfig, "security" | "middleware" | "operationI
   /** Accepts `Idempotency-Key` (the handler runs its write through `withIdempotency`). */
   idempotent?: boolean;
   /**
-   * A write whose handler only reads until it awaits `c.var.admitted()`, then writes: its reads run
+   * A write whose handler only reads until it awaits `c.get("admitted")()`, then writes: its reads run
    * while the rate limiter answers instead of after it (GET routes always do).
    */
   readsFirst?: boolean;

@@ -36,7 +36,7 @@ export const requestId = createMiddleware<AppEnv>(async (c, next) => {
  */
 export const requestContext = createMiddleware<AppEnv>(async (c, next) => {
   const started = Date.now();
-  const requestId = c.var.requestId;
+  const requestId = c.get("requestId");
   const logger = createLogger({ request_id: requestId });
   const deferred: Promise<unknown>[] = [];
   const defer = (task: Promise<unknown>) => void deferred.push(task.catch((e) => logger.warn("deferred task failed", { error: e })));

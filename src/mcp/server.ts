@@ -43,7 +43,7 @@ async function tools(): Promise<Map<string, Tool>> {
 /**
  * Answers one MCP request (`request`: the one `c` serves, its body read), stateless Streamable HTTP
  * with JSON answers: a server and transport of the SDK per request, for the token this request carries
- * (`c.var.auth`, checked before). A tool call runs its operation as a request through the app
+ * (`c.get("auth")`, checked before). A tool call runs its operation as a request through the app
  * (`dispatch`), with the caller's `Authorization`, so the route's validation, tenancy, scope check,
  * rate limit, idempotency and events apply as they do over HTTP.
  */
@@ -56,9 +56,9 @@ export async function serveMcp(c: Context<AppEnv>, request: Request, dispatch: D
   }
   const run = (request: Request) => dispatch(request, c.env, ctx);
   const origin = new URL(c.req.url).origin;
-  const { scope } = c.var.auth;
+  const { scope } = c.get("auth");
   // The inner request's log line carries this request's id.
-  const headers = { authorization: c.req.header("authorization")!, "x-request-id": c.var.requestId };
+  const headers = { authorization: c.req.header("authorization")!, "x-request-id": c.get("requestId") };
 
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_VALIDATION });
   server.setRequestHandler(ListToolsRequestSchema, async () => {

@@ -67,7 +67,11 @@ export function redact(value: unknown, depth = 0): unknown {
 
 export function createLogger(base: LogFields): Logger {
   const write = (level: string, msg: string, fields?: LogFields) => {
-    const line = JSON.stringify(redact({ time: new Date().toISOString(), level, msg, ...base, ...fields }));
+    // As redact() of the merged object, without building it first: every request writes a line.
+    const entry: LogFields = { time: new Date().toISOString(), level, msg: redactText(msg) };
+    for (const source of [base, fields])
+      if (source) for (const [k, v] of Object.entries(source)) if (k !== "stack") entry[k] = redact(v, 1);
+    const line = JSON.stringify(entry);
     if (level === "error") console.error(line);
     else if (level === "warn") console.warn(line);
     else console.log(line);

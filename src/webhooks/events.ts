@@ -102,8 +102,9 @@ export async function fillPayloads(db: Db, objects: { event: number; object: str
 /** The parts of a request's context the after-commit step uses. */
 export interface PublishContext {
   env: Bindings;
-  var: { db: Db; defer: (task: Promise<unknown>) => void; logger: Logger };
+  get<K extends keyof PublishVariables>(key: K): PublishVariables[K];
 }
+type PublishVariables = { db: Db; defer: (task: Promise<unknown>) => void; logger: Logger };
 
 /** An event's object JSON text, made after the response: from the response's own body, or rendered from the current rows. */
 export type WebhookObject = (event: WrittenEvent) => string | undefined | Promise<string | undefined>;
@@ -117,7 +118,9 @@ export type WebhookObject = (event: WrittenEvent) => string | undefined | Promis
  */
 export function publishWebhookEvents(c: PublishContext, written: WrittenEvent[], object?: WebhookObject): void {
   if (!written.length) return;
-  const { db, defer, logger } = c.var;
+  const db = c.get("db");
+  const defer = c.get("defer");
+  const logger = c.get("logger");
   const deliveries = written.flatMap((e) => e.deliveries);
   defer(
     (async () => {

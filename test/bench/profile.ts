@@ -100,7 +100,7 @@ try {
     const summary = summarize(profiles, maps);
     console.log(`${label}: ${profiles.length === 1 ? "one profile" : `mean of ${profiles.length} fresh isolates`} (${files.join(", ")})`);
     if (what === "warm") console.log(`  ${warmRequests} requests: divide by ${warmRequests} for per-request figures`);
-    for (const line of topLines(summary, 25)) console.log(line);
+    for (const line of topLines(summary, Number(process.env.BENCH_PROFILE_TOP ?? 25))) console.log(line);
     console.log("self time per package:");
     for (const [k, v] of summary.byPackage.slice(0, 12)) console.log(`  ${v.toFixed(2).padStart(7)} ms  ${k}`);
   } finally {

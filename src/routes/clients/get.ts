@@ -45,7 +45,8 @@ export const registerGetClient = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
     const { email } = c.req.valid("query");
-    const { db, auth } = c.var;
+    const db = c.get("db");
+    const auth = c.get("auth");
 
     const numericId = intId(id);
     let row: Awaited<ReturnType<typeof findLiveClient>>;

@@ -65,7 +65,7 @@ const CLIENTS_SYNC_SORT = updatedSort(clients.updatedAt, clients.id);
 export const registerListClients = (api: Router) =>
   api.openapi(route, async (c) => {
     const query = c.req.valid("query");
-    const { companyId } = c.var.auth;
+    const { companyId } = c.get("auth");
     const term = query.q?.trim() || undefined;
     const sort = query.updated_since === undefined ? CLIENTS_SORT : CLIENTS_SYNC_SORT;
     const includeDeleted = query.include_deleted === "true";
@@ -81,7 +81,7 @@ export const registerListClients = (api: Router) =>
     const base = includeDeleted ? eq(clients.companyId, companyId) : liveClients(companyId);
     const scope = and(base, sync.where, externalId === undefined ? undefined : eq(clients.externalId, externalId));
     const search = term ? clientSearch(term, companyId) : undefined;
-    const db = c.var.db;
+    const db = c.get("db");
 
     // ONE statement: the page's ids, the page's rows joined to them, and the exact total (a sync pass's
     // later pages carry the total of its first; the counters where they have it; else a count).

@@ -35,9 +35,9 @@ export function registerGetEvent(api: Router, catalog: EventCatalog, eventSchema
 
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
-    const row = await findEvent(c.var.db, c.var.auth.companyId, id);
+    const row = await findEvent(c.get("db"), c.get("auth").companyId, id);
     if (!row) throw notFound("Event");
-    const [payload] = await payloadsOf(c.var.db, [row], (type) => catalog[type]?.render);
+    const [payload] = await payloadsOf(c.get("db"), [row], (type) => catalog[type]?.render);
     return jsonWithRaw<JSONValue, 200>(c, new RawJson(payload), 200);
   });
 }

@@ -81,7 +81,7 @@ export function registerListEvents(api: Router, catalog: EventCatalog, eventSche
 
   api.openapi(route, async (c) => {
     const query = c.req.valid("query");
-    const { companyId } = c.var.auth;
+    const { companyId } = c.get("auth");
     const filters = {
       type: query.type ? [...new Set(query.type)].sort() : null,
       resource_id: query.resource_id ?? null,
@@ -91,7 +91,7 @@ export function registerListEvents(api: Router, catalog: EventCatalog, eventSche
     const scope = { companyId, filters };
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, EVENTS_SORT, scope);
     const rows = await listEvents(
-      c.var.db,
+      c.get("db"),
       companyId,
       {
         types: filters.type ?? undefined,
@@ -103,7 +103,7 @@ export function registerListEvents(api: Router, catalog: EventCatalog, eventSche
       query.per_page + 1,
     );
     const page = rows.slice(0, query.per_page);
-    const payloads = await payloadsOf(c.var.db, page, (type) => catalog[type]?.render);
+    const payloads = await payloadsOf(c.get("db"), page, (type) => catalog[type]?.render);
     const last = page[page.length - 1];
     const next_cursor =
       rows.length > query.per_page && last ? encodeCursor(EVENTS_SORT, scope, [String(last.id)], (cursor?.page ?? 1) + 1) : null;

@@ -44,7 +44,9 @@ async function probe(name: string, logger: Logger, run: () => Promise<unknown>):
 
 export const registerReady = (api: Router) =>
   api.openapi(route, async (c) => {
-    const { db, logger, config } = c.var;
+    const db = c.get("db");
+    const logger = c.get("logger");
+    const config = c.get("config");
     // The parsed settings: without DATABASE_URL the request never gets here (loadConfig answers 500).
     const { RATE_LIMIT_BACKEND, UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token } = config;
     const [database, redis] = await Promise.all([

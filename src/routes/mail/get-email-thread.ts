@@ -34,7 +34,7 @@ export const registerGetEmailThread = (api: Router) =>
   api.openapi(route, async (c) => {
     const { legacyThreadId } = c.req.valid("param");
     const { account_email } = c.req.valid("query");
-    const row = await findLiveEmailThread(c.var.db, c.var.auth.companyId, account_email, legacyThreadId);
+    const row = await findLiveEmailThread(c.get("db"), c.get("auth").companyId, account_email, legacyThreadId);
     if (!row) throw notFound("Email thread");
     return notModified(c, row.etag) ?? jsonWithRaw<EmailThreadEnvelope, 200>(c, { email_thread: serializeEmailThread(row) }, 200);
   });

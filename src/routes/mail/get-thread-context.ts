@@ -33,7 +33,7 @@ const route = createAuthRoute({
 export const registerGetThreadContext = (api: Router) =>
   api.openapi(route, async (c) => {
     const { legacyThreadId } = c.req.valid("param");
-    const row = await findTiedThreadContext(c.var.db, c.var.auth.companyId, legacyThreadId);
+    const row = await findTiedThreadContext(c.get("db"), c.get("auth").companyId, legacyThreadId);
     if (!row) throw notFound("Mail thread context");
     return jsonWithRaw<z.infer<typeof ThreadContextSchema>, 200>(c, serializeThreadContext(row), 200);
   });

@@ -88,7 +88,7 @@ export const registerPutEmailThread = (api: Router) =>
     if (unstorable) throw unstorableError(unstorable);
 
     // The text goes to PostgreSQL once, as jsonb (exact numerics); each member is read from it.
-    const sent = c.var.db.$with("sent", { body: sql`body` }).as(sql`select ${text}::jsonb as body`);
+    const sent = c.get("db").$with("sent", { body: sql`body` }).as(sql`select ${text}::jsonb as body`);
     const member = (key: ExactJsonMember) => sql`(select body -> ${key}::text from ${sent})`;
     const stored = {
       ...scalarColumns(body),

@@ -20,9 +20,10 @@ const route = createAuthRoute({
 
 export const registerGetMe = (api: Router) =>
   api.openapi(route, async (c) => {
-    const { companyId, tokenId } = c.var.auth;
+    const { companyId, tokenId } = c.get("auth");
     // One statement; the token was checked by authenticate (its row may be cached), so it is there.
-    const [row] = await c.var.db
+    const db = c.get("db");
+    const [row] = await db
       .select({
         company: { id: companies.id, name: companies.name },
         token: { id: apiTokens.id, scope: apiTokens.scope, createdAt: apiTokens.createdAt },

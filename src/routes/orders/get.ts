@@ -42,7 +42,7 @@ const route = createAuthRoute({
 export const registerGetOrder = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
-    const order = await loadOrderDetail(c.var.db, c.var.auth.companyId, id);
+    const order = await loadOrderDetail(c.get("db"), c.get("auth").companyId, id);
     if (!order) throw notFound("Order");
     const unchanged = notModified(c, order.etag);
     if (unchanged) return unchanged;

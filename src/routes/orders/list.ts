@@ -223,8 +223,8 @@ export const registerListOrders = (api: Router) =>
   api.openapi(route, async (c) => {
     const query = c.req.valid("query");
     const { client_id, status, payment_status, from, to, deadline_from, deadline_to } = query;
-    const { companyId } = c.var.auth;
-    const db = c.var.db;
+    const { companyId } = c.get("auth");
+    const db = c.get("db");
     if (query.updated_since !== undefined && query.sort !== undefined) {
       throw invalid("Invalid request query", [{ field: "sort", message: "Not with updated_since: a sync is ordered by updated_at" }]);
     }

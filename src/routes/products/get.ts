@@ -107,8 +107,10 @@ export const registerGetProduct = (api: Router) =>
   api.openapi(route, async (c) => {
     const { source } = c.req.valid("param");
     const q = c.req.valid("query");
-    const { db, auth, logger } = c.var;
-    const timeoutMs = c.var.config.PRODUCT_SOURCE_TIMEOUT_MS;
+    const db = c.get("db");
+    const auth = c.get("auth");
+    const logger = c.get("logger");
+    const timeoutMs = c.get("config").PRODUCT_SOURCE_TIMEOUT_MS;
 
     if (source === "invoice_item") {
       const raw = blankToUndefined(q.id);

@@ -93,8 +93,10 @@ export const registerSearchProducts = (api: Router) =>
     const { q, include } = c.req.valid("query");
     const sources = parseInclude(include);
     const query = q?.trim() ?? "";
-    const { db, auth, logger } = c.var;
-    const timeoutMs = c.var.config.PRODUCT_SOURCE_TIMEOUT_MS;
+    const db = c.get("db");
+    const auth = c.get("auth");
+    const logger = c.get("logger");
+    const timeoutMs = c.get("config").PRODUCT_SOURCE_TIMEOUT_MS;
     const style = query && sources.has("supplier_a") ? extractStyleToken(query) : null;
 
     const result: Omit<SearchResult, "skipped"> = {

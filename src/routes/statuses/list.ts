@@ -24,10 +24,11 @@ const route = createAuthRoute({
 
 export const registerListStatuses = (api: Router) =>
   api.openapi(route, async (c) => {
-    const rows = await c.var.db
+    const db = c.get("db");
+    const rows = await db
       .select()
       .from(orderStatuses)
-      .where(liveStatuses(c.var.auth.companyId))
+      .where(liveStatuses(c.get("auth").companyId))
       .orderBy(asc(orderStatuses.position), asc(orderStatuses.id));
     return c.json({ data: rows.map(serializeStatus) }, 200);
   });

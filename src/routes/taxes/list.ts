@@ -24,6 +24,11 @@ const route = createAuthRoute({
 
 export const registerListTaxes = (api: Router) =>
   api.openapi(route, async (c) => {
-    const rows = await c.var.db.select().from(taxes).where(liveTaxes(c.var.auth.companyId)).orderBy(asc(taxes.id));
+    const db = c.get("db");
+    const rows = await db
+      .select()
+      .from(taxes)
+      .where(liveTaxes(c.get("auth").companyId))
+      .orderBy(asc(taxes.id));
     return c.json({ data: rows.map(serializeTaxRate) }, 200);
   });

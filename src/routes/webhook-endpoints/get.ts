@@ -20,7 +20,7 @@ const route = createAuthRoute({
 export const registerGetWebhookEndpoint = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
-    const row = await findEndpoint(c.var.db, c.var.auth.companyId, id);
+    const row = await findEndpoint(c.get("db"), c.get("auth").companyId, id);
     if (!row) throw notFound("Webhook endpoint");
     return c.json({ webhook_endpoint: serializeEndpoint(row) }, 200);
   });

@@ -44,14 +44,14 @@ export const registerListWebhookDeliveries = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
     const query = c.req.valid("query");
-    const { companyId } = c.var.auth;
+    const { companyId } = c.get("auth");
     const pos = listPosition(query, c.req.query("page") !== undefined, SORT, {
       companyId,
       filters: { endpoint: id, status: query.status ?? null },
     });
     const d = webhookDeliveries;
     const where = and(eq(d.endpointId, id), eq(d.companyId, companyId), query.status ? eq(d.status, query.status) : undefined);
-    const db = c.var.db;
+    const db = c.get("db");
     // One statement from the endpoint row: no row means no such endpoint for this company (404), an
     // endpoint without deliveries gives one row with nulls.
     const pageIds = pos.pageIds(db, d, d.id, where);

@@ -29,10 +29,10 @@ const SORT: KeysetSort = { name: "id", direction: "asc", columns: [{ column: web
 export const registerListWebhookEndpoints = (api: Router) =>
   api.openapi(route, async (c) => {
     const query = c.req.valid("query");
-    const { companyId } = c.var.auth;
+    const { companyId } = c.get("auth");
     const pos = listPosition(query, c.req.query("page") !== undefined, SORT, { companyId, filters: {} });
     const where = eq(webhookEndpoints.companyId, companyId);
-    const db = c.var.db;
+    const db = c.get("db");
     // One statement: the page's ids, its rows and the total (a company has few endpoints).
     const pageIds = pos.pageIds(db, webhookEndpoints, webhookEndpoints.id, where);
     const rows = await db

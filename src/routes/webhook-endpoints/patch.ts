@@ -55,7 +55,7 @@ export const registerPatchWebhookEndpoint = (api: Router, bodySchema: EndpointBo
   api.openapi(route(bodySchema), async (c) => {
     const { id } = c.req.valid("param");
     const { enabled, ...fields } = c.req.valid("json");
-    checkEndpointUrl(c.var.config, fields.url);
+    checkEndpointUrl(c.get("config"), fields.url);
     return applyChange(c, async (change) => {
       const [row] = await change.db
         .update(webhookEndpoints)

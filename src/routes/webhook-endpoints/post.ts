@@ -28,7 +28,7 @@ const route = (bodySchema: EndpointBodies["create"]) =>
 export const registerCreateWebhookEndpoint = (api: Router, bodySchema: EndpointBodies["create"]) =>
   api.openapi(route(bodySchema), async (c) => {
     const body = c.req.valid("json");
-    checkEndpointUrl(c.var.config, body.url);
+    checkEndpointUrl(c.get("config"), body.url);
     return applyIdempotentChange(c, async (change) => {
       const secret = newSecret();
       const [row] = await change.db

@@ -41,7 +41,7 @@ const route = createAuthRoute({
 export const registerRetryWebhookDelivery = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id, delivery_id } = c.req.valid("param");
-    const { companyId } = c.var.auth;
+    const { companyId } = c.get("auth");
     return applyIdempotentChange(c, async (change) => {
       const { db } = change;
       const d = webhookDeliveries;

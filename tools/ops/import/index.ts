@@ -1,4 +1,5 @@
-import { Change, type ChangeContext } from "../../../src/changes/change";
+import { Change, type ChangeContext, type ChangeVariable } from "../../../src/changes/change";
+import type { Variables } from "../../../src/http/context";
 import type { Db } from "../../../src/platform/db";
 import type { Bindings } from "../../../src/platform/env";
 import type { Logger } from "../../../src/platform/logger";
@@ -30,17 +31,15 @@ const stderrLogger: Logger = {
  * and no queues (the Worker's cron pass hands the outbox rows and deliveries on a few minutes later).
  */
 function importChange(db: Db, tx: Db, companyId: number, deferred: Promise<unknown>[]) {
-  const ctx: ChangeContext = {
-    env: {} as Bindings,
-    var: {
-      auth: { companyId, tokenId: 0, scope: "write", tokenHash: "" },
-      admitted: async () => {},
-      logger: stderrLogger,
-      transaction: async (work) => work(tx),
-      defer: (task) => void deferred.push(task),
-      db,
-    },
+  const vars: Pick<Variables, ChangeVariable> = {
+    auth: { companyId, tokenId: 0, scope: "write", tokenHash: "" },
+    admitted: async () => {},
+    logger: stderrLogger,
+    transaction: async (work) => work(tx),
+    defer: (task) => void deferred.push(task),
+    db,
   };
+  const ctx: ChangeContext = { env: {} as Bindings, get: (key) => vars[key] };
   return new Change(ctx, tx, true);
 }
 
