@@ -11,7 +11,7 @@ import type { AccountingChange } from "./payload";
  * accounting queue after commit. What a row says: payload.ts.
  */
 
-type OutboxRow<Id> = { companyId: number; projectId: Id; invoiceId: Id } & AccountingChange;
+type OutboxRow<Id> = { companyId: number | SQL; projectId: Id; invoiceId: Id } & AccountingChange;
 
 /** The outbox row's columns: the one definition both writers below use. */
 const outboxValues = <Id>(row: OutboxRow<Id>) => ({

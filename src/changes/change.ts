@@ -1,4 +1,4 @@
-import type { SQL, WithSubquery } from "drizzle-orm";
+import { type SQL, sql, type WithSubquery } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { NeonHttpDatabase } from "drizzle-orm/neon-http";
 import type { SelectedFields } from "drizzle-orm/pg-core";
@@ -53,6 +53,28 @@ export interface Statement extends Effects {
   lock?: SQL;
 }
 
+/**
+ * The company in a statement built once and run for many requests (`Change.writePrepared`): a
+ * placeholder each run fills with the request's company.
+ */
+export const COMPANY_ID = sql<number>`${sql.placeholder("company")}::int`;
+
+/** A select over a statement's CTEs that drizzle can prepare (build once) and run with its placeholders' values. */
+export interface PreparableSelect<R> {
+  prepare(name: string): { execute(values?: Record<string, unknown>): Promise<R[]> };
+  execute(values?: Record<string, unknown>): Promise<R[]>;
+}
+
+/** What `writePrepared` builds once: the statement, with COMPANY_ID and placeholders for the request's values, and its select. */
+export type PreparedWrite<R> = (db: Db) => { statement: Statement; query: (q: StatementQuery) => PreparableSelect<R> };
+
+/**
+ * Statements built once per connection object, by name: the request path's SQL over HTTP is one per
+ * isolate (createDb), so each is built on its first use in the isolate. Building a statement of many
+ * CTEs (drizzle's SQL text and parameter list) costs more CPU than the rest of the request.
+ */
+const prepared = new WeakMap<Db, Map<string, { execute(values?: Record<string, unknown>): Promise<unknown[]> }>>();
+
 /** `db.with(…)` over the statement's CTEs and its effects', whose select also answers what the effects wrote. */
 const statementQuery = (db: Db, ctes: WithSubquery[], written: ReturnType<typeof effectsOf>["written"]) => ({
   select: <S extends SelectedFields>(fields: S) => db.with(...ctes).select({ ...fields, written }),
@@ -94,10 +116,44 @@ export class Change {
     statement: Statement,
     query: (q: StatementQuery) => PromiseLike<R[]>,
   ): Promise<Omit<R, "written">[]> {
-    const effects = effectsOf(this.db, this.companyId, statement);
+    const select = this.select(statement, this.companyId, query);
     await this.c.get("admitted")();
-    const select = query(statementQuery(this.db, [...statement.with, ...effects.ctes], effects.written));
-    const rows = statement.lock ? await this.afterLock(statement.lock, select) : await select;
+    return this.answered(statement.lock ? await this.afterLock(statement.lock, select) : await select);
+  }
+
+  /**
+   * `write` for a statement whose text is the same for every request, its request's values in
+   * placeholders (`values`, and COMPANY_ID for the company): built once per isolate and named `name`
+   * on the request path, built for each run inside a transaction (its connection is the request's). No
+   * `lock`.
+   */
+  async writePrepared<R extends { written: Written | null }>(
+    name: string,
+    build: PreparedWrite<R>,
+    values: Record<string, unknown>,
+  ): Promise<Omit<R, "written">[]> {
+    const make = () => {
+      const { statement, query } = build(this.db);
+      if (statement.lock) throw new Error(`${name}: a prepared write takes no lock statement`);
+      return this.select(statement, COMPANY_ID, query);
+    };
+    let byName = prepared.get(this.db);
+    if (!this.locked && !byName) prepared.set(this.db, (byName = new Map()));
+    let statement = byName?.get(name);
+    if (byName && !statement) byName.set(name, (statement = make().prepare(name)));
+    await this.c.get("admitted")();
+    const filled = { ...values, company: this.companyId };
+    return this.answered((await (statement ?? make()).execute(filled)) as R[]);
+  }
+
+  /** The statement's select: its CTEs, then its effects' (for the company `companyId`), and `query` over them. */
+  private select<Q>(statement: Statement, companyId: number | SQL, query: (q: StatementQuery) => Q): Q {
+    const effects = effectsOf(this.db, companyId, statement);
+    return query(statementQuery(this.db, [...statement.with, ...effects.ctes], effects.written));
+  }
+
+  /** The statement's rows, without the column that says what its effects wrote (kept for publish). */
+  private answered<R extends { written: Written | null }>(rows: R[]): Omit<R, "written">[] {
     const written = rows.find((row) => row.written)?.written;
     if (written) this.add(written);
     return rows.map(({ written: _, ...row }) => row);

@@ -79,7 +79,7 @@ const asSql = <T extends string | number>(value: Value<T>): T | SQL =>
  * The effects' CTEs, to follow the statement's own (so each `from` can read them), and `written`, the
  * column that answers what they wrote (on one of the rows the statement returns, null on the others).
  */
-export function effectsOf(db: Db, companyId: number, effects: Effects): { ctes: WithSubquery[]; written: SQL<Written | null> } {
+export function effectsOf(db: Db, companyId: number | SQL, effects: Effects): { ctes: WithSubquery[]; written: SQL<Written | null> } {
   const suffix = (i: number) => (i ? `_${i + 1}` : "");
   const outbox = (effects.accounting ?? []).map(({ from, projectId, invoiceId, ...change }, i) =>
     accountingChangeCte(

@@ -13,7 +13,8 @@ import { enqueueWebhookDeliveries } from "./enqueue";
  */
 
 export interface WebhookEventRow {
-  companyId: number;
+  /** A value, or SQL (a prepared statement's placeholder). */
+  companyId: number | SQL;
   type: string;
   resourceType: string;
   /** The resource's id (text): a value, or SQL reading another CTE of the statement. */

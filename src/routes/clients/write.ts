@@ -1,6 +1,6 @@
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import type { Change } from "../../changes/change";
+import { COMPANY_ID, type Change, type Statement, type StatementQuery } from "../../changes/change";
 import { eventOf } from "../../changes/effects";
 import { clients } from "../../db/schema";
 import { CLIENT_FIELDS, serializeClient } from "../../domain/client";
@@ -15,7 +15,8 @@ import {
 import { ApiError, invalid, notFound } from "../../http/errors";
 import { etagSql, preconditionFailed } from "../../http/etag";
 import { isUniqueViolation } from "../../platform/db";
-import { jsonParam, nextId, rowOf } from "../../platform/sql-kit";
+import type { Db } from "../../platform/db";
+import { nextId, rowOf } from "../../platform/sql-kit";
 import { clientEvents } from "./events";
 import { type ClientCreate, type ClientPatch, type ClientUpsert, clientColumns } from "./schema";
 
@@ -100,11 +101,10 @@ const metadataSql = (stored: SQL, m: SQL) =>
       - array(select jsonb_array_elements_text(coalesce(${m}->'unset', '[]'::jsonb))))`;
 
 /**
- * One statement for `writes` (any mix of methods): answers, per write, what the single request answers,
- * or undefined for a write a concurrent writer overtook (the next statement runs it again).
+ * The statement of every client write, the same text for any writes: the writes travel as one jsonb
+ * parameter (`input`), the company as COMPANY_ID. Built once per isolate (Change.writePrepared).
  */
-async function writeOnce(change: Change, writes: { idx: number; write: ClientWrite }[]) {
-  const { db, companyId } = change;
+const clientWrite = (db: Db) => {
   const cols = WRITABLE.map(column);
   const names = (prefix: string) =>
     sql.join(
@@ -117,15 +117,15 @@ async function writeOnce(change: Change, writes: { idx: number; write: ClientWri
            e.item->'create_meta' as create_meta, coalesce((e.item->>'deleted')::boolean, false) as deleted,
            case when e.item->'etags' = 'null'::jsonb or not (e.item ? 'etags') then null
                 else array(select jsonb_array_elements_text(e.item->'etags')) end as etags
-    from jsonb_array_elements(${jsonParam(writes.map(({ idx, write }) => inputOf(write, idx)))}) as e(item)`);
+    from jsonb_array_elements(${sql.placeholder("input")}::jsonb) as e(item)`);
   // The live client each update and upsert addresses, by id or by external id: two joins, each on its
   // index (one join on either condition cannot use an index and reads every client of the company).
   const found = db.$with("found", {}).as(sql`
     select i.idx, c.id, c.external_id, c.metadata, ${clientEtagOf("c")} as etag
-    from input i join ${clients} c on c.id = i.target_id and c.company_id = ${companyId} and c.deleted_at is null
+    from input i join ${clients} c on c.id = i.target_id and c.company_id = ${COMPANY_ID} and c.deleted_at is null
     union all
     select i.idx, c.id, c.external_id, c.metadata, ${clientEtagOf("c")} as etag
-    from input i join ${clients} c on c.company_id = ${companyId} and c.deleted_at is null and c.external_id is not null
+    from input i join ${clients} c on c.company_id = ${COMPANY_ID} and c.deleted_at is null and c.external_id is not null
       and c.external_id = i.key
     where i.target_id is null and i.method <> 'create'`);
   const plan = db.$with("plan", {}).as(sql`
@@ -138,7 +138,7 @@ async function writeOnce(change: Change, writes: { idx: number; write: ClientWri
     from input i left join found f on f.idx = i.idx`);
   const checked = db.$with("checked", { idx: sql<number>`idx`.as("idx") }).as(sql`
     select p.*,
-      (select c.id from ${clients} c where c.company_id = ${companyId} and c.deleted_at is null and p.new_external_id is not null
+      (select c.id from ${clients} c where c.company_id = ${COMPANY_ID} and c.deleted_at is null and p.new_external_id is not null
          and c.external_id = p.new_external_id and c.id is distinct from p.found_id limit 1) as conflict_id,
       (select min(o.idx) from plan o where o.found_id = p.found_id and o.idx < p.idx) as same_row_as,
       (select count(*) from jsonb_object_keys(p.new_metadata))::int as metadata_keys,
@@ -149,7 +149,7 @@ async function writeOnce(change: Change, writes: { idx: number; write: ClientWri
     where c.action <> 'missing' and c.conflict_id is null and c.same_row_as is null and c.metadata_keys <= ${METADATA_MAX_KEYS} and c.etag_ok`);
   const inserted = db.$with("inserted", getTableColumns(clients)).as(sql`
     insert into ${clients} (id, company_id, ${names("")}, metadata) overriding system value
-    select g.new_id, ${companyId}, ${sql.join(
+    select g.new_id, ${COMPANY_ID}, ${sql.join(
       cols.map((c) => (c.name === "external_id" ? sql`g.new_external_id` : sql.raw(`(g.r).${c.name}`))),
       sql`, `,
     )}, g.new_metadata
@@ -166,7 +166,7 @@ async function writeOnce(change: Change, writes: { idx: number; write: ClientWri
   // for each other instead of deadlocking (an UPDATE … FROM locks in its join's order).
   const lock = db.$with("lock", { id: sql<number>`id`.as("id") }).as(sql`
     select c.id from ${clients} c join go g on g.action = 'update' and c.id = g.found_id
-    where c.company_id = ${companyId} order by c.id for update of c`);
+    where c.company_id = ${COMPANY_ID} order by c.id for update of c`);
   const updated = db.$with("updated", getTableColumns(clients)).as(sql`
     update ${clients} c set ${sql.join(set, sql`, `)}, metadata = g.new_metadata,
       deleted_at = case when g.deleted then now() else c.deleted_at end, updated_at = now()
@@ -175,16 +175,16 @@ async function writeOnce(change: Change, writes: { idx: number; write: ClientWri
       and (g.etags is null or ${clientEtagOf("c")} = any(g.etags))
     returning c.*`);
   const written = db.$with("written", getTableColumns(clients)).as(sql`select * from inserted union all select * from updated`);
-  const rows = await change.write(
-    {
+  return {
+    statement: {
       with: [input, found, plan, checked, go, inserted, lock, updated, written],
       events: [
         eventOf(clientEvents, "client.created", { id: inserted.id, from: inserted }),
         eventOf(clientEvents, "client.updated", { id: sql`updated.id`, from: sql`from updated where updated.deleted_at is null` }),
         eventOf(clientEvents, "client.deleted", { id: sql`updated.id`, from: sql`from updated where updated.deleted_at is not null` }),
       ],
-    },
-    (q) =>
+    } satisfies Statement,
+    query: (q: StatementQuery) =>
       q
         .select({
           idx: sql<number>`checked.idx`,
@@ -200,7 +200,16 @@ async function writeOnce(change: Change, writes: { idx: number; write: ClientWri
         .from(checked)
         .leftJoin(go, sql`go.idx = checked.idx`)
         .leftJoin(written, sql`written.id = coalesce(go.new_id, go.found_id)`),
-  );
+  };
+};
+
+/**
+ * One statement for `writes` (any mix of methods): answers, per write, what the single request answers,
+ * or undefined for a write a concurrent writer overtook (the next statement runs it again).
+ */
+async function writeOnce(change: Change, writes: { idx: number; write: ClientWrite }[]) {
+  const input = JSON.stringify(writes.map(({ idx, write }) => inputOf(write, idx)));
+  const rows = await change.writePrepared("client_write", clientWrite, { input });
   const byIdx = new Map(rows.map((r) => [r.idx, r]));
   return writes.map(({ idx, write }): ClientOutcome | undefined => {
     const r = byIdx.get(idx)!;
