@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { companies, type invoices } from "../db/schema";
 import { plainDecimal } from "../platform/money";
 
@@ -67,5 +67,5 @@ export const taxState = (invoice: InvoiceTerms, rate: string | null): TaxState =
 export const syncApplies = <T = boolean>(requestFlag: boolean | undefined, companyFlag: T): boolean | T => requestFlag ?? companyFlag;
 
 /** The company's accounting-sync default, as a scalar subquery of a larger statement (`syncApplies`' company flag). */
-export const companySyncSql = (companyId: number) =>
+export const companySyncSql = (companyId: number | SQL) =>
   sql<boolean>`coalesce((select ${companies.accountingSyncEnabled} from ${companies} where ${companies.id} = ${companyId}), false)`;

@@ -137,13 +137,18 @@ export class Change {
       if (statement.lock) throw new Error(`${name}: a prepared write takes no lock statement`);
       return this.select(statement, COMPANY_ID, query);
     };
-    let byName = prepared.get(this.db);
-    if (!this.locked && !byName) prepared.set(this.db, (byName = new Map()));
-    let statement = byName?.get(name);
-    if (byName && !statement) byName.set(name, (statement = make().prepare(name)));
+    const statement = this.locked ? make() : this.preparedOnce(name, make);
     await this.c.get("admitted")();
-    const filled = { ...values, company: this.companyId };
-    return this.answered((await (statement ?? make()).execute(filled)) as R[]);
+    return this.answered((await statement.execute({ ...values, company: this.companyId })) as R[]);
+  }
+
+  /** The statement `name` prepared on this change's connection, built by `make` on its first use. */
+  private preparedOnce(name: string, make: () => PreparableSelect<unknown>) {
+    const byName = prepared.get(this.db) ?? new Map();
+    prepared.set(this.db, byName);
+    const statement = byName.get(name) ?? make().prepare(name);
+    byName.set(name, statement);
+    return statement;
   }
 
   /** The statement's select: its CTEs, then its effects' (for the company `companyId`), and `query` over them. */

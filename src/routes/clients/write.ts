@@ -1,6 +1,6 @@
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
-import { COMPANY_ID, type Change, type Statement, type StatementQuery } from "../../changes/change";
+import { type Change, COMPANY_ID, type Statement, type StatementQuery } from "../../changes/change";
 import { eventOf } from "../../changes/effects";
 import { clients } from "../../db/schema";
 import { CLIENT_FIELDS, serializeClient } from "../../domain/client";
@@ -14,8 +14,8 @@ import {
 } from "../../domain/external";
 import { ApiError, invalid, notFound } from "../../http/errors";
 import { etagSql, preconditionFailed } from "../../http/etag";
-import { isUniqueViolation } from "../../platform/db";
 import type { Db } from "../../platform/db";
+import { isUniqueViolation } from "../../platform/db";
 import { nextId, rowOf } from "../../platform/sql-kit";
 import { clientEvents } from "./events";
 import { type ClientCreate, type ClientPatch, type ClientUpsert, clientColumns } from "./schema";

@@ -1,10 +1,11 @@
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
-import type { Change } from "../../changes/change";
+import { type Change, COMPANY_ID, type Statement, type StatementQuery } from "../../changes/change";
 import { eventOf } from "../../changes/effects";
 import { artworks, clients, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
 import { externalIdTaken, mergedMetadata, metadataChange } from "../../domain/external";
 import { type ApiError, invalid } from "../../http/errors";
-import { jsonParam, nextId, rowOf } from "../../platform/sql-kit";
+import type { Db } from "../../platform/db";
+import { nextId, rowOf } from "../../platform/sql-kit";
 import { newItemQuantity } from "./contents/schema";
 import { orderEvents } from "./events";
 import { companySyncSql, orderEtag, unknownReference } from "./queries";
@@ -110,7 +111,7 @@ function inputOf({ body, imported }: OrderCreateWrite, idx: number) {
  */
 export function contentsCtes(
   db: Change["db"],
-  companyId: number,
+  companyId: number | SQL,
   source: { from: SQL; invoiceId: string; projectId: string; at: string; rows: SQL },
   suffix = "",
 ) {
@@ -139,25 +140,23 @@ export function contentsCtes(
 }
 
 /**
- * One statement creating `creates`; answers each one's outcome in order. Events and outbox rows are
- * written for the orders created, and published by the change after its commit.
+ * The statement creating orders, the same text for any creates: they travel as one jsonb parameter
+ * (`input`), the company as COMPANY_ID. Built once per isolate (Change.writePrepared).
  */
-export async function createOrders(change: Change, creates: OrderCreateWrite[]): Promise<OrderCreateOutcome[]> {
-  if (!creates.length) return [];
-  const { db, companyId } = change;
+const orderCreate = (db: Db) => {
   const input = db.$with("input", {}).as(sql`
     select (e.item->>'idx')::int as idx, e.item as v, jsonb_populate_record(null::${projects}, e.item->'project') as p,
            jsonb_populate_record(null::${invoices}, e.item->'invoice') as inv, e.item->'invoice' as inv_given, (e.item->>'sync')::boolean as sync
-    from jsonb_array_elements(${jsonParam(creates.map(inputOf))}) as e(item)`);
+    from jsonb_array_elements(${sql.placeholder("input")}::jsonb) as e(item)`);
   const checked = db.$with("checked", { idx: sql<number>`idx`.as("idx") }).as(sql`
     select i.*, c.id as client_found, c.tax_exempt as client_tax_exempt, c.tax_exempt_reason as client_tax_exempt_reason,
-      (select pr.id from ${projects} pr where pr.company_id = ${companyId} and pr.deleted_at is null and (i.p).external_id is not null
+      (select pr.id from ${projects} pr where pr.company_id = ${COMPANY_ID} and pr.deleted_at is null and (i.p).external_id is not null
          and pr.external_id = (i.p).external_id limit 1) as conflict_id,
       ((i.p).status_id is null or exists (select 1 from ${orderStatuses} s
-         where s.company_id = ${companyId} and s.id = (i.p).status_id and s.deleted_at is null)) as status_ok,
-      (select t.rate::text from ${taxes} t where t.company_id = ${companyId} and t.id = (i.inv).tax_id and t.deleted_at is null) as tax_rate
+         where s.company_id = ${COMPANY_ID} and s.id = (i.p).status_id and s.deleted_at is null)) as status_ok,
+      (select t.rate::text from ${taxes} t where t.company_id = ${COMPANY_ID} and t.id = (i.inv).tax_id and t.deleted_at is null) as tax_rate
     from input i
-    left join ${clients} c on c.company_id = ${companyId} and c.deleted_at is null and c.id = (i.p).client_id`);
+    left join ${clients} c on c.company_id = ${COMPANY_ID} and c.deleted_at is null and c.id = (i.p).client_id`);
   const go = db.$with("go", { idx: sql<number>`idx`.as("idx") }).as(sql`
     select c.*, ${nextId(projects)} as new_id from checked c
     where c.client_found is not null and c.conflict_id is null and c.status_ok and ((c.inv).tax_id is null or c.tax_rate is not null)`);
@@ -165,7 +164,7 @@ export async function createOrders(change: Change, creates: OrderCreateWrite[]):
   const project = db.$with("project", getTableColumns(projects)).as(sql`
     insert into ${projects} (id, company_id, client_id, title, description, start_date, deadline, status_id, external_id, metadata, created_at, updated_at)
     overriding system value
-    select g.new_id, ${companyId}, (g.p).client_id, (g.p).title, (g.p).description, (g.p).start_date, (g.p).deadline, (g.p).status_id,
+    select g.new_id, ${COMPANY_ID}, (g.p).client_id, (g.p).title, (g.p).description, (g.p).start_date, (g.p).deadline, (g.p).status_id,
       (g.p).external_id, (g.p).metadata, ${sql.raw(at)}, ${sql.raw(at)}
     -- In external id order: concurrent statements inserting the same ids wait for each other, never deadlock.
     from go g order by (g.p).external_id, g.idx
@@ -176,21 +175,21 @@ export async function createOrders(change: Change, creates: OrderCreateWrite[]):
   const invoice = db.$with("invoice", getTableColumns(invoices)).as(sql`
     insert into ${invoices} (company_id, project_id, client_id, due_date, client_notes, tax_id, tax_exempt, tax_exempt_reason,
       discount_amount, discount_amount_type, discount_type, created_at, updated_at)
-    select ${companyId}, p.id, p.client_id, ${given("due_date", "p.deadline")}, (g.inv).client_notes, (g.inv).tax_id,
+    select ${COMPANY_ID}, p.id, p.client_id, ${given("due_date", "p.deadline")}, (g.inv).client_notes, (g.inv).tax_id,
       ${given("tax_exempt", "g.client_tax_exempt")}, ${given("tax_exempt_reason", "g.client_tax_exempt_reason")},
       coalesce((g.inv).discount_amount, 0), coalesce((g.inv).discount_amount_type, 'percentage'), coalesce((g.inv).discount_type, 'before_tax'),
       p.created_at, p.created_at
     from project p join go g on g.new_id = p.id
     returning *`);
-  const contents = contentsCtes(db, companyId, {
+  const contents = contentsCtes(db, COMPANY_ID, {
     from: sql`from ${invoice} inv join go g on g.new_id = inv.project_id`,
     invoiceId: "inv.id",
     projectId: "inv.project_id",
     at: "inv.created_at",
     rows: sql`g.v`,
   });
-  const rows = await change.write(
-    {
+  return {
+    statement: {
       with: [input, checked, go, project, invoice, ...contents],
       accounting: [
         {
@@ -199,12 +198,12 @@ export async function createOrders(change: Change, creates: OrderCreateWrite[]):
           operation: "create",
           payload: {},
           // The request's quickbooks_enabled when sent, else the company's setting (syncApplies, in SQL).
-          from: sql`from ${invoice} join go on go.new_id = invoice.project_id where coalesce(go.sync, ${companySyncSql(companyId)})`,
+          from: sql`from ${invoice} join go on go.new_id = invoice.project_id where coalesce(go.sync, ${companySyncSql(COMPANY_ID)})`,
         },
       ],
       events: [eventOf(orderEvents, "order.created", { id: project.id, from: project })],
-    },
-    (q) =>
+    } satisfies Statement,
+    query: (q: StatementQuery) =>
       q
         .select({
           idx: sql<number>`checked.idx`,
@@ -235,7 +234,16 @@ export async function createOrders(change: Change, creates: OrderCreateWrite[]):
         .leftJoin(go, sql`go.idx = checked.idx`)
         .leftJoin(project, sql`project.id = go.new_id`)
         .leftJoin(invoice, sql`invoice.project_id = project.id`),
-  );
+  };
+};
+
+/**
+ * One statement creating `creates`; answers each one's outcome in order. Events and outbox rows are
+ * written for the orders created, and published by the change after its commit.
+ */
+export async function createOrders(change: Change, creates: OrderCreateWrite[]): Promise<OrderCreateOutcome[]> {
+  if (!creates.length) return [];
+  const rows = await change.writePrepared("order_create", orderCreate, { input: JSON.stringify(creates.map(inputOf)) });
   const byIdx = new Map(rows.map((r) => [r.idx, r]));
   const outcomes = creates.map(({ body }, idx): OrderCreateOutcome => {
     const r = byIdx.get(idx)!;
