@@ -9,11 +9,15 @@
  *   change here) and one for the MCP endpoint (`tools/list`). A probe is the tag's first GET operation,
  *   else its first operation without a body, with the parameters' examples; the id of a row that does
  *   not exist answers 404 after the full path (token lookup, limiter, validation, the route's query).
+ * - The floor, in the same rounds: a Worker of the API's dependencies alone (hono, the Neon driver,
+ *   drizzle: test/bench/minimal/floor.ts), its start-up and its first `GET /clients/{id}` (one SELECT),
+ *   and that first request with one call of the API's Upstash limiter (floor-limiter.ts).
  * - Each is the median over fresh isolates, beside a one-line Worker's first request measured in the
  *   same run and subtracted (what workerd spends on any request and isolate).
  * - Warm: each Worker's own CPU per request with the database's answers replayed in the isolate
  *   (test/bench/replay), the API against the minimal Worker (test/bench/minimal), per request of
- *   REPLAYED_REQUESTS; the median of alternating rounds.
+ *   REPLAYED_REQUESTS; the median of alternating rounds. Two variants of the API in the same rounds
+ *   split its extra CPU: the Upstash limiter's call, writing the log line, and the rest.
  * The database is the local stack (embedded PostgreSQL, the Neon stand-in, redis-server behind the
  * Upstash-protocol server), loaded with the demo seed.
  *   BENCH_CPU_RUNS (fresh isolates per probe, default 5), BENCH_REPLAY_ROUNDS (default 7),
@@ -42,8 +46,13 @@ export const REPLAYED_REQUESTS = {
   getOrder: "GET /orders/{id}",
 } as const;
 export type ReplayedRequest = keyof typeof REPLAYED_REQUESTS;
-/** The Workers a replay round runs: the baseline and the API (and, for `bench`, variants of the API). */
-export type ReplayWorker = "minimal" | "api" | "apiMemoryLimiter" | "apiLogNotWritten";
+/**
+ * The Workers a replay round runs (test/bench/replay/worker.ts): the baseline, the API, the API with the
+ * in-memory limiter (api − this: the Upstash limiter's call), and that with its log line not written
+ * (apiMemoryLimiter − this: writing the line; this ÷ minimal: the API's own work).
+ */
+export const REPLAY_WORKERS = ["minimal", "api", "apiMemoryLimiter", "apiLogNotWritten"] as const;
+export type ReplayWorker = (typeof REPLAY_WORKERS)[number];
 
 /** The bundles the CPU measurements run, built as `wrangler deploy` builds them. */
 export function buildCpuBundles(dir: string) {
@@ -54,8 +63,11 @@ export function buildCpuBundles(dir: string) {
   return {
     worker: bundle("worker"),
     replay: bundle("replay", undefined, "replay/worker.ts"),
+    floor: bundle("floor", undefined, "minimal/floor.ts"),
+    floorLimiter: bundle("floor-limiter", undefined, "minimal/floor-limiter.ts"),
   };
 }
+export type CpuBundles = ReturnType<typeof buildCpuBundles>;
 
 /** A local stack loaded with the demo seed: the company, its ids and a token. */
 export async function benchCompany(dir: string, delays: { db: number; redis: number } = { db: 0, redis: 0 }) {
@@ -138,44 +150,74 @@ export function coldProbes(document: Doc, token: string): Probe[] {
   return probes;
 }
 
+/** One series of fresh isolates: each one's CPU (ms) and the last status answered. */
+export interface ColdSeries {
+  name: string;
+  samples: number[];
+  status: number;
+}
+
 export interface ColdPath {
   runs: number;
   /** The one-line Worker's first request (ms, median), subtracted from the others. */
   oneLineMs: number;
   startup: number[];
-  probes: { name: string; samples: number[]; status: number }[];
+  probes: ColdSeries[];
+  /** The floor: the API's dependencies alone (test/bench/minimal/floor.ts), and with one limiter call. */
+  floor: { startup: number[]; request: ColdSeries; withLimiter: ColdSeries };
 }
 
 /**
- * Start-up and each probe's first request, `runs` fresh isolates each, interleaved round by round with
- * the one-line Worker, so a burst of load elsewhere on the machine hits every series alike.
+ * Start-up and each probe's first request, and the floor's, `runs` fresh isolates each, interleaved
+ * round by round with the one-line Worker, so a burst of load elsewhere on the machine hits every
+ * series alike.
  */
-export async function coldPath(bundlePath: string, bindings: Record<string, string>, probes: Probe[], runs: number): Promise<ColdPath> {
-  const bundle = readBundle(bundlePath);
+export async function coldPath(bundles: CpuBundles, company: BenchCompany, probes: Probe[], runs: number): Promise<ColdPath> {
+  const vars = company.stack.vars;
+  const pick = (...names: string[]) => Object.fromEntries(names.map((n) => [n, vars[n]]));
+  const api = { bundle: readBundle(bundles.worker), bindings: vars };
+  const floor = { bundle: readBundle(bundles.floor), bindings: pick("DATABASE_URL", "NEON_LOCAL_PROXY") };
+  const floorLimiter = {
+    bundle: readBundle(bundles.floorLimiter),
+    bindings: pick("DATABASE_URL", "NEON_LOCAL_PROXY", "UPSTASH_REDIS_REST_URL", "UPSTASH_REDIS_REST_TOKEN"),
+  };
+  // A client of the company, so the floor's SELECT finds its row.
+  const floorRequest = { path: `/clients/${company.ids.northside}?company=${company.companyId}` };
+  const series = (name: string) => ({ name, samples: [] as number[], status: 0 });
   const oneLine: number[] = [];
-  const startup: number[] = [];
-  const measured = probes.map((p) => ({ name: p.name, samples: [] as number[], status: 0 }));
+  const result: ColdPath = {
+    runs,
+    oneLineMs: 0,
+    startup: [],
+    probes: probes.map((p) => series(p.name)),
+    floor: { startup: [], request: series("floor: GET /clients/{id}"), withLimiter: series("floor and limiter: GET /clients/{id}") },
+  };
+  const first = async (into: ColdSeries, worker: typeof api, request: HarnessRequest) => {
+    const answer = await firstRequest(worker.bundle, worker.bindings, request);
+    if (answer.status >= 500) throw new Error(`${into.name}: answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+    into.samples.push(answer.cpuMs);
+    into.status = answer.status;
+  };
   for (let round = 0; round < runs; round++) {
     oneLine.push((await firstRequest(null, {})).cpuMs);
-    startup.push((await firstRequest(bundle, bindings)).cpuMs);
-    for (const [i, probe] of probes.entries()) {
-      const answer = await firstRequest(bundle, bindings, probe.request);
-      if (answer.status >= 500) throw new Error(`${probe.name}: answered ${answer.status}: ${answer.body.slice(0, 300)}`);
-      measured[i].samples.push(answer.cpuMs);
-      measured[i].status = answer.status;
-    }
+    result.startup.push((await firstRequest(api.bundle, api.bindings)).cpuMs);
+    for (const [i, probe] of probes.entries()) await first(result.probes[i], api, probe.request);
+    result.floor.startup.push((await firstRequest(floor.bundle, floor.bindings)).cpuMs);
+    await first(result.floor.request, floor, floorRequest);
+    await first(result.floor.withLimiter, floorLimiter, floorRequest);
   }
-  return { runs, oneLineMs: median(oneLine), startup, probes: measured };
+  result.oneLineMs = median(oneLine);
+  return result;
 }
 
 /**
- * µs of workerd CPU per request for each of `workers` and `requests`, database answers replayed
+ * µs of workerd CPU per request for each of REPLAY_WORKERS and `requests`, database answers replayed
  * (test/bench/replay/worker.ts); the median of `rounds` rounds alternating the Workers.
  */
 export async function replayedCpu(
   script: string,
   company: BenchCompany,
-  opts: { requests: readonly ReplayedRequest[]; workers: readonly ReplayWorker[]; rounds: number; n: number; logFile: string },
+  opts: { requests: readonly ReplayedRequest[]; rounds: number; n: number; logFile: string },
 ) {
   const worker = await startWorker({ script, bindings: company.stack.vars, logFile: opts.logFile, assets: false });
   try {
@@ -194,21 +236,23 @@ export async function replayedCpu(
       if (replay && answer.missed) throw new Error(`replay ${which} ${request}: ${answer.missed} statements were not in the recording`);
       return us;
     };
-    const out = {} as Record<ReplayedRequest, Partial<Record<ReplayWorker, number>>>;
+    const out = {} as Record<ReplayedRequest, Record<ReplayWorker, number>>;
     // All made before the first round: a pause between requests longer than the server's keep-alive
     // would leave the next fetch a closed connection.
     const tokenSets = await Promise.all(
-      opts.requests.map(async () => Object.fromEntries(await Promise.all(opts.workers.map(async (w) => [w, await newTokens()] as const)))),
+      opts.requests.map(async () =>
+        Object.fromEntries(await Promise.all(REPLAY_WORKERS.map(async (w) => [w, await newTokens()] as const))),
+      ),
     );
     for (const [i, request] of opts.requests.entries()) {
       const tokens = tokenSets[i];
       // Record every answer (each token's lookup included), then warm the replayed path.
-      for (const which of opts.workers) await run(which, request, tokens[which], tokens[which].length, false);
-      for (const which of opts.workers) await run(which, request, tokens[which], Math.min(300, opts.n), true);
-      const samples = Object.fromEntries(opts.workers.map((w) => [w, [] as number[]]));
+      for (const which of REPLAY_WORKERS) await run(which, request, tokens[which], tokens[which].length, false);
+      for (const which of REPLAY_WORKERS) await run(which, request, tokens[which], Math.min(300, opts.n), true);
+      const samples = Object.fromEntries(REPLAY_WORKERS.map((w) => [w, [] as number[]]));
       for (let round = 0; round < opts.rounds; round++)
-        for (const which of opts.workers) samples[which].push(await run(which, request, tokens[which], opts.n, true));
-      out[request] = Object.fromEntries(opts.workers.map((w) => [w, median(samples[w])]));
+        for (const which of REPLAY_WORKERS) samples[which].push(await run(which, request, tokens[which], opts.n, true));
+      out[request] = Object.fromEntries(REPLAY_WORKERS.map((w) => [w, median(samples[w])])) as Record<ReplayWorker, number>;
     }
     return out;
   } finally {
@@ -218,41 +262,70 @@ export async function replayedCpu(
 
 const verdict = (ok: boolean) => (ok ? "met" : "NOT MET");
 
-/** The cold path's lines: start-up, then each probe, against the goals. */
+/** The cold path's lines: start-up, then each probe, against the goals; then the floor. */
 export function coldPathLines(c: ColdPath): string[] {
   const fmt = (ms: number) => ms.toFixed(1).padStart(5);
-  const startup = median(c.startup) - c.oneLineMs;
+  const ms = (samples: number[]) => median(samples) - c.oneLineMs;
+  const startup = ms(c.startup);
   const lines = [
     `Cold path: workerd CPU, median of ${c.runs} fresh isolates each, minus a one-line Worker's first request (${c.oneLineMs.toFixed(1)} ms, same run):`,
     `  ${"start-up (importing the bundle)".padEnd(58)} ${fmt(startup)} ms  goal ≤ ${GOALS.startupMs} ms: ${verdict(startup <= GOALS.startupMs)}`,
     `  first request of a fresh isolate, start-up included (goal ≤ ${GOALS.firstRequestMs} ms):`,
   ];
   for (const p of c.probes) {
-    const ms = median(p.samples) - c.oneLineMs;
-    lines.push(`    ${`${p.name} (${p.status})`.padEnd(56)} ${fmt(ms)} ms  ${verdict(ms <= GOALS.firstRequestMs)}`);
+    const first = ms(p.samples);
+    lines.push(`    ${`${p.name} (${p.status})`.padEnd(56)} ${fmt(first)} ms  ${verdict(first <= GOALS.firstRequestMs)}`);
+  }
+  const { floor } = c;
+  lines.push(
+    "  floor: hono, the Neon driver and drizzle alone (test/bench/minimal/floor.ts; one SELECT, no token, limiter, validation, serialisation or log line):",
+    `    ${"start-up".padEnd(56)} ${fmt(ms(floor.startup))} ms`,
+    `    ${`first GET /clients/{id} (${floor.request.status}), start-up included`.padEnd(56)} ${fmt(ms(floor.request.samples))} ms`,
+    `    ${`the same and one Upstash limiter call (${floor.withLimiter.status})`.padEnd(56)} ${fmt(ms(floor.withLimiter.samples))} ms`,
+  );
+  return lines;
+}
+
+/**
+ * The warm replay's lines: per request, the minimal Worker, the API and their ratio against the goal;
+ * then what the API's extra is made of: the Upstash limiter's call, writing the log line, and the API's
+ * own work without them against the goal.
+ */
+export function replayLines(r: Awaited<ReturnType<typeof replayedCpu>>, rounds: number, n: number): string[] {
+  const us = (x: number) => `${x.toFixed(0).padStart(4)} µs`;
+  const ratioLine = (ratio: number) => `ratio ${ratio.toFixed(2)}  goal ≤ ${GOALS.replayRatio}: ${verdict(ratio <= GOALS.replayRatio)}`;
+  const lines = [`Warm: Workers' own CPU per request, database answers replayed in the isolate (median of ${rounds} rounds of ${n}):`];
+  for (const [request, by] of Object.entries(r) as [ReplayedRequest, Record<ReplayWorker, number>][]) {
+    lines.push(
+      `  ${REPLAYED_REQUESTS[request].padEnd(24)} minimal ${us(by.minimal)}  API ${us(by.api)}  ${ratioLine(by.api / by.minimal)}`,
+      `    the Upstash limiter's call          ${us(by.api - by.apiMemoryLimiter)}  (API − API with the in-memory limiter)`,
+      `    writing the log line                ${us(by.apiMemoryLimiter - by.apiLogNotWritten)}  (in-memory limiter − that, log line not written)`,
+      `    the API without them                ${us(by.apiLogNotWritten)}  ${ratioLine(by.apiLogNotWritten / by.minimal)}`,
+    );
   }
   return lines;
 }
 
-/** The warm replay's lines: per request, the minimal Worker, the API and their ratio against the goal. */
-export function replayLines(r: Awaited<ReturnType<typeof replayedCpu>>, rounds: number, n: number): string[] {
-  const lines = [`Warm: Workers' own CPU per request, database answers replayed in the isolate (median of ${rounds} rounds of ${n}):`];
-  for (const [request, by] of Object.entries(r) as [ReplayedRequest, Partial<Record<ReplayWorker, number>>][]) {
-    const ratio = by.api! / by.minimal!;
-    lines.push(
-      `  ${REPLAYED_REQUESTS[request].padEnd(24)} minimal ${by.minimal!.toFixed(0).padStart(4)} µs  API ${by.api!.toFixed(0).padStart(4)} µs  ` +
-        `ratio ${ratio.toFixed(2)}  goal ≤ ${GOALS.replayRatio}: ${verdict(ratio <= GOALS.replayRatio)}`,
-    );
-    if (by.apiMemoryLimiter !== undefined)
-      lines.push(`    API, in-memory limiter                 ${by.apiMemoryLimiter.toFixed(0).padStart(4)} µs`);
-    if (by.apiLogNotWritten !== undefined)
-      lines.push(`    API, in-memory limiter, log not written ${by.apiLogNotWritten.toFixed(0).padStart(3)} µs`);
-  }
-  return lines;
+/** The cold path, then the warm replay, on a stack loaded with the demo seed: the lines printed. */
+export async function cpuLines(
+  bundles: CpuBundles,
+  company: BenchCompany,
+  opts: { runs: number; rounds: number; n: number; logFile: string },
+): Promise<string[]> {
+  const { token } = await createToken(company.db, { companyId: company.companyId });
+  const probes = coldProbes((await openapiDocument()) as unknown as Doc, token);
+  const cold = await coldPath(bundles, company, probes, opts.runs);
+  const warm = await replayedCpu(bundles.replay, company, {
+    requests: Object.keys(REPLAYED_REQUESTS) as ReplayedRequest[],
+    rounds: opts.rounds,
+    n: opts.n,
+    logFile: opts.logFile,
+  });
+  return [...coldPathLines(cold), ...replayLines(warm, opts.rounds, opts.n)];
 }
 
 /** The whole measurement on its own stack: cold path, then warm replay. */
-export async function measureCpu(opts: { runs: number; rounds: number; n: number; workers?: readonly ReplayWorker[] }) {
+export async function measureCpu(opts: { runs: number; rounds: number; n: number }) {
   const dir = mkdtempSync(path.join(tmpdir(), "crm-bench-cpu-"));
   // embedded PostgreSQL runs as another user, which must reach its data folder inside.
   chmodSync(dir, 0o755);
@@ -260,17 +333,7 @@ export async function measureCpu(opts: { runs: number; rounds: number; n: number
     const bundles = buildCpuBundles(dir);
     const company = await benchCompany(dir);
     try {
-      const { token } = await createToken(company.db, { companyId: company.companyId });
-      const probes = coldProbes((await openapiDocument()) as unknown as Doc, token);
-      const cold = await coldPath(bundles.worker, company.stack.vars, probes, opts.runs);
-      const warm = await replayedCpu(bundles.replay, company, {
-        requests: Object.keys(REPLAYED_REQUESTS) as ReplayedRequest[],
-        workers: opts.workers ?? ["minimal", "api"],
-        rounds: opts.rounds,
-        n: opts.n,
-        logFile: path.join(dir, "replay.log"),
-      });
-      return [...coldPathLines(cold), ...replayLines(warm, opts.rounds, opts.n)];
+      return await cpuLines(bundles, company, { ...opts, logFile: path.join(dir, "replay.log") });
     } finally {
       await company.stop();
     }

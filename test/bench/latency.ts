@@ -21,19 +21,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { createToken } from "../../tools/ops/commands";
-import { openapiDocument } from "../../tools/ops/openapi";
 import { workerdCpuNs } from "../../tools/ops/workerd-cpu";
 import { buildWorker, type RunningWorker, startWorker } from "../support/worker";
-import {
-  benchCompany,
-  coldPath,
-  coldPathLines,
-  coldProbes,
-  REPLAYED_REQUESTS,
-  type ReplayedRequest,
-  replayedCpu,
-  replayLines,
-} from "./cpu";
+import { benchCompany, buildCpuBundles, cpuLines } from "./cpu";
 import { benchScenarios } from "./scenarios";
 
 const dbDelay = Number(process.env.BENCH_DB_DELAY_MS ?? 25);
@@ -54,16 +44,16 @@ const bundle = (name: string, config?: string, entry?: string) => {
   mkdirSync(path.join(tmp, name));
   return buildWorker(path.join(tmp, name), config, entry && path.join(import.meta.dirname, entry));
 };
-const script = bundle("worker");
+// The API's Worker and the replay Worker of `bench:cpu`, and its floor's (in tmp/worker, tmp/replay, …).
+const cpuBundles = buildCpuBundles(tmp);
+const script = cpuBundles.worker;
 const minimalConfig = path.join(import.meta.dirname, "minimal/wrangler.toml");
 const minimalScript = bundle("minimal", minimalConfig);
-const replayScript = bundle("replay", undefined, "replay/worker.ts");
 const CPU_RUNS = Number(process.env.BENCH_CPU_RUNS ?? 5);
 const logNotWrittenScript = bundle("log-not-written", undefined, "log-not-written/worker.ts");
-/** Replayed CPU: rounds alternating these Workers, each this many requests inside one request to the replay Worker. */
+/** Replayed CPU: rounds alternating the Workers, each this many requests inside one request to the replay Worker. */
 const REPLAY_ROUNDS = Number(process.env.BENCH_REPLAY_ROUNDS ?? 7);
 const REPLAY_REQUESTS = Number(process.env.BENCH_REPLAY_REQUESTS ?? 1000);
-const REPLAY_WORKERS = ["minimal", "apiLogNotWritten", "apiMemoryLimiter", "api"] as const;
 
 /** The Workers measured side by side: requests per second and workerd CPU time per request (ms) of each. */
 const THROUGHPUT_WORKERS = ["minimal", "api", "apiMemoryLimiter", "apiLogNotWritten", "apiBehindAssetRouter"] as const;
@@ -269,17 +259,12 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
       }
       for (const w of workers.splice(0)) await w.dispose();
       // The Workers' CPU: the cold path (fresh isolates), then warm requests with the answers replayed (cpu.ts).
-      const { token } = await createToken(db, { companyId: company_id });
-      const probes = coldProbes((await openapiDocument()) as Parameters<typeof coldProbes>[0], token);
-      const cold = await coldPath(script, stack.vars, probes, CPU_RUNS);
-      const warm = await replayedCpu(replayScript, company, {
-        requests: Object.keys(REPLAYED_REQUESTS) as ReplayedRequest[],
-        workers: REPLAY_WORKERS,
+      cpu = await cpuLines(cpuBundles, company, {
+        runs: CPU_RUNS,
         rounds: REPLAY_ROUNDS,
         n: REPLAY_REQUESTS,
         logFile: path.join(tmp, "replay.log"),
       });
-      cpu = [...coldPathLines(cold), ...replayLines(warm, REPLAY_ROUNDS, REPLAY_REQUESTS)];
     }
     return { results, throughput, cpu, batchVsSingles };
   } finally {

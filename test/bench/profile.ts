@@ -27,7 +27,7 @@ import { type CpuProfile, profiled, readSourceMaps, summarize, topLines } from "
 import { openapiDocument } from "../../tools/ops/openapi";
 import { freshIsolate, readBundle } from "../../tools/ops/workerd-cpu";
 import { buildWorker } from "../support/worker";
-import { benchCompany, coldProbes, REPLAYED_REQUESTS } from "./cpu";
+import { benchCompany, coldProbes, REPLAY_WORKERS, REPLAYED_REQUESTS } from "./cpu";
 
 const [what, target, variant] = process.argv.slice(2);
 const usage =
@@ -55,7 +55,7 @@ try {
     let label = what;
     if (what === "warm") {
       const which = variant ?? "api";
-      if (!["minimal", "api", "apiMemoryLimiter", "apiLogNotWritten"].includes(which)) throw new Error(usage);
+      if (!(REPLAY_WORKERS as readonly string[]).includes(which)) throw new Error(usage);
       label = `warm-${target}-${which}`;
       const tokens = await Promise.all(
         Array.from({ length: 128 }, async () => (await createToken(company.db, { companyId: company.companyId })).token),

@@ -1,5 +1,4 @@
-import { neon, neonConfig } from "@neondatabase/serverless";
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { asc, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/neon-http";
 import { Hono } from "hono";
 import * as schema from "../../../src/db/schema";
@@ -16,8 +15,7 @@ import {
   serializeStatus,
   serializeTax,
 } from "../../../src/routes/orders/serialize";
-
-type Env = { DATABASE_URL: string; NEON_LOCAL_PROXY: string };
+import { company, live, type MinimalEnv, sqlOverHttp } from "./driver";
 
 /**
  * The benchmarks' baseline: what the measured requests do with nothing else (no auth, limiter, logging,
@@ -25,18 +23,15 @@ type Env = { DATABASE_URL: string; NEON_LOCAL_PROXY: string };
  * and GET /orders/{id}, a page of 25 clients with their total, and a client's INSERT. The company comes
  * in the query.
  */
-const app = new Hono<{ Bindings: Env }>();
+const app = new Hono<{ Bindings: MinimalEnv }>();
 let db: ReturnType<typeof drizzle<typeof schema>> | undefined;
 app.use(async (c, next) => {
   if (!db) {
     // Once per isolate, as the API does.
-    neonConfig.fetchEndpoint = () => `http://${c.env.NEON_LOCAL_PROXY}/sql`;
-    db = drizzle(neon(c.env.DATABASE_URL), { schema });
+    db = drizzle(sqlOverHttp(c.env), { schema });
   }
   await next();
 });
-const company = (c: { req: { query(name: string): string | undefined } }) => Number(c.req.query("company"));
-const live = (companyId: number) => and(eq(clients.companyId, companyId), isNull(clients.deletedAt));
 
 app.get("/clients/:id", async (c) => {
   const row = await findLiveClient(db!, company(c), Number(c.req.param("id")));
