@@ -114,6 +114,14 @@ const config = {
       to: { path: "^src/openapi-document\\.ts$" },
     },
     {
+      name: "the-worker-imports-tables-from-their-files",
+      severity: "error",
+      comment:
+        "src/ imports each table from its file (src/db/schema/clients.ts), not from the index that re-exports them all: a route's first request builds only the tables it reads (drizzle builds a table's columns when its module loads). Types may come from the index (platform/db.ts: the Db type's schema, `import type * as schema`, which dependency-cruiser does not see as type-only).",
+      from: { path: "^src/", pathNot: `^src/platform/db\\.ts$|${TEST}` },
+      to: { path: "^src/db/schema/index\\.ts$", dependencyTypesNot: ["type-only"] },
+    },
+    {
       name: "routes-do-not-import-each-other",
       severity: "error",
       comment: "A resource folder imports no other resource's folder (its own sub-folders are part of it); what two share goes to src/domain/.",

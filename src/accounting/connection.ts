@@ -1,5 +1,5 @@
 import { eq, sql } from "drizzle-orm";
-import { accountingConnections } from "../db/schema";
+import { accountingConnections } from "../db/schema/accounting";
 import type { Db } from "../platform/db";
 import { DEFAULT_BASE_URL, DEFAULT_TOKEN_URL, QboClient, refreshAccessToken, type TokenSource } from "./qbo";
 

@@ -1,5 +1,7 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
-import { accountingLinks, accountingOutbox, clients, invoiceItems, invoices, projects, taxes } from "../db/schema";
+import { accountingLinks, accountingOutbox } from "../db/schema/accounting";
+import { clients } from "../db/schema/clients";
+import { invoiceItems, invoices, projects, taxes } from "../db/schema/orders";
 import type { Config } from "../platform/config";
 import type { Db } from "../platform/db";
 import type { Logger } from "../platform/logger";

@@ -1,5 +1,5 @@
 import type { SQL } from "drizzle-orm";
-import { accountingOutbox } from "../db/schema";
+import { accountingOutbox } from "../db/schema/accounting";
 import type { Db } from "../platform/db";
 import type { Bindings, OutboxMessage } from "../platform/env";
 import { databaseTag, sendBatches } from "../platform/queue";

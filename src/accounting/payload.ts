@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
-import { companies, type invoices } from "../db/schema";
+import { companies } from "../db/schema/companies";
+import type { invoices } from "../db/schema/orders";
 import { plainDecimal } from "../platform/money";
 
 /**

@@ -1,6 +1,6 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import pLimit from "p-limit";
-import { accountingOutbox } from "../db/schema";
+import { accountingOutbox } from "../db/schema/accounting";
 import { type Config, workerConfig } from "../platform/config";
 import { type Db, openSession } from "../platform/db";
 import type { Bindings, OutboxMessage } from "../platform/env";

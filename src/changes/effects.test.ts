@@ -1,7 +1,7 @@
 import { sql as drizzleSql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db, newCompany, sql } from "../../test/support/api";
-import { clients } from "../db/schema";
+import { clients } from "../db/schema/clients";
 import { insertFrom } from "../platform/sql-kit";
 import { clientEvents } from "../routes/clients/events";
 import { effectsOf, eventOf } from "./effects";

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, isNull } from "drizzle-orm";
-import { clients } from "../db/schema";
+import { clients } from "../db/schema/clients";
 import { timestamp, wireFields } from "../http/openapi";
 import { ExternalIdSchema, MetadataSchema } from "./external";
 

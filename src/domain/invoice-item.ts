@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { invoiceItems } from "../db/schema";
+import type { invoiceItems } from "../db/schema/orders";
 import { timestamp, wireFields } from "../http/openapi";
 import { moneyString, plainDecimal } from "../platform/money";
 import { orderedSizes } from "./sizes";

@@ -1,4 +1,4 @@
-import type { TokenScope } from "../db/schema";
+import type { TokenScope } from "../db/schema/companies";
 import type { Config } from "../platform/config";
 import type { Db } from "../platform/db";
 import type { Bindings } from "../platform/env";

@@ -1,5 +1,5 @@
 import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
-import type { TokenScope } from "../db/schema";
+import type { TokenScope } from "../db/schema/companies";
 import { authenticate, authenticateReadingFirst, requireScope } from "./auth";
 import { authErrors, type ErrorStatus, errorResponses } from "./errors";
 import { idempotencyHeaders, replayedHeader } from "./idempotency";

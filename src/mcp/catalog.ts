@@ -1,4 +1,4 @@
-import type { TokenScope } from "../db/schema";
+import type { TokenScope } from "../db/schema/companies";
 import { type JsonSchema, toJsonSchema } from "./json-schema";
 
 /**

@@ -1,7 +1,8 @@
 import { asc, desc, eq, getTableColumns } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db, newCompany, sql } from "../../test/support/api";
-import { catalogItems, companies, supplierIntegrations } from "../db/schema";
+import { companies } from "../db/schema/companies";
+import { catalogItems, supplierIntegrations } from "../db/schema/products";
 import { jsonRows } from "./sql-kit";
 
 /** The rows of `query` fetched through jsonRows, inside a one-row statement. */

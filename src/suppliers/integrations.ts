@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, inArray } from "drizzle-orm";
-import { supplierIntegrations } from "../db/schema";
+import { supplierIntegrations } from "../db/schema/products";
 import type { Db } from "../platform/db";
 
 /** Neutral names on the wire; docs/resources/products.md says which supplier protocol each adapter speaks. */

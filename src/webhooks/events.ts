@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../db/schema";
+import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../db/schema/webhooks";
 import type { Db } from "../platform/db";
 import type { Bindings } from "../platform/env";
 import type { Logger } from "../platform/logger";

@@ -1,5 +1,5 @@
 import { and, desc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm";
-import { webhookEvents } from "../db/schema";
+import { webhookEvents } from "../db/schema/webhooks";
 import { RawJson, stringifyWithRaw } from "../http/exact-json";
 import type { Db } from "../platform/db";
 import { fillPayload, fillPayloads } from "./events";

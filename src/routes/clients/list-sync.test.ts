@@ -2,7 +2,7 @@ import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import { type ApiResponse, expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
 import { expectAscending, syncPass, syncUntil } from "../../../test/support/sync";
-import { clients } from "../../db/schema";
+import { clients } from "../../db/schema/clients";
 import { encodeCursor } from "../../http/pagination";
 import { updatedSort } from "../../platform/incremental-sync";
 

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
-import { clients, companies } from "../../db/schema";
+import { clients } from "../../db/schema/clients";
+import { companies } from "../../db/schema/companies";
 import { ClientSchema, liveClients, serializeClient } from "../../domain/client";
 import { externalIdText } from "../../domain/external";
 import { createAuthRoute, paginationQuery, type Router } from "../../http/openapi";

@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from "drizzle-orm";
-import { clients } from "../../db/schema";
+import { clients } from "../../db/schema/clients";
 import { liveClients as live } from "../../domain/client";
 import { etagSql } from "../../http/etag";
 import type { Db } from "../../platform/db";

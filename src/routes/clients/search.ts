@@ -1,5 +1,5 @@
 import { and, type SQL, sql } from "drizzle-orm";
-import { clientSearchGrams, clientSearchText, clients } from "../../db/schema";
+import { clientSearchGrams, clientSearchText, clients } from "../../db/schema/clients";
 import { type KeysetSort, orderBySql } from "../../platform/keyset";
 import { countedTotal } from "../../platform/list-counts";
 

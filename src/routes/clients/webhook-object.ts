@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { clients } from "../../db/schema";
+import { clients } from "../../db/schema/clients";
 import { serializeClient } from "../../domain/client";
 import type { WebhookRenderer } from "../../webhooks/events-catalog";
 

@@ -2,7 +2,7 @@ import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { type Change, COMPANY_ID, type Statement, type StatementQuery } from "../../changes/change";
 import { eventOf } from "../../changes/effects";
-import { clients } from "../../db/schema";
+import { clients } from "../../db/schema/clients";
 import { CLIENT_FIELDS, serializeClient } from "../../domain/client";
 import {
   externalIdTaken,

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { JSONValue } from "hono/utils/types";
-import { webhookEvents } from "../../db/schema";
+import { webhookEvents } from "../../db/schema/webhooks";
 import { jsonWithRaw, RawJson } from "../../http/exact-json";
 import { createAuthRoute, paginationQuery, type Router } from "../../http/openapi";
 import { cursorQuery, decodeCursor, encodeCursor } from "../../http/pagination";

@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { TypedResponse } from "hono";
 import { applyChange } from "../../changes/change";
 import { eventOf } from "../../changes/effects";
-import { emailThreads } from "../../db/schema";
+import { emailThreads } from "../../db/schema/mail";
 import { withEtag } from "../../http/etag";
 import {
   NUMBER_MAX_EXPANDED_LENGTH,

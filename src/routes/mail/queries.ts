@@ -1,5 +1,5 @@
 import { type AnyColumn, and, eq, getTableColumns, not, type SQL, type SQLWrapper, sql } from "drizzle-orm";
-import { emailThreads, mailThreadContexts as t } from "../../db/schema";
+import { emailThreads, mailThreadContexts as t } from "../../db/schema/mail";
 import { etagSql } from "../../http/etag";
 import type { Db } from "../../platform/db";
 

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { emailThreads } from "../../db/schema";
+import { emailThreads } from "../../db/schema/mail";
 import { stringifyWithRaw } from "../../http/exact-json";
 import type { WebhookRenderer } from "../../webhooks/events-catalog";
 import { emailThreadFields } from "./queries";

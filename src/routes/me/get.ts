@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { apiTokens, companies } from "../../db/schema";
+import { apiTokens, companies } from "../../db/schema/companies";
 import { createAuthRoute, type Router, wireFields } from "../../http/openapi";
 import { RATE_LIMIT, RATE_WINDOW_SECONDS } from "../../ratelimit";
 import { MeSchema } from "./schema";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { TOKEN_SCOPES } from "../../db/schema";
+import { TOKEN_SCOPES } from "../../db/schema/companies";
 import { timestamp } from "../../http/openapi";
 
 export const MeSchema = z

@@ -1,5 +1,5 @@
 import { type AccountingUpdate, discountState, taxState } from "../../accounting/payload";
-import type { invoices } from "../../db/schema";
+import type { invoices } from "../../db/schema/orders";
 import type { OrderPatch } from "./schema";
 
 /**

@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
-import { clients, companies, invoices, ORDER_PAYMENT_STATUSES, orderStatuses, projects, taxes } from "../../db/schema";
+import { clients } from "../../db/schema/clients";
+import { companies } from "../../db/schema/companies";
+import { invoices, ORDER_PAYMENT_STATUSES, orderStatuses, projects, taxes } from "../../db/schema/orders";
 import { externalIdText } from "../../domain/external";
 import { invalid } from "../../http/errors";
 import { createAuthRoute, digitsInt, MAX_INT_ID, paginationQuery, type Router, timestamp, wireFields } from "../../http/openapi";

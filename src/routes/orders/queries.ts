@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { artworks, clients, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
+import { clients } from "../../db/schema/clients";
+import { artworks, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema/orders";
 import { etagSql } from "../../http/etag";
 import type { Db } from "../../platform/db";
 import { jsonRows, tableRows } from "../../platform/sql-kit";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { invoices } from "../../db/schema";
+import type { invoices } from "../../db/schema/orders";
 import { ExternalIdSchema, externalIdField, MetadataSchema, metadataField } from "../../domain/external";
 import { columnFields, dbId, MAX_INT_ID, nullableText, text, timestamp } from "../../http/openapi";
 import { isoDate } from "../../platform/dates";

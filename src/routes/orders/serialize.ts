@@ -1,5 +1,5 @@
 import type { z } from "@hono/zod-openapi";
-import type { artworks, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
+import type { artworks, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema/orders";
 import { type InvoiceTotals, invoiceTotals, type LineAmounts } from "../../domain/totals";
 import { wireFields } from "../../http/openapi";
 import { plainDecimal } from "../../platform/money";

@@ -1,5 +1,5 @@
 import { and, desc, eq } from "drizzle-orm";
-import { invoices, projects, taxes } from "../../db/schema";
+import { invoices, projects, taxes } from "../../db/schema/orders";
 import type { WebhookRenderer } from "../../webhooks/events-catalog";
 import { invoiceAmountsColumns } from "./queries";
 import { orderEnvelope } from "./serialize";

@@ -1,7 +1,8 @@
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import { type Change, COMPANY_ID, type Statement, type StatementQuery } from "../../changes/change";
 import { eventOf } from "../../changes/effects";
-import { artworks, clients, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema";
+import { clients } from "../../db/schema/clients";
+import { artworks, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema/orders";
 import { externalIdTaken, mergedMetadata, metadataChange } from "../../domain/external";
 import { type ApiError, invalid } from "../../http/errors";
 import type { Db } from "../../platform/db";

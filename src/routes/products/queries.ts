@@ -1,6 +1,8 @@
 import { and, desc, eq, getTableColumns, ilike, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
-import { catalogItems, companies, invoiceItems, invoices, projects, supplierIntegrations } from "../../db/schema";
+import { companies } from "../../db/schema/companies";
+import { invoiceItems, invoices, projects } from "../../db/schema/orders";
+import { catalogItems, supplierIntegrations } from "../../db/schema/products";
 import { likeContains } from "../../http/openapi";
 import type { Db } from "../../platform/db";
 import { jsonRows } from "../../platform/sql-kit";

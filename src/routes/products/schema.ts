@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import type { catalogItems, invoiceItems } from "../../db/schema";
+import type { invoiceItems } from "../../db/schema/orders";
+import type { catalogItems } from "../../db/schema/products";
 import { InvoiceItemSchema, serializeItem } from "../../domain/invoice-item";
 import { timestamp, wireFields } from "../../http/openapi";
 import { moneyString } from "../../platform/money";

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { applyChange } from "../../changes/change";
-import { orderStatuses } from "../../db/schema";
+import { orderStatuses } from "../../db/schema/orders";
 import { ApiError, notFound } from "../../http/errors";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import { countedTotal } from "../../platform/list-counts";

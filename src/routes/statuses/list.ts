@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { asc } from "drizzle-orm";
-import { orderStatuses } from "../../db/schema";
+import { orderStatuses } from "../../db/schema/orders";
 import { createAuthRoute, type Router } from "../../http/openapi";
 import { liveStatuses } from "./queries";
 import { MAX_STATUSES, StatusSchema, serializeStatus } from "./schema";

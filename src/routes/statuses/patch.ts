@@ -1,6 +1,6 @@
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import { applyChange } from "../../changes/change";
-import { orderStatuses } from "../../db/schema";
+import { orderStatuses } from "../../db/schema/orders";
 import { notFound } from "../../http/errors";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import { liveStatuses, statusCount, statusesLock, statusNamed } from "./queries";

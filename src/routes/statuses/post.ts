@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { applyIdempotentChange } from "../../changes/change";
-import { orderStatuses } from "../../db/schema";
+import { orderStatuses } from "../../db/schema/orders";
 import { createAuthRoute, type Router } from "../../http/openapi";
 import { insertFrom } from "../../platform/sql-kit";
 import { liveStatuses, statusesLock, statusNamed } from "./queries";

@@ -1,5 +1,5 @@
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
-import { orderStatuses } from "../../db/schema";
+import { orderStatuses } from "../../db/schema/orders";
 
 /** The company's live (not deleted) statuses. */
 export const liveStatuses = (companyId: number) => and(eq(orderStatuses.companyId, companyId), isNull(orderStatuses.deletedAt));

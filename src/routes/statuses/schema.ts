@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { orderStatuses } from "../../db/schema";
+import type { orderStatuses } from "../../db/schema/orders";
 import { ApiError } from "../../http/errors";
 import { text, timestamp, wireFields } from "../../http/openapi";
 

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { applyChange } from "../../changes/change";
-import { invoices, taxes } from "../../db/schema";
+import { invoices, taxes } from "../../db/schema/orders";
 import { ApiError, notFound } from "../../http/errors";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import { liveTaxes, taxLock } from "./queries";

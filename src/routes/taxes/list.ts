@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { asc } from "drizzle-orm";
-import { taxes } from "../../db/schema";
+import { taxes } from "../../db/schema/orders";
 import { createAuthRoute, type Router } from "../../http/openapi";
 import { liveTaxes } from "./queries";
 import { MAX_TAXES, serializeTaxRate, TaxRateSchema } from "./schema";

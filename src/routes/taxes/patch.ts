@@ -2,7 +2,7 @@ import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { companySyncSql, type TaxState } from "../../accounting/payload";
 import { applyChange } from "../../changes/change";
 import { type AccountingEffect, catalogEvent } from "../../changes/effects";
-import { invoices, projects, taxes } from "../../db/schema";
+import { invoices, projects, taxes } from "../../db/schema/orders";
 import { notFound } from "../../http/errors";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import { plainDecimal } from "../../platform/money";

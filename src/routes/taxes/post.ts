@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { applyIdempotentChange } from "../../changes/change";
-import { taxes } from "../../db/schema";
+import { taxes } from "../../db/schema/orders";
 import { createAuthRoute, type Router } from "../../http/openapi";
 import { insertFrom } from "../../platform/sql-kit";
 import { liveTaxes } from "./queries";

@@ -1,5 +1,5 @@
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
-import { taxes } from "../../db/schema";
+import { taxes } from "../../db/schema/orders";
 
 /** The company's live (not deleted) taxes. */
 export const liveTaxes = (companyId: number) => and(eq(taxes.companyId, companyId), isNull(taxes.deletedAt));

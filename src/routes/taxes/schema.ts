@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { taxes } from "../../db/schema";
+import type { taxes } from "../../db/schema/orders";
 import { ApiError } from "../../http/errors";
 import { text, timestamp, wireFields } from "../../http/openapi";
 import { decimalInput, plainDecimal } from "../../platform/money";

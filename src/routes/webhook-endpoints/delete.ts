@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { applyChange } from "../../changes/change";
-import { webhookEndpoints } from "../../db/schema";
+import { webhookEndpoints } from "../../db/schema/webhooks";
 import { notFound } from "../../http/errors";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import { ownEndpoint } from "./queries";

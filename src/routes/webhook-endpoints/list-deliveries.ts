@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
-import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../../db/schema";
+import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../../db/schema/webhooks";
 import { notFound } from "../../http/errors";
 import { createAuthRoute, idParam, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
 import { cursorQuery, listPosition } from "../../http/pagination";

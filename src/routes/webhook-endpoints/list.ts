@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
-import { companies, webhookEndpoints } from "../../db/schema";
+import { companies } from "../../db/schema/companies";
+import { webhookEndpoints } from "../../db/schema/webhooks";
 import { createAuthRoute, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
 import { cursorQuery, listPosition } from "../../http/pagination";
 import { type KeysetSort, orderBySql, sortKeySql } from "../../platform/keyset";

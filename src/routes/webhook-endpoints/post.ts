@@ -1,5 +1,5 @@
 import { applyIdempotentChange } from "../../changes/change";
-import { webhookEndpoints } from "../../db/schema";
+import { webhookEndpoints } from "../../db/schema/webhooks";
 import { createAuthRoute, type Router } from "../../http/openapi";
 import { checkEndpointUrl, newSecret } from "./queries";
 import { type EndpointBodies, serializeEndpoint, WebhookEndpointWithSecretSchema } from "./schema";

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { webhookEndpoints } from "../../db/schema";
+import { webhookEndpoints } from "../../db/schema/webhooks";
 import { invalid } from "../../http/errors";
 import type { Config } from "../../platform/config";
 import type { Db } from "../../platform/db";

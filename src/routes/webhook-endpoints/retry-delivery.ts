@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, ne, sql } from "drizzle-orm";
 import { applyIdempotentChange } from "../../changes/change";
-import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../../db/schema";
+import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../../db/schema/webhooks";
 import { ApiError, notFound } from "../../http/errors";
 import { createAuthRoute, digitsInt, MAX_INT_ID, type Router } from "../../http/openapi";
 import { serializeDelivery, WebhookDeliveryEnvelopeSchema } from "./schema";

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { applyIdempotentChange } from "../../changes/change";
-import { webhookEndpoints } from "../../db/schema";
+import { webhookEndpoints } from "../../db/schema/webhooks";
 import { notFound } from "../../http/errors";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import { newSecret, ownEndpoint } from "./queries";

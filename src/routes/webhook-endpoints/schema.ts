@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { webhookDeliveries, webhookEndpoints } from "../../db/schema";
+import type { webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks";
 import { columnFields, iso, text, timestamp, wireFields } from "../../http/openapi";
 import { ALL_EVENTS, type EventCatalog } from "../../webhooks/events-catalog";
 import { MAX_WEBHOOK_URL_LENGTH } from "../../webhooks/url";

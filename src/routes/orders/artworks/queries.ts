@@ -1,7 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import type { Change } from "../../../changes/change";
-import { artworks } from "../../../db/schema";
+import { artworks } from "../../../db/schema/orders";
 import { invalid } from "../../../http/errors";
 import { columnFields } from "../../../http/openapi";
 import type { OrderContents } from "../contents/read";

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { applyChange, applyIdempotentChange, type Change } from "../../../changes/change";
-import type { invoices, projects } from "../../../db/schema";
+import type { invoices, projects } from "../../../db/schema/orders";
 import type { InvoiceTotals } from "../../../domain/totals";
 import type { AppEnv } from "../../../http/context";
 import { notFound } from "../../../http/errors";

@@ -1,5 +1,7 @@
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
-import { accountingOutbox, artworks, companies, invoiceItems, invoices, payments, projects, taxes } from "../../../db/schema";
+import { accountingOutbox } from "../../../db/schema/accounting";
+import { companies } from "../../../db/schema/companies";
+import { artworks, invoiceItems, invoices, payments, projects, taxes } from "../../../db/schema/orders";
 import type { Db } from "../../../platform/db";
 import { jsonRows, tableRows } from "../../../platform/sql-kit";
 import { defaultInvoiceOf, liveProjects } from "../queries";

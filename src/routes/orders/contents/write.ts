@@ -1,7 +1,7 @@
 import { and, eq, type SQL, sql, type WithSubquery } from "drizzle-orm";
 import type { Change } from "../../../changes/change";
 import { eventOf } from "../../../changes/effects";
-import { type artworks, type invoiceItems, invoices, type payments, projects } from "../../../db/schema";
+import { type artworks, type invoiceItems, invoices, type payments, projects } from "../../../db/schema/orders";
 import type { Db } from "../../../platform/db";
 import { insertFrom } from "../../../platform/sql-kit";
 import { orderEvents } from "../events";

@@ -1,6 +1,6 @@
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { Change } from "../../../changes/change";
-import { invoiceItems } from "../../../db/schema";
+import { invoiceItems } from "../../../db/schema/orders";
 import type { LineAmounts } from "../../../domain/totals";
 import { invalid } from "../../../http/errors";
 import { columnFields } from "../../../http/openapi";
