@@ -25,6 +25,25 @@ describe("POST /clients", () => {
     expect((await a.get(`/clients/${res.body.client.id}`)).body.client).toEqual(res.body.client);
   });
 
+  it("each company's create lands in its own company, with its own event, though the isolate builds the statement once", async () => {
+    const [a, b] = [await newCompany(), await newCompany()];
+    // Alternating in one isolate: the statement built for A's first create serves B's and A's next.
+    const created: { company: typeof a; id: number }[] = [];
+    for (const company of [a, b, a, b]) {
+      const res = await company.post("/clients", { company_name: `Alternating ${company.companyId}` });
+      expect(res.status).toBe(200);
+      created.push({ company, id: res.body.client.id });
+    }
+    for (const { company, id } of created) {
+      const [row] = await sql("select company_id from clients where id = $1", [id]);
+      expect(row.company_id).toBe(company.companyId);
+      const other = company === a ? b : a;
+      expect((await other.get(`/clients/${id}`)).status).toBe(404);
+      const events = await sql("select company_id from webhook_events where type = 'client.created' and resource_id = $1", [String(id)]);
+      expect(events).toEqual([{ company_id: company.companyId }]);
+    }
+  });
+
   it("defaults optional fields", async () => {
     const a = await newCompany();
     const res = await a.post("/clients", { company_name: "Minimal" });
