@@ -8,7 +8,10 @@
  *                      createClient, getOrder: test/bench/replay), BENCH_PROFILE_REQUESTS of them (default
  *                      3000) after a warm-up; a third word profiles another Worker of the replay: `minimal`,
  *                      `apiMemoryLimiter` or `apiLogNotWritten` (with the inspector attached, console.log
- *                      also goes to it and costs far more than without: this one leaves the line unwritten)
+ *                      also goes to it and costs far more than without: this one leaves the line unwritten);
+ *                      a fourth profiles that Worker too and prints where the first spends more than it,
+ *                      per package and per function (`warm getClient apiLogNotWritten minimal`: what the
+ *                      API adds to the minimal Worker's work)
  *
  * It builds the bundle as `wrangler deploy` does but not minified (function names and module paths stay
  * readable: esbuild names each module's init function after its file), starts the local stack with the
@@ -23,15 +26,15 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createToken } from "../../tools/ops/commands";
-import { type CpuProfile, profiled, readSourceMaps, summarize, topLines } from "../../tools/ops/cpu-profile";
+import { type CpuProfile, differenceLines, profiled, readSourceMaps, summarize, topLines } from "../../tools/ops/cpu-profile";
 import { openapiDocument } from "../../tools/ops/openapi";
 import { freshIsolate, readBundle } from "../../tools/ops/workerd-cpu";
 import { buildWorker } from "../support/worker";
 import { benchCompany, coldProbes, REPLAY_WORKERS, REPLAYED_REQUESTS } from "./cpu";
 
-const [what, target, variant] = process.argv.slice(2);
+const [what, target, variant, against] = process.argv.slice(2);
 const usage =
-  "usage: npm run bench:profile -- startup | cold <probe name part> | warm <getClient|listClients|createClient|getOrder> [minimal]";
+  "usage: npm run bench:profile -- startup | cold <probe name part> | warm <getClient|listClients|createClient|getOrder> [<worker> [<worker to compare with>]]";
 if (!["startup", "cold", "warm"].includes(what) || (what !== "startup" && !target)) throw new Error(usage);
 if (what === "warm" && !(target in REPLAYED_REQUESTS)) throw new Error(usage);
 const runs = what === "warm" ? 1 : Number(process.env.BENCH_PROFILE_RUNS ?? 5);
@@ -53,24 +56,33 @@ try {
     const bindings = company.stack.vars;
     const profiles: CpuProfile[] = [];
     let label = what;
+    let compared: { label: string; lines: string[] } | undefined;
+    const top = Number(process.env.BENCH_PROFILE_TOP ?? 25);
     if (what === "warm") {
       const which = variant ?? "api";
-      if (!(REPLAY_WORKERS as readonly string[]).includes(which)) throw new Error(usage);
+      for (const w of [which, against ?? which]) if (!(REPLAY_WORKERS as readonly string[]).includes(w)) throw new Error(usage);
       label = `warm-${target}-${which}`;
       const tokens = await Promise.all(
         Array.from({ length: 128 }, async () => (await createToken(company.db, { companyId: company.companyId })).token),
       );
       const ids = `company=${company.companyId}&client=${company.ids.northside}&order=${company.ids["ord-northside-tees"]}`;
-      const path = (n: number, replay: boolean) =>
-        `/?which=${which}&request=${target}&n=${n}&${ids}&replay=${replay ? 1 : 0}&tokens=${tokens.join(",")}`;
-      const isolate = await freshIsolate(bundle, bindings, { inspector: true });
-      try {
-        // Record the answers, warm the replayed path, then profile.
-        await isolate.request({ path: path(tokens.length, false) });
-        await isolate.request({ path: path(500, true) });
-        profiles.push(await profiled(isolate.mf, () => isolate.request({ path: path(warmRequests, true) })));
-      } finally {
-        await isolate.dispose();
+      const warmProfile = async (worker: string) => {
+        const path = (n: number, replay: boolean) =>
+          `/?which=${worker}&request=${target}&n=${n}&${ids}&replay=${replay ? 1 : 0}&tokens=${tokens.join(",")}`;
+        const isolate = await freshIsolate(bundle, bindings, { inspector: true });
+        try {
+          // Record the answers, warm the replayed path, then profile.
+          await isolate.request({ path: path(tokens.length, false) });
+          await isolate.request({ path: path(500, true) });
+          return await profiled(isolate.mf, () => isolate.request({ path: path(warmRequests, true) }));
+        } finally {
+          await isolate.dispose();
+        }
+      };
+      profiles.push(await warmProfile(which));
+      if (against) {
+        const base = summarize([await warmProfile(against)], maps);
+        compared = { label: `warm-${target}-${against}`, lines: differenceLines(summarize(profiles, maps), base, top) };
       }
     } else {
       const probe =
@@ -100,9 +112,13 @@ try {
     const summary = summarize(profiles, maps);
     console.log(`${label}: ${profiles.length === 1 ? "one profile" : `mean of ${profiles.length} fresh isolates`} (${files.join(", ")})`);
     if (what === "warm") console.log(`  ${warmRequests} requests: divide by ${warmRequests} for per-request figures`);
-    for (const line of topLines(summary, Number(process.env.BENCH_PROFILE_TOP ?? 25))) console.log(line);
+    for (const line of topLines(summary, top)) console.log(line);
     console.log("self time per package:");
     for (const [k, v] of summary.byPackage.slice(0, 12)) console.log(`  ${v.toFixed(2).padStart(7)} ms  ${k}`);
+    if (compared) {
+      console.log(`${label} against ${compared.label} (self time, this one minus that one):`);
+      for (const line of compared.lines) console.log(line);
+    }
   } finally {
     await company.stop();
   }

@@ -175,3 +175,25 @@ export function topLines(summary: ReturnType<typeof summarize>, top = 20): strin
     ...totals.slice(0, top).map(row),
   ];
 }
+
+/**
+ * Where `summary` spends more self time than `base` (another Worker doing the same work): per package,
+ * then the top functions, each as the difference and the two figures.
+ */
+export function differenceLines(summary: ReturnType<typeof summarize>, base: ReturnType<typeof summarize>, top = 20): string[] {
+  const rows = (a: [string, number][], b: [string, number][]) => {
+    const other = new Map(b);
+    const keys = new Set([...a.map(([k]) => k), ...b.map(([k]) => k)]);
+    const own = new Map(a);
+    return [...keys].map((k) => [k, own.get(k) ?? 0, other.get(k) ?? 0] as const).sort((x, y) => y[1] - y[2] - (x[1] - x[2]));
+  };
+  const row = ([k, mine, theirs]: readonly [string, number, number]) =>
+    `  ${(mine - theirs).toFixed(2).padStart(8)} ms  (${mine.toFixed(2)} against ${theirs.toFixed(2)})  ${k}`;
+  return [
+    `  busy ${summary.busy.toFixed(1)} ms against ${base.busy.toFixed(1)} ms`,
+    " per package:",
+    ...rows(summary.byPackage, base.byPackage).slice(0, top).map(row),
+    " per function:",
+    ...rows(summary.self, base.self).slice(0, top).map(row),
+  ];
+}
