@@ -11,7 +11,8 @@
  *   not exist answers 404 after the full path (token lookup, limiter, validation, the route's query).
  * - The floor, in the same rounds: a Worker of the API's dependencies alone (hono, the Neon driver,
  *   drizzle: test/bench/minimal/floor.ts), its start-up and its first `GET /clients/{id}` (one SELECT),
- *   and that first request with one call of the API's Upstash limiter (floor-limiter.ts).
+ *   and that first request with one call of the API's Upstash limiter (floor-limiter.ts); and the MCP
+ *   SDK alone answering its first `tools/list` (floor-mcp.ts).
  * - Each is the median over fresh isolates, beside a one-line Worker's first request measured in the
  *   same run and subtracted (what workerd spends on any request and isolate).
  * - Warm: each Worker's own CPU per request with the database's answers replayed in the isolate
@@ -65,6 +66,7 @@ export function buildCpuBundles(dir: string) {
     replay: bundle("replay", undefined, "replay/worker.ts"),
     floor: bundle("floor", undefined, "minimal/floor.ts"),
     floorLimiter: bundle("floor-limiter", undefined, "minimal/floor-limiter.ts"),
+    floorMcp: bundle("floor-mcp", undefined, "minimal/floor-mcp.ts"),
   };
 }
 export type CpuBundles = ReturnType<typeof buildCpuBundles>;
@@ -163,8 +165,11 @@ export interface ColdPath {
   oneLineMs: number;
   startup: number[];
   probes: ColdSeries[];
-  /** The floor: the API's dependencies alone (test/bench/minimal/floor.ts), and with one limiter call. */
-  floor: { startup: number[]; request: ColdSeries; withLimiter: ColdSeries };
+  /**
+   * The floor: the API's dependencies alone (test/bench/minimal/floor.ts), and with one limiter call;
+   * the MCP SDK alone answering `tools/list` (floor-mcp.ts).
+   */
+  floor: { startup: number[]; request: ColdSeries; withLimiter: ColdSeries; mcp: ColdSeries };
 }
 
 /**
@@ -181,6 +186,8 @@ export async function coldPath(bundles: CpuBundles, company: BenchCompany, probe
     bundle: readBundle(bundles.floorLimiter),
     bindings: pick("DATABASE_URL", "NEON_LOCAL_PROXY", "UPSTASH_REDIS_REST_URL", "UPSTASH_REDIS_REST_TOKEN"),
   };
+  const floorMcp = { bundle: readBundle(bundles.floorMcp), bindings: {} };
+  const mcpProbe = probes.find((p) => p.request.path.endsWith("/mcp"));
   // A client of the company, so the floor's SELECT finds its row.
   const floorRequest = { path: `/clients/${company.ids.northside}?company=${company.companyId}` };
   const series = (name: string) => ({ name, samples: [] as number[], status: 0 });
@@ -190,7 +197,12 @@ export async function coldPath(bundles: CpuBundles, company: BenchCompany, probe
     oneLineMs: 0,
     startup: [],
     probes: probes.map((p) => series(p.name)),
-    floor: { startup: [], request: series("floor: GET /clients/{id}"), withLimiter: series("floor and limiter: GET /clients/{id}") },
+    floor: {
+      startup: [],
+      request: series("floor: GET /clients/{id}"),
+      withLimiter: series("floor and limiter: GET /clients/{id}"),
+      mcp: series("floor: the MCP SDK's tools/list"),
+    },
   };
   const first = async (into: ColdSeries, worker: typeof api, request: HarnessRequest) => {
     const answer = await firstRequest(worker.bundle, worker.bindings, request);
@@ -205,6 +217,7 @@ export async function coldPath(bundles: CpuBundles, company: BenchCompany, probe
     result.floor.startup.push((await firstRequest(floor.bundle, floor.bindings)).cpuMs);
     await first(result.floor.request, floor, floorRequest);
     await first(result.floor.withLimiter, floorLimiter, floorRequest);
+    if (mcpProbe) await first(result.floor.mcp, floorMcp, { ...mcpProbe.request, path: "/mcp" });
   }
   result.oneLineMs = median(oneLine);
   return result;
@@ -283,6 +296,10 @@ export function coldPathLines(c: ColdPath): string[] {
     `    ${`first GET /clients/{id} (${floor.request.status}), start-up included`.padEnd(56)} ${fmt(ms(floor.request.samples))} ms`,
     `    ${`the same and one Upstash limiter call (${floor.withLimiter.status})`.padEnd(56)} ${fmt(ms(floor.withLimiter.samples))} ms`,
   );
+  if (floor.mcp.samples.length)
+    lines.push(
+      `    ${`the MCP SDK alone, first tools/list (${floor.mcp.status}; floor-mcp.ts)`.padEnd(56)} ${fmt(ms(floor.mcp.samples))} ms`,
+    );
   return lines;
 }
 
