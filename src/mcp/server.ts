@@ -1,5 +1,4 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { Context } from "hono";
@@ -7,6 +6,7 @@ import type { AppEnv } from "../http/context";
 import type { Bindings } from "../platform/env";
 import { toolRequest, toolResult } from "./call";
 import type { Tool } from "./catalog";
+import { answerStateless } from "./stateless";
 
 /** The app's own fetch: a tool's request goes through it like any request to the API. */
 export type Dispatch = (request: Request, env: Bindings, ctx: ExecutionCtx | undefined) => Response | Promise<Response>;
@@ -72,11 +72,5 @@ export async function serveMcp(c: Context<AppEnv>, request: Request, dispatch: D
     const operation = toolRequest(tool.operation, params.arguments ?? {}, origin, headers);
     return operation instanceof Request ? toolResult(await run(operation)) : operation;
   });
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  await server.connect(transport);
-  try {
-    return await transport.handleRequest(request);
-  } finally {
-    await server.close();
-  }
+  return answerStateless(server, request);
 }

@@ -1,13 +1,13 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import { answerStateless } from "../../../src/mcp/stateless";
 
 /**
  * The MCP endpoint's floor (`npm run bench:cpu`): a fresh isolate's first `tools/list` answered by the
  * MCP SDK alone, as src/mcp/server.ts uses it (a server and a stateless Streamable HTTP transport with
- * JSON answers per request, no JSON Schema validator) and nothing of ours: no token, database, tool
- * catalog (an empty list) or log line. What loading and running the SDK costs a fresh isolate.
+ * JSON answers per request, src/mcp/stateless.ts; no JSON Schema validator) and nothing else of ours: no
+ * token, database, tool catalog (an empty list) or log line. What loading and running the SDK costs a fresh isolate.
  */
 const NO_VALIDATION: jsonSchemaValidator = {
   getValidator() {
@@ -19,12 +19,6 @@ export default {
   async fetch(request: Request) {
     const server = new Server({ name: "floor", version: "1.0.0" }, { capabilities: { tools: {} }, jsonSchemaValidator: NO_VALIDATION });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [] }));
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(request);
-    } finally {
-      await server.close();
-    }
+    return answerStateless(server, request);
   },
 };
