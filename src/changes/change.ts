@@ -123,9 +123,9 @@ export class Change {
 
   /**
    * `write` for a statement whose text is the same for every request, its request's values in
-   * placeholders (`values`, and COMPANY_ID for the company): built once per isolate and named `name`
-   * on the request path, built for each run inside a transaction (its connection is the request's). No
-   * `lock`.
+   * placeholders (`values`, and COMPANY_ID for the company): on the request path (SQL over HTTP, one
+   * connection object per isolate) built once and kept as `name`; in a transaction, whose connection
+   * lives for one request, built for each run. No `lock`.
    */
   async writePrepared<R extends { written: Written | null }>(
     name: string,
