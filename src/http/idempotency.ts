@@ -1,4 +1,3 @@
-import { z } from "@hono/zod-openapi";
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { Context, TypedResponse } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -6,40 +5,7 @@ import { idempotencyKeys } from "../db/schema/idempotency";
 import type { Db } from "../platform/db";
 import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
-
-export const IDEMPOTENCY_HEADER = "Idempotency-Key";
-export const REPLAYED_HEADER = "Idempotent-Replayed";
-/** How long a key's stored response is replayed. */
-export const IDEMPOTENCY_TTL_HOURS = 24;
-
-const KEY_RULE = "Must be 1 to 255 printable ASCII characters";
-
-/** The request header, validated with the route's other parameters (a malformed key is 400 before any work). */
-export const idempotencyHeaders = z.object({
-  "idempotency-key": z
-    .string()
-    // One message per bad key: the first failing check ends validation.
-    .min(1, { error: KEY_RULE, abort: true })
-    .max(255, { error: KEY_RULE, abort: true })
-    .regex(/^[\x20-\x7e]+$/, KEY_RULE)
-    .optional()
-    .openapi({
-      // Lower case: Hono hands header validation lower-cased names (HTTP header names are case-insensitive).
-      param: { name: "idempotency-key", in: "header" },
-      description:
-        `Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key ` +
-        `(for your company, ${IDEMPOTENCY_TTL_HOURS} hours) and replayed, with \`${REPLAYED_HEADER}: true\`, for a repeat with the same ` +
-        "method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored.",
-      example: "4f1c2a9e-order-1042",
-    }),
-});
-
-export const replayedHeader = {
-  [REPLAYED_HEADER]: {
-    description: `\`true\` when this is the stored response of an earlier request with the same ${IDEMPOTENCY_HEADER}`,
-    schema: { type: "string", enum: ["true"] },
-  },
-} as const;
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_TTL_HOURS, REPLAYED_HEADER } from "./idempotency-contract";
 
 export interface WriteResult<T, S extends ContentfulStatusCode> {
   status: S;

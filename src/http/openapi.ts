@@ -2,7 +2,7 @@ import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
 import type { TokenScope } from "../db/schema/companies";
 import { authenticate, authenticateReadingFirst, requireScope } from "./auth";
 import { authErrors, type ErrorStatus, errorResponses } from "./errors";
-import { idempotencyHeaders, replayedHeader } from "./idempotency";
+import { idempotencyHeaders, replayedHeader } from "./idempotency-contract";
 import { exactJsonBody, jsonBody, readBody } from "./json-body";
 
 /** Success responses of an idempotent operation may be replays: they carry `Idempotent-Replayed`. */
@@ -74,7 +74,7 @@ export function createAuthRoute<P extends string, R extends AuthRouteConfig & { 
     // Body first (read within its deadline), then the token lookup, then the parse: no database
     // work waits on a slow upload, and a bad body from an unknown token still gets 401.
     middleware: hasBody ? [readBody(bodyLimit), ...guard, exactNumbers ? exactJsonBody : jsonBody] : guard,
-    ...(idempotent ? { request: { ...route.request, headers: idempotencyHeaders } } : {}),
+    ...(idempotent ? { request: { ...route.request, headers: idempotencyHeaders() } } : {}),
     responses: {
       ...(idempotent ? withReplayedHeader(route.responses) : route.responses),
       ...(idempotent ? errorResponses(422) : {}),

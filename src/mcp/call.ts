@@ -1,6 +1,6 @@
 import { API_PREFIX } from "../http/api-prefix";
 import { errorBody } from "../http/errors";
-import { IDEMPOTENCY_HEADER } from "../http/idempotency";
+import { IDEMPOTENCY_HEADER } from "../http/idempotency-contract";
 import { BODY_ARGUMENT, IDEMPOTENCY_ARGUMENT, type Operation } from "./catalog";
 
 /** The MCP tool result (`CallToolResult`). */
