@@ -192,6 +192,31 @@ describe("GET /orders?deadline_from=&deadline_to= and sort=", () => {
     expect((await co.get("/orders?sort=deadline")).body.pagination.total).toBe(7);
   });
 
+  it("a deadline range with a status filter, a page number or a sync pass answers the rows and total the filters select", async () => {
+    const co = await newCompany();
+    const made = await deadlines(co);
+    const status: number = (await co.post("/statuses", { name: "Printing" })).body.status.id;
+    const inRange = made.filter((o) => o.deadline && o.deadline >= "2026-12-01" && o.deadline <= "2027-12-31").map((o) => o.id);
+    for (const id of inRange.slice(0, 2)) expect((await co.patch(`/orders/${id}`, { status_id: status })).status).toBe(200);
+    const range = "deadline_from=2026-12-01&deadline_to=2027-12-31";
+    const newestFirst = [...inRange].reverse();
+    // Pages by number (an offset into the matches) and by cursor give the same rows, with the exact total.
+    const page1 = await idsOf(co, `/orders?${range}&per_page=2&page=1`);
+    const page2 = await idsOf(co, `/orders?${range}&per_page=2&page=2`);
+    expect([...page1.ids, ...page2.ids]).toEqual(newestFirst);
+    expect([page1.total, page2.total]).toEqual([inRange.length, inRange.length]);
+    expect(await walk(co, `/orders?${range}&per_page=1`)).toEqual(newestFirst);
+    // With a status: only the range's orders in it.
+    expect(await idsOf(co, `/orders?${range}&status=${status}`)).toEqual({ ids: inRange.slice(0, 2).reverse(), total: 2 });
+    // A sync pass over the range: every order of it once, in update order, with the range's total (the
+    // changes moved back past the sync's lag).
+    await sql("update projects set updated_at = updated_at - interval '1 minute' where company_id = $1", [co.companyId]);
+    const since = "2000-01-01T00:00:00Z";
+    const synced = await walk(co, `/orders?${range}&updated_since=${since}&per_page=1`);
+    expect([...synced].sort((a, b) => a - b)).toEqual([...inRange].sort((a, b) => a - b));
+    expect((await co.get(`/orders?${range}&updated_since=${since}`)).body.pagination.total).toBe(inRange.length);
+  });
+
   it("a cursor is bound to its sort and its filters; sort does not go with updated_since", async () => {
     const co = await newCompany();
     await deadlines(co);
