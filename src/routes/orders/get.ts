@@ -1,13 +1,13 @@
 import { z } from "@hono/zod-openapi";
-import { ClientSchema, serializeClient } from "../../domain/client";
-import { InvoiceItemSchema, serializeItem } from "../../domain/invoice-item";
+import { ClientSchema } from "../../domain/client";
+import { InvoiceItemSchema } from "../../domain/invoice-item";
 import { notFound } from "../../http/errors";
 import { ifNoneMatchHeader, notModified, notModifiedResponse, withEtag } from "../../http/etag";
 import { createAuthRoute, idParam, type Router } from "../../http/openapi";
 import { ArtworkSchema, PaymentSchema } from "./contents/schema";
 import { loadOrderDetail } from "./queries";
 import { InvoiceSchema, OrderStatusSchema, ProjectSchema, TaxSchema } from "./schema";
-import { serializeArtwork, serializeInvoice, serializePayment, serializeProject, serializeStatus, serializeTax } from "./serialize";
+import { serializeOrderDetail } from "./serialize";
 
 const OrderDetailSchema = z
   .object({
@@ -46,17 +46,5 @@ export const registerGetOrder = (api: Router) =>
     if (!order) throw notFound("Order");
     const unchanged = notModified(c, order.etag);
     if (unchanged) return unchanged;
-    return c.json(
-      {
-        project: serializeProject(order.project),
-        invoice: serializeInvoice(order.invoice, order.totals),
-        invoice_items: order.items.map(serializeItem),
-        payments: order.payments.map(serializePayment),
-        client: serializeClient(order.client),
-        tax: order.tax ? serializeTax(order.tax) : null,
-        status: order.status ? serializeStatus(order.status) : null,
-        artworks: order.artworks.map(serializeArtwork),
-      },
-      200,
-    );
+    return c.json(serializeOrderDetail(order), 200);
   });

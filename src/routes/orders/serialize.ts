@@ -1,5 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import type { artworks, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema/orders";
+import { serializeClient } from "../../domain/client";
+import { serializeItem } from "../../domain/invoice-item";
 import { type InvoiceTotals, invoiceTotals, type LineAmounts } from "../../domain/totals";
 import { wireFields } from "../../http/openapi";
 import { plainDecimal } from "../../platform/money";
@@ -64,6 +66,28 @@ const invoiceTerms = (row: Row<typeof invoices>, taxRate: string | null) => ({
 });
 
 /** What an order's totals are computed from: its invoice row, its tax's rate, its live lines and payments. */
+/** An order as GET /orders/{id} answers it: the project, its default invoice with totals, and what hangs off them. */
+export const serializeOrderDetail = (order: {
+  project: Row<typeof projects>;
+  invoice: Row<typeof invoices>;
+  totals: InvoiceTotals;
+  items: Parameters<typeof serializeItem>[0][];
+  payments: Row<typeof payments>[];
+  client: Parameters<typeof serializeClient>[0];
+  tax: Row<typeof taxes> | null;
+  status: Row<typeof orderStatuses> | null;
+  artworks: Row<typeof artworks>[];
+}) => ({
+  project: serializeProject(order.project),
+  invoice: serializeInvoice(order.invoice, order.totals),
+  invoice_items: order.items.map(serializeItem),
+  payments: order.payments.map(serializePayment),
+  client: serializeClient(order.client),
+  tax: order.tax ? serializeTax(order.tax) : null,
+  status: order.status ? serializeStatus(order.status) : null,
+  artworks: order.artworks.map(serializeArtwork),
+});
+
 export interface OrderAmounts {
   invoice: Row<typeof invoices>;
   taxRate: string | null;

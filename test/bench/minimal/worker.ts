@@ -4,17 +4,9 @@ import { Hono } from "hono";
 import * as schema from "../../../src/db/schema";
 import { clients } from "../../../src/db/schema";
 import { serializeClient } from "../../../src/domain/client";
-import { serializeItem } from "../../../src/domain/invoice-item";
 import { findLiveClient } from "../../../src/routes/clients/queries";
 import { loadOrderDetail } from "../../../src/routes/orders/queries";
-import {
-  serializeArtwork,
-  serializeInvoice,
-  serializePayment,
-  serializeProject,
-  serializeStatus,
-  serializeTax,
-} from "../../../src/routes/orders/serialize";
+import { serializeOrderDetail } from "../../../src/routes/orders/serialize";
 import { company, live, type MinimalEnv, sqlOverHttp } from "./driver";
 
 /**
@@ -59,16 +51,7 @@ app.post("/clients", async (c) => {
 app.get("/orders/:id", async (c) => {
   const order = await loadOrderDetail(db!, company(c), Number(c.req.param("id")));
   if (!order) return c.json({ error: "not found" }, 404);
-  return c.json({
-    project: serializeProject(order.project),
-    invoice: serializeInvoice(order.invoice, order.totals),
-    invoice_items: order.items.map(serializeItem),
-    payments: order.payments.map(serializePayment),
-    client: serializeClient(order.client),
-    tax: order.tax ? serializeTax(order.tax) : null,
-    status: order.status ? serializeStatus(order.status) : null,
-    artworks: order.artworks.map(serializeArtwork),
-  });
+  return c.json(serializeOrderDetail(order));
 });
 
 export default app;
