@@ -3,6 +3,7 @@ import type { Context, TypedResponse } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { idempotencyKeys } from "../db/schema/idempotency";
 import type { Db } from "../platform/db";
+import { sha256Hex } from "./auth";
 import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_TTL_HOURS, REPLAYED_HEADER } from "./idempotency-contract";
@@ -12,11 +13,6 @@ export interface WriteResult<T, S extends ContentfulStatusCode> {
   body: T;
   /** Runs only after the write committed (and not on a replay): queue notifications and the like. */
   afterCommit?: () => void;
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 const mismatch = (what: string) =>
