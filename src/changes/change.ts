@@ -144,10 +144,16 @@ export class Change {
 
   /** The statement `name` prepared on this change's connection, built by `make` on its first use. */
   private preparedOnce(name: string, make: () => PreparableSelect<unknown>) {
-    const byName = prepared.get(this.db) ?? new Map();
-    prepared.set(this.db, byName);
-    const statement = byName.get(name) ?? make().prepare(name);
-    byName.set(name, statement);
+    let byName = prepared.get(this.db);
+    if (!byName) {
+      byName = new Map();
+      prepared.set(this.db, byName);
+    }
+    let statement = byName.get(name);
+    if (!statement) {
+      statement = make().prepare(name);
+      byName.set(name, statement);
+    }
     return statement;
   }
 
