@@ -127,16 +127,40 @@ export const paginationQuery = {
     }),
 };
 
-export const PaginationSchema = z
-  .object({
-    page: z.number().int(),
-    per_page: z.number().int(),
-    total: z.number().int().openapi({ description: "Number of matching rows over all pages" }),
-    next_cursor: z.string().nullable().openapi({
-      description: "Pass as `cursor` for the page after this one (with the same filters); null on the last page",
-    }),
-  })
-  .openapi("Pagination");
+/**
+ * A schema built on its first call, not as its module loads: a route's first request builds only the
+ * schemas its contract validates with (docs/bundle.md#routes-built-per-resource-on-first-use).
+ */
+export function schemaOnce<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}
+
+/**
+ * A JSON response's content, its schema built when read: the document's build reads it, the Worker
+ * never does (`@hono/zod-openapi` uses response schemas for the document alone).
+ */
+export const jsonContent = <T>(schema: () => T) =>
+  ({
+    "application/json": {
+      get schema() {
+        return schema();
+      },
+    },
+  }) as { "application/json": { schema: T } };
+
+export const paginationSchema = schemaOnce(() =>
+  z
+    .object({
+      page: z.number().int(),
+      per_page: z.number().int(),
+      total: z.number().int().openapi({ description: "Number of matching rows over all pages" }),
+      next_cursor: z.string().nullable().openapi({
+        description: "Pass as `cursor` for the page after this one (with the same filters); null on the last page",
+      }),
+    })
+    .openapi("Pagination"),
+);
 
 /** Positive integer id in a path; anything else is a 400 naming the parameter. */
 export const idParam = (description: string) =>

@@ -6,7 +6,7 @@ import type { Db } from "../platform/db";
 import { type Carried, carriedTotalSql, SYNC_LAG_SECONDS } from "../platform/incremental-sync";
 import { afterKey, type KeyColumn, type KeysetSort, pageIdsCte, type SortKey, type Split } from "../platform/keyset";
 import { invalid } from "./errors";
-import { PaginationSchema, timestamp } from "./openapi";
+import { paginationSchema, schemaOnce, timestamp } from "./openapi";
 
 /*
  * The wire side of pagination: the `cursor` and sync query parameters, the cursor codec and the
@@ -206,12 +206,16 @@ export const syncQuery = {
     }),
 };
 
-export const SyncPaginationSchema = PaginationSchema.extend({
-  next_updated_since: timestamp()
-    .optional()
-    .openapi({
-      description:
-        "Only with `updated_since`: every change before this instant is in this sync's pages once `next_cursor` is null. " +
-        "Send it as `updated_since` on the next sync: nothing is skipped and nothing unchanged is repeated",
-    }),
-}).openapi("SyncPagination");
+export const syncPaginationSchema = schemaOnce(() =>
+  paginationSchema()
+    .extend({
+      next_updated_since: timestamp()
+        .optional()
+        .openapi({
+          description:
+            "Only with `updated_since`: every change before this instant is in this sync's pages once `next_cursor` is null. " +
+            "Send it as `updated_since` on the next sync: nothing is skipped and nothing unchanged is repeated",
+        }),
+    })
+    .openapi("SyncPagination"),
+);

@@ -12,11 +12,11 @@ import {
   runBatch,
 } from "../../changes/batch";
 import { ApiError } from "../../http/errors";
-import { createAuthRoute, type Router } from "../../http/openapi";
-import { ClientCreateSchema, ClientEnvelopeSchema, ClientPatchSchema, ClientUpsertSchema } from "./schema";
+import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
+import { clientCreateSchema, clientEnvelopeSchema, clientPatchSchema, clientUpsertSchema } from "./schema";
 import { type ClientWrite, writeClients } from "./write";
 
-const DATA = { create: ClientCreateSchema, update: ClientPatchSchema, upsert: ClientUpsertSchema };
+const DATA = { create: clientCreateSchema(), update: clientPatchSchema(), upsert: clientUpsertSchema() };
 const ClientBatchItemSchema = batchItemSchema("Client", DATA);
 
 const route = createAuthRoute({
@@ -37,16 +37,16 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "One result per item, in item order",
-      content: { "application/json": { schema: batchResponseSchema("Client", ClientEnvelopeSchema) } },
+      content: jsonContent(() => batchResponseSchema("Client", clientEnvelopeSchema())),
     },
   },
 });
 
 /** Clients in the batch protocol: items become writeClients' writes. */
 const clientBatch: BatchResource<
-  z.infer<typeof ClientCreateSchema>,
-  z.infer<typeof ClientPatchSchema>,
-  z.infer<typeof ClientUpsertSchema>,
+  z.infer<ReturnType<typeof clientCreateSchema>>,
+  z.infer<ReturnType<typeof clientPatchSchema>>,
+  z.infer<ReturnType<typeof clientUpsertSchema>>,
   ClientWrite
 > = {
   data: DATA,

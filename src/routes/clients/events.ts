@@ -9,6 +9,6 @@ export const clientEvents = {
     "client.updated": "A client's fields changed",
     "client.deleted": "A client was soft-deleted (`deleted_at` set)",
   },
-  schema: async () => (await import("../../domain/client")).ClientSchema,
+  schema: async () => (await import("../../domain/client")).clientSchema(),
   render: async (db, event) => (await import("./webhook-object")).renderClientObject(db, event),
 } as const satisfies ResourceEvents;

@@ -2,9 +2,9 @@ import { z } from "@hono/zod-openapi";
 import { serializeClient } from "../../domain/client";
 import { invalid, notFound } from "../../http/errors";
 import { ifNoneMatchHeader, notModified, notModifiedResponse, withEtag } from "../../http/etag";
-import { createAuthRoute, intId, type Router } from "../../http/openapi";
+import { createAuthRoute, intId, jsonContent, type Router } from "../../http/openapi";
 import { findLiveClient, findLiveClientByEmail } from "./queries";
-import { ClientEnvelopeSchema } from "./schema";
+import { clientEnvelopeSchema } from "./schema";
 
 const route = createAuthRoute({
   method: "get",
@@ -34,7 +34,7 @@ const route = createAuthRoute({
   },
   errors: [404],
   responses: {
-    200: withEtag({ description: "The client", content: { "application/json": { schema: ClientEnvelopeSchema } } }),
+    200: withEtag({ description: "The client", content: jsonContent(clientEnvelopeSchema) }),
     ...notModifiedResponse,
   },
 });

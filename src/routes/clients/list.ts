@@ -2,10 +2,10 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { clients } from "../../db/schema/clients";
 import { companies } from "../../db/schema/companies";
-import { ClientSchema, liveClients, serializeClient } from "../../domain/client";
+import { clientSchema, liveClients, serializeClient } from "../../domain/client";
 import { externalIdText } from "../../domain/external";
-import { createAuthRoute, paginationQuery, type Router } from "../../http/openapi";
-import { cursorQuery, listPosition, SyncPaginationSchema, syncQuery } from "../../http/pagination";
+import { createAuthRoute, jsonContent, paginationQuery, type Router } from "../../http/openapi";
+import { cursorQuery, listPosition, syncPaginationSchema, syncQuery } from "../../http/pagination";
 import { syncFilter, updatedSort } from "../../platform/incremental-sync";
 import { type KeysetSort, orderBySql, sortKeySql } from "../../platform/keyset";
 import { countedTotal } from "../../platform/list-counts";
@@ -53,7 +53,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "A page of clients",
-      content: { "application/json": { schema: z.object({ data: z.array(ClientSchema), pagination: SyncPaginationSchema }) } },
+      content: jsonContent(() => z.object({ data: z.array(clientSchema()), pagination: syncPaginationSchema() })),
     },
   },
 });

@@ -1,7 +1,7 @@
 import { applyChange } from "../../changes/change";
 import { ifMatchHeader, ifMatchTags, withEtag } from "../../http/etag";
-import { createAuthRoute, idParam, type Router } from "../../http/openapi";
-import { ClientEnvelopeSchema, ClientPatchSchema } from "./schema";
+import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
+import { clientEnvelopeSchema, clientPatchSchema } from "./schema";
 import { answerOf, writeClients } from "./write";
 
 const route = createAuthRoute({
@@ -17,14 +17,14 @@ const route = createAuthRoute({
     'a key set to "" or null is removed, `metadata: null` removes all; more than 50 keys after the merge is a 400.',
   request: {
     params: idParam("Client id"),
-    body: { required: true, content: { "application/json": { schema: ClientPatchSchema } } },
+    body: { required: true, content: { "application/json": { schema: clientPatchSchema() } } },
     headers: ifMatchHeader,
   },
   errors: [404, 409, 412],
   responses: {
     200: withEtag({
       description: "The updated (or soft-deleted) client",
-      content: { "application/json": { schema: ClientEnvelopeSchema } },
+      content: jsonContent(clientEnvelopeSchema),
     }),
   },
 });

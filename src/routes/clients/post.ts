@@ -1,6 +1,6 @@
 import { applyIdempotentChange } from "../../changes/change";
-import { createAuthRoute, type Router } from "../../http/openapi";
-import { ClientCreateSchema, ClientEnvelopeSchema } from "./schema";
+import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
+import { clientCreateSchema, clientEnvelopeSchema } from "./schema";
 import { answerOf, writeClients } from "./write";
 
 const route = createAuthRoute({
@@ -15,9 +15,9 @@ const route = createAuthRoute({
     "`external_id` (your system's id) must not be another live client's: that is a 409 `conflict` naming it, and nothing is written. " +
     '`metadata` holds up to 50 key-value pairs; keys sent with "" or null are not stored.',
   errors: [409],
-  request: { body: { required: true, content: { "application/json": { schema: ClientCreateSchema } } } },
+  request: { body: { required: true, content: { "application/json": { schema: clientCreateSchema() } } } },
   responses: {
-    200: { description: "The created client", content: { "application/json": { schema: ClientEnvelopeSchema } } },
+    200: { description: "The created client", content: jsonContent(clientEnvelopeSchema) },
   },
 });
 

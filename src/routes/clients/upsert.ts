@@ -1,8 +1,8 @@
 import { applyChange } from "../../changes/change";
 import { externalIdParam } from "../../domain/external";
 import { withEtag } from "../../http/etag";
-import { createAuthRoute, type Router } from "../../http/openapi";
-import { ClientEnvelopeSchema, ClientUpsertSchema } from "./schema";
+import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
+import { clientEnvelopeSchema, clientUpsertSchema } from "./schema";
 import { answerOf, writeClients } from "./write";
 
 const route = createAuthRoute({
@@ -18,11 +18,11 @@ const route = createAuthRoute({
     "the first creates it, the others update it. Events: `client.created` or `client.updated`, as the request amounts to.",
   request: {
     params: externalIdParam("client"),
-    body: { required: true, content: { "application/json": { schema: ClientUpsertSchema } } },
+    body: { required: true, content: { "application/json": { schema: clientUpsertSchema() } } },
   },
   responses: {
-    200: withEtag({ description: "The client existed and was updated", content: { "application/json": { schema: ClientEnvelopeSchema } } }),
-    201: withEtag({ description: "The client was created", content: { "application/json": { schema: ClientEnvelopeSchema } } }),
+    200: withEtag({ description: "The client existed and was updated", content: jsonContent(clientEnvelopeSchema) }),
+    201: withEtag({ description: "The client was created", content: jsonContent(clientEnvelopeSchema) }),
   },
 });
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ClientSchema } from "../../domain/client";
+import { clientSchema } from "../../domain/client";
 import { InvoiceItemSchema } from "../../domain/invoice-item";
 import { notFound } from "../../http/errors";
 import { ifNoneMatchHeader, notModified, notModifiedResponse, withEtag } from "../../http/etag";
@@ -15,7 +15,7 @@ const OrderDetailSchema = z
     invoice: InvoiceSchema,
     invoice_items: z.array(InvoiceItemSchema).openapi({ description: "Live items, by position" }),
     payments: z.array(PaymentSchema).openapi({ description: "Live payments, by paid date" }),
-    client: ClientSchema.openapi({ description: "The order's client (shown even if it was soft-deleted since)" }),
+    client: clientSchema().openapi({ description: "The order's client (shown even if it was soft-deleted since)" }),
     tax: TaxSchema.nullable().openapi({ description: "The invoice's tax row; null without tax" }),
     status: OrderStatusSchema.nullable().openapi({ description: "The project's order status; null when none is set" }),
     artworks: z.array(ArtworkSchema),

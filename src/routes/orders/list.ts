@@ -6,7 +6,7 @@ import { invoices, ORDER_PAYMENT_STATUSES, orderStatuses, projects, taxes } from
 import { externalIdText } from "../../domain/external";
 import { invalid } from "../../http/errors";
 import { createAuthRoute, digitsInt, MAX_INT_ID, paginationQuery, type Router, timestamp, wireFields } from "../../http/openapi";
-import { cursorQuery, listPosition, SyncPaginationSchema, syncQuery } from "../../http/pagination";
+import { cursorQuery, listPosition, syncPaginationSchema, syncQuery } from "../../http/pagination";
 import { isoDate } from "../../platform/dates";
 import { syncFilter, updatedSort } from "../../platform/incremental-sync";
 import { type KeysetSort, orderBySql, sortKeySql } from "../../platform/keyset";
@@ -130,7 +130,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "A page of orders",
-      content: { "application/json": { schema: z.object({ data: z.array(OrderSummarySchema), pagination: SyncPaginationSchema }) } },
+      content: { "application/json": { schema: z.object({ data: z.array(OrderSummarySchema), pagination: syncPaginationSchema() }) } },
     },
   },
 });

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../../db/schema/webhooks";
 import { notFound } from "../../http/errors";
-import { createAuthRoute, idParam, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
+import { createAuthRoute, idParam, jsonContent, paginationQuery, paginationSchema, type Router } from "../../http/openapi";
 import { cursorQuery, listPosition } from "../../http/pagination";
 import { type KeysetSort, orderBySql, sortKeySql } from "../../platform/keyset";
 import { ownEndpoint } from "./queries";
@@ -33,7 +33,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "A page of deliveries",
-      content: { "application/json": { schema: z.object({ data: z.array(WebhookDeliverySchema), pagination: PaginationSchema }) } },
+      content: jsonContent(() => z.object({ data: z.array(WebhookDeliverySchema), pagination: paginationSchema() })),
     },
   },
 });

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import { companies } from "../../db/schema/companies";
 import { webhookEndpoints } from "../../db/schema/webhooks";
-import { createAuthRoute, PaginationSchema, paginationQuery, type Router } from "../../http/openapi";
+import { createAuthRoute, jsonContent, paginationQuery, paginationSchema, type Router } from "../../http/openapi";
 import { cursorQuery, listPosition } from "../../http/pagination";
 import { type KeysetSort, orderBySql, sortKeySql } from "../../platform/keyset";
 import { serializeEndpoint, WebhookEndpointSchema } from "./schema";
@@ -20,7 +20,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "A page of webhook endpoints",
-      content: { "application/json": { schema: z.object({ data: z.array(WebhookEndpointSchema), pagination: PaginationSchema }) } },
+      content: jsonContent(() => z.object({ data: z.array(WebhookEndpointSchema), pagination: paginationSchema() })),
     },
   },
 });

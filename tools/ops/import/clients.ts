@@ -1,8 +1,8 @@
-import { ClientCreateSchema } from "../../../src/routes/clients/schema";
+import { clientCreateSchema } from "../../../src/routes/clients/schema";
 import { writeClients } from "../../../src/routes/clients/write";
 import { parseRecord, refSchema, refused, remember, type SectionImporter } from "./kit";
 
-const ClientImportSchema = ClientCreateSchema.extend({ ref: refSchema });
+const ClientImportSchema = clientCreateSchema().extend({ ref: refSchema });
 
 /** `clients: [{ ref, ...POST /clients fields }]`, written as POST /clients/batch writes its creates (one statement). */
 export const importClients: SectionImporter = async (ctx, records) => {
