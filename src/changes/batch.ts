@@ -4,7 +4,7 @@ import type { JSONValue } from "hono/utils/types";
 import { externalIdText } from "../domain/external";
 import { admitBatchItems } from "../http/auth";
 import type { AppEnv } from "../http/context";
-import { ApiError, ErrorSchema, errorBody, invalid, issuesToDetails } from "../http/errors";
+import { ApiError, errorBody, errorSchema, invalid, issuesToDetails } from "../http/errors";
 import { withIdempotency } from "../http/idempotency";
 import { dbId } from "../http/openapi";
 import { BATCH_ITEMS_LIMIT } from "../ratelimit";
@@ -74,7 +74,7 @@ export function batchResponseSchema(name: string, success: z.ZodType) {
             "atomic batch that was not written because another item failed (`rolled_back`)",
           example: 200,
         }),
-      body: z.union([success, ErrorSchema]).openapi({ description: "The single request's body, or the error envelope" }),
+      body: z.union([success, errorSchema()]).openapi({ description: "The single request's body, or the error envelope" }),
     })
     .openapi(`${name}BatchItemResult`);
   return z.object({ data: z.array(result) }).openapi(`${name}BatchResult`);

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, isNull } from "drizzle-orm";
 import { clients } from "../db/schema/clients";
 import { schemaOnce, timestamp, wireFields } from "../http/openapi";
-import { ExternalIdSchema, MetadataSchema } from "./external";
+import { externalIdSchema, metadataSchema } from "./external";
 
 /** The client as every resource returns it (clients routes, and the client embedded in an order). */
 export const clientSchema = schemaOnce(() =>
@@ -18,8 +18,8 @@ export const clientSchema = schemaOnce(() =>
       quickbooks_enabled: z.boolean(),
       tax_exempt: z.boolean(),
       tax_exempt_reason: z.string().nullable(),
-      external_id: ExternalIdSchema,
-      metadata: MetadataSchema,
+      external_id: externalIdSchema(),
+      metadata: metadataSchema(),
       created_at: timestamp(),
       updated_at: timestamp(),
       deleted_at: timestamp()

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../http/errors";
+import { schemaOnce } from "../http/schema-once";
 
 /*
  * What clients and orders share for integrators: `external_id` (the other system's id, unique among the
@@ -47,11 +48,13 @@ export const externalIdParam = (what: string) =>
     }),
   });
 
-const metadataKey = z
-  .string()
-  .min(1)
-  .max(METADATA_KEY_MAX)
-  .refine((k) => PRINTABLE.test(k) && !/[[\]]/.test(k), { message: "Printable characters, no square brackets" });
+const metadataKey = schemaOnce(() =>
+  z
+    .string()
+    .min(1)
+    .max(METADATA_KEY_MAX)
+    .refine((k) => PRINTABLE.test(k) && !/[[\]]/.test(k), { message: "Printable characters, no square brackets" }),
+);
 
 /**
  * `metadata` of a request: up to 50 keys of at most 40 characters, string values of at most 500. On a
@@ -60,7 +63,7 @@ const metadataKey = z
  */
 export const metadataField = () =>
   z
-    .record(metadataKey, z.string().max(METADATA_VALUE_MAX).nullable())
+    .record(metadataKey(), z.string().max(METADATA_VALUE_MAX).nullable())
     .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, { message: `At most ${METADATA_MAX_KEYS} keys` })
     .nullable()
     .optional()
@@ -78,10 +81,12 @@ export const metadataField = () =>
 export type MetadataInput = Record<string, string | null> | null | undefined;
 
 /** The stored metadata as every read returns it: an object of strings ({} when there is none). */
-export const MetadataSchema = z
-  .record(z.string(), z.string())
-  .openapi({ description: "Your key-value pairs (an empty object when there are none)", example: { shopify_order: "1042" } });
-export const ExternalIdSchema = z.string().nullable().openapi({ description: "Your system's id for this row, or null" });
+export const metadataSchema = schemaOnce(() =>
+  z
+    .record(z.string(), z.string())
+    .openapi({ description: "Your key-value pairs (an empty object when there are none)", example: { shopify_order: "1042" } }),
+);
+export const externalIdSchema = schemaOnce(() => z.string().nullable().openapi({ description: "Your system's id for this row, or null" }));
 
 /**
  * A metadata change in the terms SQL applies it: `stored || set - unset` (`replace` starts from {}: a

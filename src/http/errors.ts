@@ -4,6 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { databaseFailure } from "../platform/db";
 import type { AppEnv } from "./context";
+import { jsonContent, schemaOnce } from "./schema-once";
 
 /** Every `error.code` the API answers with; the OpenAPI document lists them as an enum. */
 export const ERROR_CODES = [
@@ -37,27 +38,29 @@ export class ApiError extends Error {
 export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found`);
 export const invalid = (message: string, details: unknown = null) => new ApiError(400, "invalid_request", message, details);
 
-export const ErrorSchema = z
-  .object({
-    error: z.object({
-      code: z
-        .enum(ERROR_CODES)
-        .openapi({ description: "Machine-readable error code; the HTTP status says which apply", example: "invalid_request" }),
-      message: z.string().openapi({ example: "Request validation failed" }),
-      details: z
-        .any()
-        .nullable()
-        .openapi({
-          description: "For validation errors: a list of { field, message } naming each offending field.",
-          example: [{ field: "company_name", message: "Required" }],
+export const errorSchema = schemaOnce(() =>
+  z
+    .object({
+      error: z.object({
+        code: z
+          .enum(ERROR_CODES)
+          .openapi({ description: "Machine-readable error code; the HTTP status says which apply", example: "invalid_request" }),
+        message: z.string().openapi({ example: "Request validation failed" }),
+        details: z
+          .any()
+          .nullable()
+          .openapi({
+            description: "For validation errors: a list of { field, message } naming each offending field.",
+            example: [{ field: "company_name", message: "Required" }],
+          }),
+        request_id: z.string().openapi({
+          description: "The request's id, also the answer's `X-Request-Id` header: quote it when asking for support",
+          example: "0b6f4f4e-3a1c-4a57-9d54-2f1c2d1e8b10",
         }),
-      request_id: z.string().openapi({
-        description: "The request's id, also the answer's `X-Request-Id` header: quote it when asking for support",
-        example: "0b6f4f4e-3a1c-4a57-9d54-2f1c2d1e8b10",
       }),
-    }),
-  })
-  .openapi("Error");
+    })
+    .openapi("Error"),
+);
 
 const descriptions = {
   400: "invalid_request: the request is malformed or failed validation; `details` names the fields",
@@ -83,9 +86,7 @@ const RETRY_AFTER_SECONDS = 5;
 
 /** OpenAPI `responses` entries for the given error statuses, all with the error envelope. */
 export function errorResponses(...statuses: ErrorStatus[]) {
-  return Object.fromEntries(
-    statuses.map((s) => [s, { description: descriptions[s], content: { "application/json": { schema: ErrorSchema } } }]),
-  );
+  return Object.fromEntries(statuses.map((s) => [s, { description: descriptions[s], content: jsonContent(errorSchema) }]));
 }
 /** Errors every authenticated route can answer. */
 export const authErrors = errorResponses(401, 429, 500, 503);

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { type SQL, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { ApiError } from "./errors";
+import { schemaOnce } from "./schema-once";
 
 /**
  * Conditional requests (RFC 9110): a resource's strong ETag is computed in SQL from the `updated_at`
@@ -81,28 +82,32 @@ const ETAG_HEADER = {
 const etagHeaders = z.object(ETAG_HEADER);
 
 /** Request headers of a conditional GET. */
-export const ifNoneMatchHeader = z.object({
-  "If-None-Match": z
-    .string()
-    .max(MAX_HEADER)
-    .optional()
-    .openapi({
-      param: { in: "header" },
-      description: "ETags (or `*`) the caller holds; a match (weak comparison) answers 304 without a body",
-    }),
-});
+export const ifNoneMatchHeader = schemaOnce(() =>
+  z.object({
+    "If-None-Match": z
+      .string()
+      .max(MAX_HEADER)
+      .optional()
+      .openapi({
+        param: { in: "header" },
+        description: "ETags (or `*`) the caller holds; a match (weak comparison) answers 304 without a body",
+      }),
+  }),
+);
 /** Request headers of a conditional write. */
-export const ifMatchHeader = z.object({
-  "If-Match": z
-    .string()
-    .max(MAX_HEADER)
-    .optional()
-    .openapi({
-      param: { in: "header" },
-      description:
-        "Write only if the resource's current ETag is one of these (strong comparison) or `*`; otherwise 412 and nothing is written",
-    }),
-});
+export const ifMatchHeader = schemaOnce(() =>
+  z.object({
+    "If-Match": z
+      .string()
+      .max(MAX_HEADER)
+      .optional()
+      .openapi({
+        param: { in: "header" },
+        description:
+          "Write only if the resource's current ETag is one of these (strong comparison) or `*`; otherwise 412 and nothing is written",
+      }),
+  }),
+);
 
 /** A 200 response carrying the ETag header. */
 export const withEtag = <T extends object>(response: T) => ({ ...response, headers: etagHeaders });

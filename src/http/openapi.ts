@@ -4,6 +4,7 @@ import { authenticate, authenticateReadingFirst, requireScope } from "./auth";
 import { authErrors, type ErrorStatus, errorResponses } from "./errors";
 import { idempotencyHeaders, replayedHeader } from "./idempotency-contract";
 import { exactJsonBody, jsonBody, readBody } from "./json-body";
+import { schemaOnce } from "./schema-once";
 
 /** Success responses of an idempotent operation may be replays: they carry `Idempotent-Replayed`. */
 const withReplayedHeader = (responses: RouteConfig["responses"]) =>
@@ -14,6 +15,7 @@ const withReplayedHeader = (responses: RouteConfig["responses"]) =>
   );
 
 export { createRouter, type Router } from "./router";
+export { jsonContent, schemaOnce } from "./schema-once";
 
 type AuthRouteConfig = Omit<RouteConfig, "security" | "middleware" | "operationId"> & {
   /** Stable verb-resource name (`listClients`): client generators name their methods after it. */
@@ -114,7 +116,7 @@ export const intId = (text: string | undefined) =>
   text !== undefined && /^\d{1,10}$/.test(text) && Number(text) >= 1 && Number(text) <= MAX_INT_ID ? Number(text) : undefined;
 
 /** Shared `page` / `per_page` query parameters; out-of-range values are 400, not clamped. */
-export const paginationQuery = {
+export const paginationQuery = schemaOnce(() => ({
   page: digitsInt((n) => n.min(1).max(MAX_INT_ID))
     .default(1)
     .openapi({ param: { name: "page", in: "query" }, description: "Page number, from 1", example: 1 }),
@@ -125,29 +127,7 @@ export const paginationQuery = {
       description: `Page size, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE})`,
       example: 25,
     }),
-};
-
-/**
- * A schema built on its first call, not as its module loads: a route's first request builds only the
- * schemas its contract validates with (docs/bundle.md#routes-built-per-resource-on-first-use).
- */
-export function schemaOnce<T>(build: () => T): () => T {
-  let built: T | undefined;
-  return () => (built ??= build());
-}
-
-/**
- * A JSON response's content, its schema built when read: the document's build reads it, the Worker
- * never does (`@hono/zod-openapi` uses response schemas for the document alone).
- */
-export const jsonContent = <T>(schema: () => T) =>
-  ({
-    "application/json": {
-      get schema() {
-        return schema();
-      },
-    },
-  }) as { "application/json": { schema: T } };
+}));
 
 export const paginationSchema = schemaOnce(() =>
   z

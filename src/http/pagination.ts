@@ -31,7 +31,7 @@ interface Cursor {
   carried?: Carried;
 }
 
-export const cursorQuery = {
+export const cursorQuery = schemaOnce(() => ({
   cursor: z
     .string()
     .max(512)
@@ -42,7 +42,7 @@ export const cursorQuery = {
         "Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row " +
         "(stable while rows are added or deleted). Use it with the same filters; not together with `page`.",
     }),
-};
+}));
 
 // FNV-1a: a short, stable fingerprint; integrity comes from the company in every WHERE, not from this.
 function fingerprint(parts: unknown): string {
@@ -186,7 +186,7 @@ export function listPosition(
   };
 }
 
-export const syncQuery = {
+export const syncQuery = schemaOnce(() => ({
   updated_since: isoDateTime()
     .optional()
     .openapi({
@@ -204,7 +204,7 @@ export const syncQuery = {
       param: { name: "include_deleted", in: "query" },
       description: "`true` also returns soft-deleted rows (tombstones: `deleted_at` set), so a sync sees deletions",
     }),
-};
+}));
 
 export const syncPaginationSchema = schemaOnce(() =>
   paginationSchema()

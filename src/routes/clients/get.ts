@@ -30,7 +30,7 @@ const route = createAuthRoute({
         .optional()
         .openapi({ param: { name: "email", in: "query" }, example: "maya@northside.example" }),
     }),
-    headers: ifNoneMatchHeader,
+    headers: ifNoneMatchHeader(),
   },
   errors: [404],
   responses: {

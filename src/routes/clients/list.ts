@@ -29,9 +29,9 @@ const route = createAuthRoute({
     "`external_id` finds the client with that external id (at most one live client has it).",
   request: {
     query: z.object({
-      ...paginationQuery,
-      ...cursorQuery,
-      ...syncQuery,
+      ...paginationQuery(),
+      ...cursorQuery(),
+      ...syncQuery(),
       external_id: externalIdText()
         .optional()
         .openapi({

@@ -18,7 +18,7 @@ const route = createAuthRoute({
   request: {
     params: idParam("Client id"),
     body: { required: true, content: { "application/json": { schema: clientPatchSchema() } } },
-    headers: ifMatchHeader,
+    headers: ifMatchHeader(),
   },
   errors: [404, 409, 412],
   responses: {

@@ -67,8 +67,8 @@ export function registerListEvents(api: Router, catalog: EventCatalog, eventSche
             description: "Only events created before this instant",
             example: "2026-11-21T00:00:00Z",
           }),
-        per_page: paginationQuery.per_page,
-        ...cursorQuery,
+        per_page: paginationQuery().per_page,
+        ...cursorQuery(),
       }),
     },
     responses: {

@@ -21,7 +21,7 @@ const route = createAuthRoute({
     query: z.object({
       account_email: accountEmail().openapi({ param: { name: "account_email", in: "query" }, description: "The synced mailbox" }),
     }),
-    headers: ifNoneMatchHeader,
+    headers: ifNoneMatchHeader(),
   },
   errors: [404],
   responses: {

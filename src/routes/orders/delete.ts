@@ -27,7 +27,7 @@ const route = createAuthRoute({
     "Afterwards GET, PATCH and DELETE of the order answer 404 and the list hides it (a repeated DELETE is 404, not 200). " +
     "An accounting `delete` is queued in the same statement when the company has accounting sync enabled, or when the " +
     "order's invoice was synced before (e.g. created with `quickbooks_enabled: true`), so no remote invoice outlives its order.",
-  request: { params: idParam("Order (project) id"), headers: ifMatchHeader },
+  request: { params: idParam("Order (project) id"), headers: ifMatchHeader() },
   errors: [404, 412],
   responses: {
     200: { description: "The order was deleted", content: { "application/json": { schema: DeletedSchema } } },

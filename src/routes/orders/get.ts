@@ -31,7 +31,7 @@ const route = createAuthRoute({
   description:
     "The project, its default invoice with computed totals, live invoice items, payments, the client, the tax row, the status and artworks. " +
     "A deleted order, or another company's, is 404.",
-  request: { params: idParam("Order (project) id"), headers: ifNoneMatchHeader },
+  request: { params: idParam("Order (project) id"), headers: ifNoneMatchHeader() },
   errors: [404],
   responses: {
     200: withEtag({ description: "The order", content: { "application/json": { schema: OrderDetailSchema } } }),

@@ -79,9 +79,9 @@ const route = createAuthRoute({
   request: {
     query: z
       .object({
-        ...paginationQuery,
-        ...cursorQuery,
-        ...syncQuery,
+        ...paginationQuery(),
+        ...cursorQuery(),
+        ...syncQuery(),
         client_id: idFilter("client_id", "Only orders of this client"),
         status: statusFilter,
         payment_status: z

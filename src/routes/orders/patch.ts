@@ -50,7 +50,7 @@ const route = createAuthRoute({
   request: {
     params: idParam("Order (project) id"),
     body: { required: true, content: { "application/json": { schema: OrderPatchSchema } } },
-    headers: ifMatchHeader,
+    headers: ifMatchHeader(),
   },
   errors: [404, 412],
   responses: {

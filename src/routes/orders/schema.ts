@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { invoices } from "../../db/schema/orders";
-import { ExternalIdSchema, externalIdField, MetadataSchema, metadataField } from "../../domain/external";
+import { externalIdField, externalIdSchema, metadataField, metadataSchema } from "../../domain/external";
 import { columnFields, dbId, MAX_INT_ID, nullableText, text, timestamp } from "../../http/openapi";
 import { isoDate } from "../../platform/dates";
 import { decimalInput, MAX_MONEY, moneyString } from "../../platform/money";
@@ -118,8 +118,8 @@ export const ProjectSchema = z
     deadline: dateOrNull(),
     status_id: z.number().int().nullable(),
     client_id: z.number().int(),
-    external_id: ExternalIdSchema,
-    metadata: MetadataSchema,
+    external_id: externalIdSchema(),
+    metadata: metadataSchema(),
     created_at: timestamp(),
     updated_at: timestamp(),
   })

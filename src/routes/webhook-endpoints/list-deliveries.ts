@@ -21,8 +21,8 @@ const route = createAuthRoute({
   request: {
     params: idParam("Webhook endpoint id"),
     query: z.object({
-      ...paginationQuery,
-      ...cursorQuery,
+      ...paginationQuery(),
+      ...cursorQuery(),
       status: z
         .enum(DELIVERY_STATUSES)
         .optional()

@@ -16,7 +16,7 @@ const route = createAuthRoute({
   description:
     "The company's webhook endpoints, ordered by id ascending (creation order), enabled and disabled alike; never their secrets. " +
     "Follow `pagination.next_cursor` (as `cursor`) for the next page.",
-  request: { query: z.object({ ...paginationQuery, ...cursorQuery }) },
+  request: { query: z.object({ ...paginationQuery(), ...cursorQuery() }) },
   responses: {
     200: {
       description: "A page of webhook endpoints",
