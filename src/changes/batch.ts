@@ -7,6 +7,7 @@ import type { AppEnv } from "../http/context";
 import { ApiError, errorBody, errorSchema, invalid, issuesToDetails } from "../http/errors";
 import { withIdempotency } from "../http/idempotency";
 import { dbId } from "../http/openapi";
+import { schemaOnce } from "../http/schema-once";
 import { BATCH_ITEMS_LIMIT } from "../ratelimit";
 import { Change } from "./change";
 
@@ -88,22 +89,22 @@ export function batchItemSchema<C extends z.ZodType, U extends z.ZodType, P exte
   const create = z
     .strictObject({
       method: z.literal("create"),
-      external_id: ids.externalId.optional().openapi({ description: "The new row's external id (or `data.external_id`)" }),
+      external_id: ids().externalId.optional().openapi({ description: "The new row's external id (or `data.external_id`)" }),
       data: data.create,
     })
     .openapi(`${name}BatchCreate`);
   const update = z
     .strictObject({
       method: z.literal("update"),
-      id: ids.id.optional().openapi({ description: "The row to update (or `external_id`)" }),
-      external_id: ids.externalId.optional().openapi({ description: "The row to update, by its external id (or `id`)" }),
+      id: ids().id.optional().openapi({ description: "The row to update (or `external_id`)" }),
+      external_id: ids().externalId.optional().openapi({ description: "The row to update, by its external id (or `id`)" }),
       data: data.update,
     })
     .openapi(`${name}BatchUpdate`);
   const upsert = z
     .strictObject({
       method: z.literal("upsert"),
-      external_id: ids.externalId.openapi({ description: "The row to update, or to create with this external id" }),
+      external_id: ids().externalId.openapi({ description: "The row to update, or to create with this external id" }),
       data: data.upsert,
     })
     .openapi(`${name}BatchUpsert`);
@@ -113,7 +114,7 @@ export function batchItemSchema<C extends z.ZodType, U extends z.ZodType, P exte
 }
 
 /** The schemas of an item's `id` and `external_id`: a row's id, and the external id of every resource that has one. */
-const ids = { id: dbId(), externalId: externalIdText() };
+const ids = schemaOnce(() => ({ id: dbId(), externalId: externalIdText() }));
 
 /** The row an update item addresses, as the resources' writes take it. */
 export const itemAddress = (item: { id?: number; external_id?: string }): { id: number } | { externalId: string } =>
@@ -139,7 +140,7 @@ export const addressKey = (address: { id: number } | { externalId: string }) =>
  */
 function readItem<C, U, P>(raw: unknown, data: BatchResource<C, U, P, unknown>["data"]): BatchItem<C, U, P> | ApiError {
   const envelope = z
-    .strictObject({ method: z.enum(BATCH_METHODS), id: ids.id.optional(), external_id: ids.externalId.optional(), data: z.unknown() })
+    .strictObject({ method: z.enum(BATCH_METHODS), id: ids().id.optional(), external_id: ids().externalId.optional(), data: z.unknown() })
     .superRefine((item, ctx) => {
       if (item.method === "update" && (item.id === undefined) === (item.external_id === undefined)) {
         ctx.addIssue({ code: "custom", path: ["id"], message: "Give exactly one of id and external_id" });

@@ -76,10 +76,14 @@ export function notModified(c: Context, etag: string) {
 /** Longest If-Match / If-None-Match accepted (a list of about a hundred ETags). */
 const MAX_HEADER = 4096;
 
-const ETAG_HEADER = {
-  ETag: z.string().openapi({ description: "Strong entity tag of the resource as answered", example: '"5d41402abc4b2a76b9719d911017c592"' }),
-};
-const etagHeaders = z.object(ETAG_HEADER);
+/** The ETag response header, for the document (read only by its build, as response schemas are). */
+const etagHeaders = schemaOnce(() =>
+  z.object({
+    ETag: z
+      .string()
+      .openapi({ description: "Strong entity tag of the resource as answered", example: '"5d41402abc4b2a76b9719d911017c592"' }),
+  }),
+);
 
 /** Request headers of a conditional GET. */
 export const ifNoneMatchHeader = schemaOnce(() =>
@@ -110,8 +114,18 @@ export const ifMatchHeader = schemaOnce(() =>
 );
 
 /** A 200 response carrying the ETag header. */
-export const withEtag = <T extends object>(response: T) => ({ ...response, headers: etagHeaders });
+export const withEtag = <T extends object>(response: T) => ({
+  ...response,
+  get headers() {
+    return etagHeaders();
+  },
+});
 
 export const notModifiedResponse = {
-  304: { description: "Not modified: the If-None-Match ETag is current (no body)", headers: etagHeaders },
+  304: {
+    description: "Not modified: the If-None-Match ETag is current (no body)",
+    get headers() {
+      return etagHeaders();
+    },
+  },
 };
