@@ -6,7 +6,7 @@ import type { Db } from "../../src/platform/db";
 import { CommandError } from "./errors";
 import { importData } from "./import/index";
 import { parseRecord } from "./import/kit";
-import { insertStatuses, insertTaxes, StatusCreateSchema, TaxCreateSchema } from "./settings";
+import { insertStatuses, insertTaxes, statusCreateSchema, taxCreateSchema } from "./settings";
 
 /** Operator commands; the admin CLI, the demo seed and the tests all call these. */
 export async function createCompany(db: Db, opts: { name: string; accountingSync?: boolean }) {
@@ -118,7 +118,7 @@ export async function tokenIsLive(db: Db, token: string) {
 /** An order status for the company; without a position it goes after the last one. */
 export async function createOrderStatus(db: Db, opts: { companyId: number; name: string; position?: number }) {
   await requireCompany(db, opts.companyId);
-  const record = parseRecord(StatusCreateSchema, { name: opts.name, position: opts.position }, "status");
+  const record = parseRecord(statusCreateSchema(), { name: opts.name, position: opts.position }, "status");
   const [id] = await insertStatuses(db, opts.companyId, [record]);
   return { status_id: id };
 }
@@ -126,7 +126,7 @@ export async function createOrderStatus(db: Db, opts: { companyId: number; name:
 /** A tax row for the company; `rate` is a percent (0–100, up to 4 decimals), e.g. "8.875". */
 export async function createTax(db: Db, opts: { companyId: number; name: string; rate: string }) {
   await requireCompany(db, opts.companyId);
-  const record = parseRecord(TaxCreateSchema, { name: opts.name, rate: opts.rate }, "tax");
+  const record = parseRecord(taxCreateSchema(), { name: opts.name, rate: opts.rate }, "tax");
   const [id] = await insertTaxes(db, opts.companyId, [record]);
   return { tax_id: id };
 }

@@ -3,13 +3,13 @@ import { and, inArray, sql } from "drizzle-orm";
 import { orderStatuses, taxes } from "../../src/db/schema";
 import type { Db } from "../../src/platform/db";
 import { liveStatuses, statusesLock } from "../../src/routes/statuses/queries";
-import { MAX_STATUSES, StatusCreateSchema } from "../../src/routes/statuses/schema";
+import { MAX_STATUSES, statusCreateSchema } from "../../src/routes/statuses/schema";
 import { liveTaxes } from "../../src/routes/taxes/queries";
-import { MAX_TAXES, TaxCreateSchema } from "../../src/routes/taxes/schema";
+import { MAX_TAXES, taxCreateSchema } from "../../src/routes/taxes/schema";
 import { CommandError } from "./errors";
 
 // The API's own record schemas (POST /statuses, POST /taxes).
-export { StatusCreateSchema, TaxCreateSchema };
+export { statusCreateSchema, taxCreateSchema };
 
 /**
  * Company settings the orders use: order statuses and tax rows. One insert each for the admin CLI
@@ -18,7 +18,7 @@ export { StatusCreateSchema, TaxCreateSchema };
  * a status with a position goes there (before the status that had it; several at one position in the
  * given order), one without goes last.
  */
-export async function insertStatuses(db: Db, companyId: number, records: z.infer<typeof StatusCreateSchema>[]) {
+export async function insertStatuses(db: Db, companyId: number, records: z.infer<ReturnType<typeof statusCreateSchema>>[]) {
   if (!records.length) return [];
   // A savepoint when the caller is in a transaction already (the import).
   return db.transaction(async (tx) => {
@@ -49,7 +49,7 @@ export async function insertStatuses(db: Db, companyId: number, records: z.infer
   });
 }
 
-export async function insertTaxes(db: Db, companyId: number, records: z.infer<typeof TaxCreateSchema>[]) {
+export async function insertTaxes(db: Db, companyId: number, records: z.infer<ReturnType<typeof taxCreateSchema>>[]) {
   if (!records.length) return [];
   const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(taxes).where(liveTaxes(companyId));
   if (n + records.length > MAX_TAXES) throw new CommandError(`a company has at most ${MAX_TAXES} taxes`);

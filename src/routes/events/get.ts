@@ -3,12 +3,12 @@ import { z as zod } from "@hono/zod-openapi";
 import type { JSONValue } from "hono/utils/types";
 import { notFound } from "../../http/errors";
 import { jsonWithRaw, RawJson } from "../../http/exact-json";
-import { createAuthRoute, type Router } from "../../http/openapi";
+import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
 import type { EventCatalog } from "../../webhooks/events-catalog";
 import { findEvent, payloadsOf, WEBHOOK_RETENTION_DAYS } from "../../webhooks/feed";
 import { EVENT_ID } from "./schema";
 
-export function registerGetEvent(api: Router, catalog: EventCatalog, eventSchema: z.ZodType) {
+export function registerGetEvent(api: Router, catalog: EventCatalog, eventSchema: () => z.ZodType) {
   const route = createAuthRoute({
     method: "get",
     path: "/events/{id}",
@@ -29,7 +29,7 @@ export function registerGetEvent(api: Router, catalog: EventCatalog, eventSchema
     },
     errors: [404],
     responses: {
-      200: { description: "The event", content: { "application/json": { schema: eventSchema } } },
+      200: { description: "The event", content: jsonContent(eventSchema) },
     },
   });
 

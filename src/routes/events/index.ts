@@ -4,10 +4,10 @@ import type { EventCatalog } from "../../webhooks/events-catalog";
 
 /**
  * The routes, in the router's order, each file imported on its route's first request (http/lazy-route.ts),
- * for the catalog of event types (filters, payload schemas, renderers; the event schema built once).
+ * for the catalog of event types (filters, payload schemas, renderers; one event schema thunk for both routes).
  */
 export function eventsRoutes(catalog: EventCatalog): readonly RouteEntry[] {
-  let built: Promise<z.ZodType> | undefined;
+  let built: Promise<() => z.ZodType> | undefined;
   const eventSchemaOnce = () => (built ??= import("./schema").then((m) => m.eventSchema(catalog)));
   return [
     lazyRoute("get", "/events", async () => {

@@ -2,20 +2,20 @@ import { z } from "@hono/zod-openapi";
 import type { JSONValue } from "hono/utils/types";
 import { webhookEvents } from "../../db/schema/webhooks";
 import { jsonWithRaw, RawJson } from "../../http/exact-json";
-import { createAuthRoute, paginationQuery, type Router } from "../../http/openapi";
+import { createAuthRoute, jsonContent, paginationQuery, type Router } from "../../http/openapi";
 import { cursorQuery, decodeCursor, encodeCursor } from "../../http/pagination";
 import { isoDateTime } from "../../platform/dates";
 import type { KeysetSort } from "../../platform/keyset";
 import type { EventCatalog } from "../../webhooks/events-catalog";
 import { listEvents, payloadsOf, WEBHOOK_RETENTION_DAYS } from "../../webhooks/feed";
-import { EventsPaginationSchema } from "./schema";
+import { eventsPaginationSchema } from "./schema";
 
 /** Newest first: the order events were written in, so a cursor stays stable while events are added. */
 const EVENTS_SORT: KeysetSort = { name: "events_desc", direction: "desc", columns: [{ column: webhookEvents.id, kind: "bigint" }] };
 /** Types one request may filter on at most. */
 const MAX_TYPES = 20;
 
-export function registerListEvents(api: Router, catalog: EventCatalog, eventSchema: z.ZodType) {
+export function registerListEvents(api: Router, catalog: EventCatalog, eventSchema: () => z.ZodType) {
   const types = Object.keys(catalog) as [string, ...string[]];
   const route = createAuthRoute({
     method: "get",
@@ -74,7 +74,7 @@ export function registerListEvents(api: Router, catalog: EventCatalog, eventSche
     responses: {
       200: {
         description: "A page of events, newest first",
-        content: { "application/json": { schema: z.object({ data: z.array(eventSchema), pagination: EventsPaginationSchema }) } },
+        content: jsonContent(() => z.object({ data: z.array(eventSchema()), pagination: eventsPaginationSchema() })),
       },
     },
   });

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { schemaOnce } from "../../http/openapi";
 import { type EventCatalog, eventComponent } from "../../webhooks/events-catalog";
 import { WEBHOOK_RETENTION_DAYS } from "../../webhooks/feed";
 
@@ -7,19 +8,24 @@ export const EVENT_ID = /^evt_[0-9a-f]{32}$/;
 
 /**
  * An event as the feed answers it: exactly a webhook's payload, so one of the event types' payload
- * schemas the document's `webhooks` declare (`ClientCreatedEvent` …), by reference.
+ * schemas the document's `webhooks` declare (`ClientCreatedEvent` …), by reference. A thunk per
+ * catalog: a response schema, so only the document's build calls it.
  */
 export const eventSchema = (catalog: EventCatalog) =>
-  z.unknown().openapi("Event", {
-    oneOf: Object.keys(catalog).map((type) => ({ $ref: `#/components/schemas/${eventComponent(type)}` })),
-    description: `A change event, exactly as its webhook deliveries send it (kept ${WEBHOOK_RETENTION_DAYS} days)`,
-  });
-
-export const EventsPaginationSchema = z
-  .object({
-    per_page: z.number().int(),
-    next_cursor: z.string().nullable().openapi({
-      description: "Pass as `cursor` (with the same filters) for the older events after this page; null on the last page",
+  schemaOnce(() =>
+    z.unknown().openapi("Event", {
+      oneOf: Object.keys(catalog).map((type) => ({ $ref: `#/components/schemas/${eventComponent(type)}` })),
+      description: `A change event, exactly as its webhook deliveries send it (kept ${WEBHOOK_RETENTION_DAYS} days)`,
     }),
-  })
-  .openapi("EventsPagination");
+  );
+
+export const eventsPaginationSchema = schemaOnce(() =>
+  z
+    .object({
+      per_page: z.number().int(),
+      next_cursor: z.string().nullable().openapi({
+        description: "Pass as `cursor` (with the same filters) for the older events after this page; null on the last page",
+      }),
+    })
+    .openapi("EventsPagination"),
+);

@@ -3,13 +3,9 @@ import { and, eq, sql } from "drizzle-orm";
 import { applyChange } from "../../changes/change";
 import { orderStatuses } from "../../db/schema/orders";
 import { ApiError, notFound } from "../../http/errors";
-import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
 import { countedTotal } from "../../platform/list-counts";
 import { liveStatuses, statusesLock } from "./queries";
-
-const DeletedSchema = z
-  .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted status's id", example: 4 }) })
-  .openapi("StatusDeleted");
 
 const route = createAuthRoute({
   method: "delete",
@@ -24,7 +20,14 @@ const route = createAuthRoute({
   request: { params: idParam("Status id") },
   errors: [404, 409],
   responses: {
-    200: { description: "The status was deleted", content: { "application/json": { schema: DeletedSchema } } },
+    200: {
+      description: "The status was deleted",
+      content: jsonContent(() =>
+        z
+          .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted status's id", example: 4 }) })
+          .openapi("StatusDeleted"),
+      ),
+    },
   },
 });
 

@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { asc } from "drizzle-orm";
 import { orderStatuses } from "../../db/schema/orders";
-import { createAuthRoute, type Router } from "../../http/openapi";
+import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
 import { liveStatuses } from "./queries";
-import { MAX_STATUSES, StatusSchema, serializeStatus } from "./schema";
+import { MAX_STATUSES, serializeStatus, statusSchema } from "./schema";
 
 const route = createAuthRoute({
   method: "get",
@@ -17,7 +17,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "The company's statuses, in order",
-      content: { "application/json": { schema: z.object({ data: z.array(StatusSchema) }).openapi("StatusList") } },
+      content: jsonContent(() => z.object({ data: z.array(statusSchema()) }).openapi("StatusList")),
     },
   },
 });

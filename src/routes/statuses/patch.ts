@@ -2,9 +2,9 @@ import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import { applyChange } from "../../changes/change";
 import { orderStatuses } from "../../db/schema/orders";
 import { notFound } from "../../http/errors";
-import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
 import { liveStatuses, statusCount, statusesLock, statusNamed } from "./queries";
-import { nameConflict, StatusEnvelopeSchema, StatusPatchSchema, serializeStatus } from "./schema";
+import { nameConflict, serializeStatus, statusEnvelopeSchema, statusPatchSchema } from "./schema";
 
 const route = createAuthRoute({
   method: "patch",
@@ -18,11 +18,11 @@ const route = createAuthRoute({
     "other, each to the order the one before left. A `name` another status has, ignoring case, is 409 `conflict`.",
   request: {
     params: idParam("Status id"),
-    body: { required: true, content: { "application/json": { schema: StatusPatchSchema } } },
+    body: { required: true, content: { "application/json": { schema: statusPatchSchema() } } },
   },
   errors: [404, 409],
   responses: {
-    200: { description: "The updated status", content: { "application/json": { schema: StatusEnvelopeSchema } } },
+    200: { description: "The updated status", content: jsonContent(statusEnvelopeSchema) },
   },
 });
 

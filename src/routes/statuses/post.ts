@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import { applyIdempotentChange } from "../../changes/change";
 import { orderStatuses } from "../../db/schema/orders";
-import { createAuthRoute, type Router } from "../../http/openapi";
+import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
 import { insertFrom } from "../../platform/sql-kit";
 import { liveStatuses, statusesLock, statusNamed } from "./queries";
-import { MAX_STATUSES, nameConflict, StatusCreateSchema, StatusEnvelopeSchema, serializeStatus, tooManyStatuses } from "./schema";
+import { MAX_STATUSES, nameConflict, serializeStatus, statusCreateSchema, statusEnvelopeSchema, tooManyStatuses } from "./schema";
 
 const route = createAuthRoute({
   method: "post",
@@ -17,10 +17,10 @@ const route = createAuthRoute({
     "Adds a status at `position` (from 0; the statuses from there on move one down), or last without it or past the end. " +
     "`name` (1–100 characters) must not be another status's name, ignoring case: 409 `conflict` naming the status that has it. " +
     `A company has at most ${MAX_STATUSES} statuses (409 \`conflict\` beyond).`,
-  request: { body: { required: true, content: { "application/json": { schema: StatusCreateSchema } } } },
+  request: { body: { required: true, content: { "application/json": { schema: statusCreateSchema() } } } },
   errors: [409],
   responses: {
-    200: { description: "The created status", content: { "application/json": { schema: StatusEnvelopeSchema } } },
+    200: { description: "The created status", content: jsonContent(statusEnvelopeSchema) },
   },
 });
 

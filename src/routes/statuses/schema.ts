@@ -1,61 +1,72 @@
 import { z } from "@hono/zod-openapi";
 import type { orderStatuses } from "../../db/schema/orders";
 import { ApiError } from "../../http/errors";
-import { text, timestamp, wireFields } from "../../http/openapi";
+import { schemaOnce, text, timestamp, wireFields } from "../../http/openapi";
 
 /** A company holds at most this many statuses (the list answers them all, unpaged). */
 export const MAX_STATUSES = 200;
 /** The largest position a request may name; anything past the last status places it last. */
 const MAX_POSITION = 1_000_000;
 
-const name = text(100)
-  .min(1, "name must not be blank")
-  .openapi({ description: "1–100 characters, unique in your company ignoring case", example: "In production" });
-const color = z
-  .string()
-  .max(7)
-  .regex(/^#[0-9A-Fa-f]{6}$/, "Must be a color as #RRGGBB")
-  .nullable()
-  .openapi({ description: "`#RRGGBB` (hexadecimal), or null for none", example: "#1E88E5" });
-const position = z.number().int().min(0).max(MAX_POSITION).openapi({
-  description:
-    "Where the status goes, from 0 (first); the statuses from there on move one down. A position past the last status places it last",
-  example: 2,
+/** The status's writable fields; strict bodies, so unknown fields are rejected by name. */
+const fields = schemaOnce(() => ({
+  name: text(100)
+    .min(1, "name must not be blank")
+    .openapi({ description: "1–100 characters, unique in your company ignoring case", example: "In production" }),
+  color: z
+    .string()
+    .max(7)
+    .regex(/^#[0-9A-Fa-f]{6}$/, "Must be a color as #RRGGBB")
+    .nullable()
+    .openapi({ description: "`#RRGGBB` (hexadecimal), or null for none", example: "#1E88E5" }),
+  position: z.number().int().min(0).max(MAX_POSITION).openapi({
+    description:
+      "Where the status goes, from 0 (first); the statuses from there on move one down. A position past the last status places it last",
+    example: 2,
+  }),
+}));
+
+export const statusCreateSchema = schemaOnce(() => {
+  const { name, color, position } = fields();
+  return z
+    .strictObject({
+      name,
+      color: color.optional(),
+      position: position.optional().openapi({ description: "Where the status goes, from 0 (first); without it, last" }),
+    })
+    .openapi("StatusCreate");
 });
+export type StatusCreate = z.infer<ReturnType<typeof statusCreateSchema>>;
 
-export const StatusCreateSchema = z
-  .strictObject({
-    name,
-    color: color.optional(),
-    position: position.optional().openapi({ description: "Where the status goes, from 0 (first); without it, last" }),
-  })
-  .openapi("StatusCreate");
-export type StatusCreate = z.infer<typeof StatusCreateSchema>;
+export const statusPatchSchema = schemaOnce(() => {
+  const { name, color, position } = fields();
+  return z
+    .strictObject({
+      name: name.optional(),
+      color: color.optional(),
+      position: position.optional(),
+    })
+    .refine((b) => Object.keys(b).length > 0, { message: "Send at least one field to change" })
+    .openapi("StatusPatch");
+});
+export type StatusPatch = z.infer<ReturnType<typeof statusPatchSchema>>;
 
-export const StatusPatchSchema = z
-  .strictObject({
-    name: name.optional(),
-    color: color.optional(),
-    position: position.optional(),
-  })
-  .refine((b) => Object.keys(b).length > 0, { message: "Send at least one field to change" })
-  .openapi("StatusPatch");
-export type StatusPatch = z.infer<typeof StatusPatchSchema>;
+export const statusSchema = schemaOnce(() =>
+  z
+    .object({
+      id: z.number().int().openapi({ example: 4 }),
+      name: z.string().openapi({ example: "In production" }),
+      color: z.string().nullable().openapi({ description: "`#RRGGBB`, or null", example: "#1E88E5" }),
+      position: z.number().int().openapi({ description: "0 … n−1 over the company's statuses: no gaps, no two alike", example: 2 }),
+      created_at: timestamp(),
+      updated_at: timestamp(),
+    })
+    .openapi("Status"),
+);
 
-export const StatusSchema = z
-  .object({
-    id: z.number().int().openapi({ example: 4 }),
-    name: z.string().openapi({ example: "In production" }),
-    color: z.string().nullable().openapi({ description: "`#RRGGBB`, or null", example: "#1E88E5" }),
-    position: z.number().int().openapi({ description: "0 … n−1 over the company's statuses: no gaps, no two alike", example: 2 }),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-  })
-  .openapi("Status");
+export const statusEnvelopeSchema = schemaOnce(() => z.object({ status: statusSchema() }).openapi("StatusEnvelope"));
 
-export const StatusEnvelopeSchema = z.object({ status: StatusSchema }).openapi("StatusEnvelope");
-
-export const serializeStatus = (row: typeof orderStatuses.$inferSelect): z.infer<typeof StatusSchema> =>
+export const serializeStatus = (row: typeof orderStatuses.$inferSelect): z.infer<ReturnType<typeof statusSchema>> =>
   wireFields(row, ["id", "name", "color", "position", "createdAt", "updatedAt"]);
 
 /** 409: another live status of the company has this name (ignoring case). */

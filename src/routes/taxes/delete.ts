@@ -3,12 +3,8 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { applyChange } from "../../changes/change";
 import { invoices, taxes } from "../../db/schema/orders";
 import { ApiError, notFound } from "../../http/errors";
-import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
 import { liveTaxes, taxLock } from "./queries";
-
-const DeletedSchema = z
-  .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted tax's id", example: 3 }) })
-  .openapi("TaxRateDeleted");
 
 const route = createAuthRoute({
   method: "delete",
@@ -23,7 +19,14 @@ const route = createAuthRoute({
   request: { params: idParam("Tax id") },
   errors: [404, 409],
   responses: {
-    200: { description: "The tax was deleted", content: { "application/json": { schema: DeletedSchema } } },
+    200: {
+      description: "The tax was deleted",
+      content: jsonContent(() =>
+        z
+          .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted tax's id", example: 3 }) })
+          .openapi("TaxRateDeleted"),
+      ),
+    },
   },
 });
 

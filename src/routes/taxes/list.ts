@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { asc } from "drizzle-orm";
 import { taxes } from "../../db/schema/orders";
-import { createAuthRoute, type Router } from "../../http/openapi";
+import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
 import { liveTaxes } from "./queries";
-import { MAX_TAXES, serializeTaxRate, TaxRateSchema } from "./schema";
+import { MAX_TAXES, serializeTaxRate, taxRateSchema } from "./schema";
 
 const route = createAuthRoute({
   method: "get",
@@ -17,7 +17,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "The company's taxes",
-      content: { "application/json": { schema: z.object({ data: z.array(TaxRateSchema) }).openapi("TaxRateList") } },
+      content: jsonContent(() => z.object({ data: z.array(taxRateSchema()) }).openapi("TaxRateList")),
     },
   },
 });

@@ -4,11 +4,11 @@ import { applyChange } from "../../changes/change";
 import { type AccountingEffect, catalogEvent } from "../../changes/effects";
 import { invoices, projects, taxes } from "../../db/schema/orders";
 import { notFound } from "../../http/errors";
-import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
 import { plainDecimal } from "../../platform/money";
 import type { EventCatalog } from "../../webhooks/events-catalog";
 import { liveTaxes, taxLock } from "./queries";
-import { serializeTaxRate, TaxEnvelopeSchema, TaxPatchSchema } from "./schema";
+import { serializeTaxRate, taxEnvelopeSchema, taxPatchSchema } from "./schema";
 
 const route = createAuthRoute({
   method: "patch",
@@ -23,11 +23,11 @@ const route = createAuthRoute({
     "(the company setting), an accounting update with the invoice's new tax. All of it or nothing. A new `name` alone changes no order.",
   request: {
     params: idParam("Tax id"),
-    body: { required: true, content: { "application/json": { schema: TaxPatchSchema } } },
+    body: { required: true, content: { "application/json": { schema: taxPatchSchema() } } },
   },
   errors: [404],
   responses: {
-    200: { description: "The updated tax", content: { "application/json": { schema: TaxEnvelopeSchema } } },
+    200: { description: "The updated tax", content: jsonContent(taxEnvelopeSchema) },
   },
 });
 

@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import { applyIdempotentChange } from "../../changes/change";
 import { taxes } from "../../db/schema/orders";
-import { createAuthRoute, type Router } from "../../http/openapi";
+import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
 import { insertFrom } from "../../platform/sql-kit";
 import { liveTaxes } from "./queries";
-import { MAX_TAXES, serializeTaxRate, TaxCreateSchema, TaxEnvelopeSchema, tooManyTaxes } from "./schema";
+import { MAX_TAXES, serializeTaxRate, taxCreateSchema, taxEnvelopeSchema, tooManyTaxes } from "./schema";
 
 const route = createAuthRoute({
   method: "post",
@@ -16,10 +16,10 @@ const route = createAuthRoute({
   description:
     "Adds a tax rate: `name` (1–100 characters) and `rate`, a percent from 0 to 100 with at most 4 decimals, as a JSON number " +
     `or a decimal string (\`8.875\`, \`"8.875"\`). A company has at most ${MAX_TAXES} taxes (409 \`conflict\` beyond).`,
-  request: { body: { required: true, content: { "application/json": { schema: TaxCreateSchema } } } },
+  request: { body: { required: true, content: { "application/json": { schema: taxCreateSchema() } } } },
   errors: [409],
   responses: {
-    200: { description: "The created tax", content: { "application/json": { schema: TaxEnvelopeSchema } } },
+    200: { description: "The created tax", content: jsonContent(taxEnvelopeSchema) },
   },
 });
 

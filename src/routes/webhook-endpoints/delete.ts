@@ -2,12 +2,8 @@ import { z } from "@hono/zod-openapi";
 import { applyChange } from "../../changes/change";
 import { webhookEndpoints } from "../../db/schema/webhooks";
 import { notFound } from "../../http/errors";
-import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
 import { ownEndpoint } from "./queries";
-
-const DeletedSchema = z
-  .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted endpoint's id", example: 3 }) })
-  .openapi("WebhookEndpointDeleted");
 
 const route = createAuthRoute({
   method: "delete",
@@ -21,7 +17,14 @@ const route = createAuthRoute({
   request: { params: idParam("Webhook endpoint id") },
   errors: [404],
   responses: {
-    200: { description: "The endpoint was deleted", content: { "application/json": { schema: DeletedSchema } } },
+    200: {
+      description: "The endpoint was deleted",
+      content: jsonContent(() =>
+        z
+          .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted endpoint's id", example: 3 }) })
+          .openapi("WebhookEndpointDeleted"),
+      ),
+    },
   },
 });
 

@@ -1,7 +1,7 @@
 import { notFound } from "../../http/errors";
-import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
 import { findEndpoint } from "./queries";
-import { serializeEndpoint, WebhookEndpointEnvelopeSchema } from "./schema";
+import { serializeEndpoint, webhookEndpointEnvelopeSchema } from "./schema";
 
 const route = createAuthRoute({
   method: "get",
@@ -13,7 +13,7 @@ const route = createAuthRoute({
   request: { params: idParam("Webhook endpoint id") },
   errors: [404],
   responses: {
-    200: { description: "The endpoint", content: { "application/json": { schema: WebhookEndpointEnvelopeSchema } } },
+    200: { description: "The endpoint", content: jsonContent(webhookEndpointEnvelopeSchema) },
   },
 });
 

@@ -6,7 +6,7 @@ import { createAuthRoute, idParam, jsonContent, paginationQuery, paginationSchem
 import { cursorQuery, listPosition } from "../../http/pagination";
 import { type KeysetSort, orderBySql, sortKeySql } from "../../platform/keyset";
 import { ownEndpoint } from "./queries";
-import { DELIVERY_STATUSES, serializeDelivery, WebhookDeliverySchema } from "./schema";
+import { DELIVERY_STATUSES, serializeDelivery, webhookDeliverySchema } from "./schema";
 
 const route = createAuthRoute({
   method: "get",
@@ -33,7 +33,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "A page of deliveries",
-      content: jsonContent(() => z.object({ data: z.array(WebhookDeliverySchema), pagination: paginationSchema() })),
+      content: jsonContent(() => z.object({ data: z.array(webhookDeliverySchema()), pagination: paginationSchema() })),
     },
   },
 });

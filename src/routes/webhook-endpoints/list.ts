@@ -5,7 +5,7 @@ import { webhookEndpoints } from "../../db/schema/webhooks";
 import { createAuthRoute, jsonContent, paginationQuery, paginationSchema, type Router } from "../../http/openapi";
 import { cursorQuery, listPosition } from "../../http/pagination";
 import { type KeysetSort, orderBySql, sortKeySql } from "../../platform/keyset";
-import { serializeEndpoint, WebhookEndpointSchema } from "./schema";
+import { serializeEndpoint, webhookEndpointSchema } from "./schema";
 
 const route = createAuthRoute({
   method: "get",
@@ -20,7 +20,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "A page of webhook endpoints",
-      content: jsonContent(() => z.object({ data: z.array(WebhookEndpointSchema), pagination: paginationSchema() })),
+      content: jsonContent(() => z.object({ data: z.array(webhookEndpointSchema()), pagination: paginationSchema() })),
     },
   },
 });

@@ -2,9 +2,9 @@ import { sql } from "drizzle-orm";
 import { applyChange } from "../../changes/change";
 import { webhookEndpoints } from "../../db/schema/webhooks";
 import { notFound } from "../../http/errors";
-import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
 import { checkEndpointUrl, ownEndpoint } from "./queries";
-import { type EndpointBodies, endpointColumns, serializeEndpoint, WebhookEndpointEnvelopeSchema } from "./schema";
+import { type EndpointBodies, endpointColumns, serializeEndpoint, webhookEndpointEnvelopeSchema } from "./schema";
 
 /** The reason shown for an endpoint its owner disabled. */
 export const DISABLED_BY_API = "Disabled through the API (PATCH enabled: false)";
@@ -27,7 +27,7 @@ const route = (bodySchema: EndpointBodies["patch"]) =>
     },
     errors: [404],
     responses: {
-      200: { description: "The updated endpoint", content: { "application/json": { schema: WebhookEndpointEnvelopeSchema } } },
+      200: { description: "The updated endpoint", content: jsonContent(webhookEndpointEnvelopeSchema) },
     },
   });
 

@@ -1,8 +1,8 @@
 import { applyIdempotentChange } from "../../changes/change";
 import { webhookEndpoints } from "../../db/schema/webhooks";
-import { createAuthRoute, type Router } from "../../http/openapi";
+import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
 import { checkEndpointUrl, newSecret } from "./queries";
-import { type EndpointBodies, serializeEndpoint, WebhookEndpointWithSecretSchema } from "./schema";
+import { type EndpointBodies, serializeEndpoint, webhookEndpointWithSecretSchema } from "./schema";
 
 const route = (bodySchema: EndpointBodies["create"]) =>
   createAuthRoute({
@@ -20,7 +20,7 @@ const route = (bodySchema: EndpointBodies["create"]) =>
     responses: {
       200: {
         description: "The created endpoint and its signing secret",
-        content: { "application/json": { schema: WebhookEndpointWithSecretSchema } },
+        content: jsonContent(webhookEndpointWithSecretSchema),
       },
     },
   });

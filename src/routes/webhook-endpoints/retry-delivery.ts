@@ -3,8 +3,8 @@ import { and, eq, ne, sql } from "drizzle-orm";
 import { applyIdempotentChange } from "../../changes/change";
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../../db/schema/webhooks";
 import { ApiError, notFound } from "../../http/errors";
-import { createAuthRoute, digitsInt, MAX_INT_ID, type Router } from "../../http/openapi";
-import { serializeDelivery, WebhookDeliveryEnvelopeSchema } from "./schema";
+import { createAuthRoute, digitsInt, jsonContent, MAX_INT_ID, type Router } from "../../http/openapi";
+import { serializeDelivery, webhookDeliveryEnvelopeSchema } from "./schema";
 
 const route = createAuthRoute({
   method: "post",
@@ -34,7 +34,7 @@ const route = createAuthRoute({
   },
   errors: [404, 409],
   responses: {
-    200: { description: "The delivery, pending again", content: { "application/json": { schema: WebhookDeliveryEnvelopeSchema } } },
+    200: { description: "The delivery, pending again", content: jsonContent(webhookDeliveryEnvelopeSchema) },
   },
 });
 

@@ -2,9 +2,9 @@ import { sql } from "drizzle-orm";
 import { applyIdempotentChange } from "../../changes/change";
 import { webhookEndpoints } from "../../db/schema/webhooks";
 import { notFound } from "../../http/errors";
-import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
 import { newSecret, ownEndpoint } from "./queries";
-import { serializeEndpoint, WebhookEndpointWithSecretSchema } from "./schema";
+import { serializeEndpoint, webhookEndpointWithSecretSchema } from "./schema";
 
 /** How long the replaced secret keeps signing beside the new one. */
 export const PREVIOUS_SECRET_HOURS = 24;
@@ -26,7 +26,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "The endpoint and its new signing secret",
-      content: { "application/json": { schema: WebhookEndpointWithSecretSchema } },
+      content: jsonContent(webhookEndpointWithSecretSchema),
     },
   },
 });

@@ -1,25 +1,25 @@
 import { z } from "@hono/zod-openapi";
 import type { webhookDeliveries, webhookEndpoints } from "../../db/schema/webhooks";
-import { columnFields, iso, text, timestamp, wireFields } from "../../http/openapi";
+import { columnFields, iso, schemaOnce, text, timestamp, wireFields } from "../../http/openapi";
 import { ALL_EVENTS, type EventCatalog } from "../../webhooks/events-catalog";
 import { MAX_WEBHOOK_URL_LENGTH } from "../../webhooks/url";
 
-const url = z
-  .string()
-  .trim()
-  .min(1, "url must not be blank")
-  .max(MAX_WEBHOOK_URL_LENGTH)
-  .openapi({
-    description:
-      "Where events are POSTed: an https:// URL of a public host (no credentials, no private, loopback or link-local address, " +
-      "no localhost / *.local / *.internal name); see the webhooks resource docs",
-    example: "https://hooks.example.com/crm",
-  });
-
-const description = text(500).nullable().optional().openapi({ example: "ERP sync" });
-
 /** The bodies that name event types, for the catalog of every resource's event types. */
 export function endpointBodies(catalog: EventCatalog) {
+  const url = z
+    .string()
+    .trim()
+    .min(1, "url must not be blank")
+    .max(MAX_WEBHOOK_URL_LENGTH)
+    .openapi({
+      description:
+        "Where events are POSTed: an https:// URL of a public host (no credentials, no private, loopback or link-local address, " +
+        "no localhost / *.local / *.internal name); see the webhooks resource docs",
+      example: "https://hooks.example.com/crm",
+    });
+
+  const description = text(500).nullable().optional().openapi({ example: "ERP sync" });
+
   const types = Object.keys(catalog) as [string, ...string[]];
   const eventName = z.enum([...types, ALL_EVENTS], {
     error: `Unknown event type; use one of ${types.join(", ")}, or ${ALL_EVENTS} for all`,
@@ -61,44 +61,50 @@ export function endpointBodies(catalog: EventCatalog) {
 }
 export type EndpointBodies = ReturnType<typeof endpointBodies>;
 
-export const WebhookEndpointSchema = z
-  .object({
-    id: z.number().int().openapi({ example: 3 }),
-    url: z.string().openapi({ example: "https://hooks.example.com/crm" }),
-    description: z.string().nullable(),
-    events: z.array(z.string()).openapi({ example: ["order.created", "order.updated"] }),
-    enabled: z.boolean(),
-    disabled_reason: z.string().nullable().openapi({
-      description: "Why the endpoint is disabled: a long failure streak (set by delivery) or a PATCH with `enabled: false`",
-    }),
-    disabled_at: timestamp().nullable(),
-    failure_streak: z.number().int().openapi({ description: "Failed attempts in a row since the last successful one" }),
-    failing_since: timestamp().nullable().openapi({ description: "When the current failure streak began" }),
-    previous_secret_expires_at: timestamp()
-      .nullable()
-      .openapi({ description: "After a secret rotation: until when the previous secret still signs beside the new one" }),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-  })
-  .openapi("WebhookEndpoint");
+export const webhookEndpointSchema = schemaOnce(() =>
+  z
+    .object({
+      id: z.number().int().openapi({ example: 3 }),
+      url: z.string().openapi({ example: "https://hooks.example.com/crm" }),
+      description: z.string().nullable(),
+      events: z.array(z.string()).openapi({ example: ["order.created", "order.updated"] }),
+      enabled: z.boolean(),
+      disabled_reason: z.string().nullable().openapi({
+        description: "Why the endpoint is disabled: a long failure streak (set by delivery) or a PATCH with `enabled: false`",
+      }),
+      disabled_at: timestamp().nullable(),
+      failure_streak: z.number().int().openapi({ description: "Failed attempts in a row since the last successful one" }),
+      failing_since: timestamp().nullable().openapi({ description: "When the current failure streak began" }),
+      previous_secret_expires_at: timestamp()
+        .nullable()
+        .openapi({ description: "After a secret rotation: until when the previous secret still signs beside the new one" }),
+      created_at: timestamp(),
+      updated_at: timestamp(),
+    })
+    .openapi("WebhookEndpoint"),
+);
 
-export const WebhookEndpointEnvelopeSchema = z.object({ webhook_endpoint: WebhookEndpointSchema }).openapi("WebhookEndpointEnvelope");
+export const webhookEndpointEnvelopeSchema = schemaOnce(() =>
+  z.object({ webhook_endpoint: webhookEndpointSchema() }).openapi("WebhookEndpointEnvelope"),
+);
 
-export const WebhookEndpointWithSecretSchema = z
-  .object({
-    webhook_endpoint: WebhookEndpointSchema,
-    secret: z.string().openapi({
-      description:
-        "The signing secret (Standard Webhooks: `whsec_` + base64). Shown only in this answer: store it now; " +
-        "a lost secret is replaced with rotate-secret",
-      example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-    }),
-  })
-  .openapi("WebhookEndpointWithSecret");
+export const webhookEndpointWithSecretSchema = schemaOnce(() =>
+  z
+    .object({
+      webhook_endpoint: webhookEndpointSchema(),
+      secret: z.string().openapi({
+        description:
+          "The signing secret (Standard Webhooks: `whsec_` + base64). Shown only in this answer: store it now; " +
+          "a lost secret is replaced with rotate-secret",
+        example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      }),
+    })
+    .openapi("WebhookEndpointWithSecret"),
+);
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
-export function serializeEndpoint(row: EndpointRow): z.infer<typeof WebhookEndpointSchema> {
+export function serializeEndpoint(row: EndpointRow): z.infer<ReturnType<typeof webhookEndpointSchema>> {
   const previousLive = row.previousSecretExpiresAt !== null && new Date(row.previousSecretExpiresAt).getTime() > Date.now();
   return {
     ...wireFields(row, [
@@ -120,33 +126,40 @@ export function serializeEndpoint(row: EndpointRow): z.infer<typeof WebhookEndpo
 
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
 
-export const WebhookDeliverySchema = z
-  .object({
-    id: z.number().int().openapi({ example: 981 }),
-    event_id: z.string().openapi({
-      description: "The event's id, sent as `webhook-id` (the same on every attempt)",
-      example: "evt_5f2b8c1e9a4d4f0bb0e7c3d2a1f6e9b8",
-    }),
-    event_type: z.string().openapi({ example: "order.updated" }),
-    status: z.enum(DELIVERY_STATUSES).openapi({
-      description: "`pending`: waiting for its first attempt or a retry; `succeeded`: a 2xx answer; `failed`: given up",
-    }),
-    attempts: z.number().int().openapi({ description: "Attempts made since the delivery was created or last re-sent" }),
-    next_attempt_at: timestamp().nullable().openapi({ description: "When a pending delivery is next tried; null otherwise" }),
-    last_attempt_at: timestamp().nullable(),
-    last_response_status: z.number().int().nullable().openapi({ description: "HTTP status of the last attempt's answer" }),
-    last_response_body: z.string().nullable().openapi({ description: "The first bytes of the last answer's body" }),
-    last_error: z.string().nullable().openapi({ description: "Why the last attempt failed (timeout, network error, status)" }),
-    created_at: timestamp(),
-    succeeded_at: timestamp().nullable(),
-  })
-  .openapi("WebhookDelivery");
+export const webhookDeliverySchema = schemaOnce(() =>
+  z
+    .object({
+      id: z.number().int().openapi({ example: 981 }),
+      event_id: z.string().openapi({
+        description: "The event's id, sent as `webhook-id` (the same on every attempt)",
+        example: "evt_5f2b8c1e9a4d4f0bb0e7c3d2a1f6e9b8",
+      }),
+      event_type: z.string().openapi({ example: "order.updated" }),
+      status: z.enum(DELIVERY_STATUSES).openapi({
+        description: "`pending`: waiting for its first attempt or a retry; `succeeded`: a 2xx answer; `failed`: given up",
+      }),
+      attempts: z.number().int().openapi({ description: "Attempts made since the delivery was created or last re-sent" }),
+      next_attempt_at: timestamp().nullable().openapi({ description: "When a pending delivery is next tried; null otherwise" }),
+      last_attempt_at: timestamp().nullable(),
+      last_response_status: z.number().int().nullable().openapi({ description: "HTTP status of the last attempt's answer" }),
+      last_response_body: z.string().nullable().openapi({ description: "The first bytes of the last answer's body" }),
+      last_error: z.string().nullable().openapi({ description: "Why the last attempt failed (timeout, network error, status)" }),
+      created_at: timestamp(),
+      succeeded_at: timestamp().nullable(),
+    })
+    .openapi("WebhookDelivery"),
+);
 
-export const WebhookDeliveryEnvelopeSchema = z.object({ webhook_delivery: WebhookDeliverySchema }).openapi("WebhookDeliveryEnvelope");
+export const webhookDeliveryEnvelopeSchema = schemaOnce(() =>
+  z.object({ webhook_delivery: webhookDeliverySchema() }).openapi("WebhookDeliveryEnvelope"),
+);
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
-export function serializeDelivery(row: DeliveryRow, event: { eventId: string; type: string }): z.infer<typeof WebhookDeliverySchema> {
+export function serializeDelivery(
+  row: DeliveryRow,
+  event: { eventId: string; type: string },
+): z.infer<ReturnType<typeof webhookDeliverySchema>> {
   return {
     id: row.id,
     event_id: event.eventId,

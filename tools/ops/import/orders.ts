@@ -10,7 +10,7 @@ import {
 } from "../../../src/routes/orders/contents/schema";
 import { importedDiscountInRange, invoiceFields, orderCreateFields, PERCENT_MESSAGE, startDate } from "../../../src/routes/orders/schema";
 import { createOrders, type OrderCreateWrite } from "../../../src/routes/orders/write";
-import { insertStatuses, insertTaxes, StatusCreateSchema, TaxCreateSchema } from "../settings";
+import { insertStatuses, insertTaxes, statusCreateSchema, taxCreateSchema } from "../settings";
 import { parseRecord, refSchema, refused, remember, resolveRef, type SectionImporter } from "./kit";
 
 // Same field rules as the API, plus refs and nested records.
@@ -62,7 +62,7 @@ const OrderImportSchema = z
 
 /** `order_statuses: [{ ref, name, position? }]` */
 export const importOrderStatuses: SectionImporter = async (ctx, records) => {
-  const parsed = records.map((r, i) => parseRecord(StatusCreateSchema.extend({ ref: refSchema }), r, `order_statuses[${i}]`));
+  const parsed = records.map((r, i) => parseRecord(statusCreateSchema().extend({ ref: refSchema }), r, `order_statuses[${i}]`));
   const ids = await insertStatuses(ctx.tx, ctx.companyId, parsed);
   parsed.forEach((p, i) => {
     remember(ctx, p.ref, ids[i]);
@@ -71,7 +71,7 @@ export const importOrderStatuses: SectionImporter = async (ctx, records) => {
 
 /** `taxes: [{ ref, name, rate }]` (rate in percent) */
 export const importTaxes: SectionImporter = async (ctx, records) => {
-  const parsed = records.map((r, i) => parseRecord(TaxCreateSchema.extend({ ref: refSchema }), r, `taxes[${i}]`));
+  const parsed = records.map((r, i) => parseRecord(taxCreateSchema().extend({ ref: refSchema }), r, `taxes[${i}]`));
   const ids = await insertTaxes(ctx.tx, ctx.companyId, parsed);
   parsed.forEach((p, i) => {
     remember(ctx, p.ref, ids[i]);
