@@ -1,31 +1,33 @@
 import { z } from "@hono/zod-openapi";
 import type { invoiceItems } from "../db/schema/orders";
-import { timestamp, wireFields } from "../http/openapi";
+import { schemaOnce, timestamp, wireFields } from "../http/openapi";
 import { moneyString, plainDecimal } from "../platform/money";
 import { orderedSizes } from "./sizes";
 import { lineAmount } from "./totals";
 
 /** One invoice item shape for the whole API (orders and the products `lines` / `invoice_item` sources). */
-export const InvoiceItemSchema = z
-  .object({
-    id: z.number().int(),
-    invoice_id: z.number().int(),
-    title: z.string(),
-    description: z.string().nullable(),
-    quantity: z.string().openapi({ description: "Decimal string", example: "24" }),
-    unit_price: moneyString(),
-    amount: moneyString("quantity × unit_price, rounded half-up to cents"),
-    sizes: z
-      .record(z.string(), z.number())
-      .nullable()
-      .openapi({ example: { S: 4, M: 12, L: 8 } }),
-    position: z.number().int(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-  })
-  .openapi("InvoiceItem");
+export const invoiceItemSchema = schemaOnce(() =>
+  z
+    .object({
+      id: z.number().int(),
+      invoice_id: z.number().int(),
+      title: z.string(),
+      description: z.string().nullable(),
+      quantity: z.string().openapi({ description: "Decimal string", example: "24" }),
+      unit_price: moneyString(),
+      amount: moneyString("quantity × unit_price, rounded half-up to cents"),
+      sizes: z
+        .record(z.string(), z.number())
+        .nullable()
+        .openapi({ example: { S: 4, M: 12, L: 8 } }),
+      position: z.number().int(),
+      created_at: timestamp(),
+      updated_at: timestamp(),
+    })
+    .openapi("InvoiceItem"),
+);
 
-export function serializeItem(row: typeof invoiceItems.$inferSelect): z.infer<typeof InvoiceItemSchema> {
+export function serializeItem(row: typeof invoiceItems.$inferSelect): z.infer<ReturnType<typeof invoiceItemSchema>> {
   return {
     ...wireFields(row, ["id", "invoiceId", "title", "description"]),
     quantity: plainDecimal(row.quantity),

@@ -12,12 +12,12 @@ import {
   runBatch,
 } from "../../changes/batch";
 import { ApiError } from "../../http/errors";
-import { createAuthRoute, type Router } from "../../http/openapi";
-import { OrderEnvelopeSchema, OrderPatchSchema } from "./schema";
+import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
+import { orderEnvelopeSchema, orderPatchSchema } from "./schema";
 import { type OrderWrite, writeOrders } from "./upsert";
-import { OrderCreateSchema, OrderUpsertSchema } from "./write-schema";
+import { orderCreateSchema, orderUpsertSchema } from "./write-schema";
 
-const DATA = { create: OrderCreateSchema, update: OrderPatchSchema, upsert: OrderUpsertSchema };
+const DATA = { create: orderCreateSchema(), update: orderPatchSchema(), upsert: orderUpsertSchema() };
 const OrderBatchItemSchema = batchItemSchema("Order", DATA);
 
 const route = createAuthRoute({
@@ -39,16 +39,16 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "One result per item, in item order",
-      content: { "application/json": { schema: batchResponseSchema("Order", OrderEnvelopeSchema) } },
+      content: jsonContent(() => batchResponseSchema("Order", orderEnvelopeSchema())),
     },
   },
 });
 
 /** Orders in the batch protocol: items become writeOrders' writes. */
 const orderBatch: BatchResource<
-  z.infer<typeof OrderCreateSchema>,
-  z.infer<typeof OrderPatchSchema>,
-  z.infer<typeof OrderUpsertSchema>,
+  z.infer<ReturnType<typeof orderCreateSchema>>,
+  z.infer<ReturnType<typeof orderPatchSchema>>,
+  z.infer<ReturnType<typeof orderUpsertSchema>>,
   OrderWrite
 > = {
   data: DATA,

@@ -7,14 +7,10 @@ import { accountingOutbox } from "../../db/schema/accounting";
 import { invoices, projects } from "../../db/schema/orders";
 import { notFound } from "../../http/errors";
 import { etagMatchesSql, ifMatchHeader, ifMatchTags, preconditionFailed } from "../../http/etag";
-import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
 import { orderEvents } from "./events";
 import { companySyncSql, defaultInvoiceOf, liveProjects, loadOrderDetail, orderEtag } from "./queries";
 import { renderOrderObject } from "./webhook-object";
-
-const DeletedSchema = z
-  .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted order (project) id", example: 7 }) })
-  .openapi("OrderDeleted");
 
 const route = createAuthRoute({
   method: "delete",
@@ -30,7 +26,14 @@ const route = createAuthRoute({
   request: { params: idParam("Order (project) id"), headers: ifMatchHeader() },
   errors: [404, 412],
   responses: {
-    200: { description: "The order was deleted", content: { "application/json": { schema: DeletedSchema } } },
+    200: {
+      description: "The order was deleted",
+      content: jsonContent(() =>
+        z
+          .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted order (project) id", example: 7 }) })
+          .openapi("OrderDeleted"),
+      ),
+    },
   },
 });
 

@@ -1,26 +1,27 @@
 import { z } from "@hono/zod-openapi";
 import { clientSchema } from "../../domain/client";
-import { InvoiceItemSchema } from "../../domain/invoice-item";
+import { invoiceItemSchema } from "../../domain/invoice-item";
 import { notFound } from "../../http/errors";
 import { ifNoneMatchHeader, notModified, notModifiedResponse, withEtag } from "../../http/etag";
-import { createAuthRoute, idParam, type Router } from "../../http/openapi";
-import { ArtworkSchema, PaymentSchema } from "./contents/schema";
+import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
+import { artworkSchema, paymentSchema } from "./contents/schema";
 import { loadOrderDetail } from "./queries";
-import { InvoiceSchema, OrderStatusSchema, ProjectSchema, TaxSchema } from "./schema";
+import { invoiceSchema, orderStatusSchema, projectSchema, taxSchema } from "./schema";
 import { serializeOrderDetail } from "./serialize";
 
-const OrderDetailSchema = z
-  .object({
-    project: ProjectSchema,
-    invoice: InvoiceSchema,
-    invoice_items: z.array(InvoiceItemSchema).openapi({ description: "Live items, by position" }),
-    payments: z.array(PaymentSchema).openapi({ description: "Live payments, by paid date" }),
-    client: clientSchema().openapi({ description: "The order's client (shown even if it was soft-deleted since)" }),
-    tax: TaxSchema.nullable().openapi({ description: "The invoice's tax row; null without tax" }),
-    status: OrderStatusSchema.nullable().openapi({ description: "The project's order status; null when none is set" }),
-    artworks: z.array(ArtworkSchema),
-  })
-  .openapi("OrderDetail");
+const orderDetailSchema = () =>
+  z
+    .object({
+      project: projectSchema(),
+      invoice: invoiceSchema(),
+      invoice_items: z.array(invoiceItemSchema()).openapi({ description: "Live items, by position" }),
+      payments: z.array(paymentSchema()).openapi({ description: "Live payments, by paid date" }),
+      client: clientSchema().openapi({ description: "The order's client (shown even if it was soft-deleted since)" }),
+      tax: taxSchema().nullable().openapi({ description: "The invoice's tax row; null without tax" }),
+      status: orderStatusSchema().nullable().openapi({ description: "The project's order status; null when none is set" }),
+      artworks: z.array(artworkSchema()),
+    })
+    .openapi("OrderDetail");
 
 const route = createAuthRoute({
   method: "get",
@@ -34,7 +35,7 @@ const route = createAuthRoute({
   request: { params: idParam("Order (project) id"), headers: ifNoneMatchHeader() },
   errors: [404],
   responses: {
-    200: withEtag({ description: "The order", content: { "application/json": { schema: OrderDetailSchema } } }),
+    200: withEtag({ description: "The order", content: jsonContent(orderDetailSchema) }),
     ...notModifiedResponse,
   },
 });

@@ -5,7 +5,16 @@ import { companies } from "../../db/schema/companies";
 import { invoices, ORDER_PAYMENT_STATUSES, orderStatuses, projects, taxes } from "../../db/schema/orders";
 import { externalIdText } from "../../domain/external";
 import { invalid } from "../../http/errors";
-import { createAuthRoute, digitsInt, MAX_INT_ID, paginationQuery, type Router, timestamp, wireFields } from "../../http/openapi";
+import {
+  createAuthRoute,
+  digitsInt,
+  jsonContent,
+  MAX_INT_ID,
+  paginationQuery,
+  type Router,
+  timestamp,
+  wireFields,
+} from "../../http/openapi";
 import { cursorQuery, listPosition, syncPaginationSchema, syncQuery } from "../../http/pagination";
 import { isoDate } from "../../platform/dates";
 import { syncFilter, updatedSort } from "../../platform/incremental-sync";
@@ -13,18 +22,21 @@ import { type KeysetSort, orderBySql, sortKeySql } from "../../platform/keyset";
 import { countedTotal } from "../../platform/list-counts";
 import { moneyString } from "../../platform/money";
 import { invoiceAmountsColumns, liveProjects } from "./queries";
-import { ProjectSchema } from "./schema";
+import { projectSchema } from "./schema";
 import { orderTotals, serializeProject } from "./serialize";
 
-const OrderSummarySchema = ProjectSchema.extend({
-  status_name: z.string().nullable(),
-  client_name: z.string().openapi({ description: "The client's company name" }),
-  invoice_id: z.number().int(),
-  total: moneyString("Invoice total, as in GET /orders/{id}"),
-  amount_paid: moneyString(),
-  balance_due: moneyString(),
-  deleted_at: timestamp().nullable().openapi({ description: "Set on tombstones (`include_deleted=true`): when the order was deleted" }),
-}).openapi("OrderSummary");
+const orderSummarySchema = () =>
+  projectSchema()
+    .extend({
+      status_name: z.string().nullable(),
+      client_name: z.string().openapi({ description: "The client's company name" }),
+      invoice_id: z.number().int(),
+      total: moneyString("Invoice total, as in GET /orders/{id}"),
+      amount_paid: moneyString(),
+      balance_due: moneyString(),
+      deleted_at: timestamp().nullable().openapi({ description: "Set on tombstones (`include_deleted=true`): when the order was deleted" }),
+    })
+    .openapi("OrderSummary");
 
 const idFilter = (name: string, description: string) =>
   digitsInt((n) => n.positive().max(MAX_INT_ID))
@@ -37,23 +49,24 @@ const dateFilter = (name: string, description: string) =>
 
 /** At most this many status ids in one `status` filter. */
 const MAX_STATUS_FILTER = 20;
-const statusFilter = z
-  .string()
-  .max(MAX_STATUS_FILTER * 11)
-  .regex(/^\d{1,10}(,\d{1,10})*$/, "Status ids written in digits, separated by commas (3,5)")
-  .transform((text, ctx) => {
-    const ids = [...new Set(text.split(",").map(Number))].sort((x, y) => x - y);
-    if (ids.length > MAX_STATUS_FILTER) ctx.addIssue({ code: "custom", message: `At most ${MAX_STATUS_FILTER} status ids` });
-    else if (ids.some((id) => id < 1 || id > MAX_INT_ID)) ctx.addIssue({ code: "custom", message: `Each id from 1 to ${MAX_INT_ID}` });
-    else return ids;
-    return z.NEVER;
-  })
-  .optional()
-  .openapi({
-    param: { name: "status", in: "query" },
-    description: `Only orders with one of these order-status ids: one id, or up to ${MAX_STATUS_FILTER} separated by commas (\`3,5\`)`,
-    example: "3,5",
-  });
+const statusFilter = () =>
+  z
+    .string()
+    .max(MAX_STATUS_FILTER * 11)
+    .regex(/^\d{1,10}(,\d{1,10})*$/, "Status ids written in digits, separated by commas (3,5)")
+    .transform((text, ctx) => {
+      const ids = [...new Set(text.split(",").map(Number))].sort((x, y) => x - y);
+      if (ids.length > MAX_STATUS_FILTER) ctx.addIssue({ code: "custom", message: `At most ${MAX_STATUS_FILTER} status ids` });
+      else if (ids.some((id) => id < 1 || id > MAX_INT_ID)) ctx.addIssue({ code: "custom", message: `Each id from 1 to ${MAX_INT_ID}` });
+      else return ids;
+      return z.NEVER;
+    })
+    .optional()
+    .openapi({
+      param: { name: "status", in: "query" },
+      description: `Only orders with one of these order-status ids: one id, or up to ${MAX_STATUS_FILTER} separated by commas (\`3,5\`)`,
+      example: "3,5",
+    });
 
 /** The list's orders: `-created_at` (newest first, the default) … `-deadline`; a `-` means descending. */
 export const ORDER_SORTS = ["-created_at", "created_at", "deadline", "-deadline", "-updated_at"] as const;
@@ -83,7 +96,7 @@ const route = createAuthRoute({
         ...cursorQuery(),
         ...syncQuery(),
         client_id: idFilter("client_id", "Only orders of this client"),
-        status: statusFilter,
+        status: statusFilter(),
         payment_status: z
           .enum(ORDER_PAYMENT_STATUSES)
           .optional()
@@ -130,7 +143,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "A page of orders",
-      content: { "application/json": { schema: z.object({ data: z.array(OrderSummarySchema), pagination: syncPaginationSchema() }) } },
+      content: jsonContent(() => z.object({ data: z.array(orderSummarySchema()), pagination: syncPaginationSchema() })),
     },
   },
 });

@@ -10,7 +10,7 @@ import { liveClients } from "../../domain/client";
 import { externalIdTaken, METADATA_MAX_KEYS, mergedMetadata, metadataChange, sameRow, tooManyMetadataKeys } from "../../domain/external";
 import { type ApiError, invalid, notFound } from "../../http/errors";
 import { etagMatches, etagMatchesSql, ifMatchHeader, ifMatchTags, preconditionFailed, withEtag } from "../../http/etag";
-import { createAuthRoute, idParam, type Router } from "../../http/openapi";
+import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
 import { type Db, isUniqueViolation } from "../../platform/db";
 import { jsonParam } from "../../platform/sql-kit";
 import { accountingUpdate } from "./accounting";
@@ -18,9 +18,9 @@ import { orderEvents } from "./events";
 import { defaultInvoiceOf, invoiceAmountsColumns, liveProjects, orderEtag, unknownReference } from "./queries";
 import {
   invoiceColumns,
-  OrderEnvelopeSchema,
   type OrderPatch,
-  OrderPatchSchema,
+  orderEnvelopeSchema,
+  orderPatchSchema,
   PERCENT_MESSAGE,
   percentOutOfRange,
   projectColumns,
@@ -49,14 +49,14 @@ const route = createAuthRoute({
     "(description, deadline, client_id, client_notes, discount fields, tax_id, tax_exempt), a sparse accounting `update` is queued with it (all or nothing).",
   request: {
     params: idParam("Order (project) id"),
-    body: { required: true, content: { "application/json": { schema: OrderPatchSchema } } },
+    body: { required: true, content: { "application/json": { schema: orderPatchSchema() } } },
     headers: ifMatchHeader(),
   },
   errors: [404, 412],
   responses: {
     200: withEtag({
       description: "The updated project and invoice (with totals); the ETag is the order's (as GET /orders/{id} answers it)",
-      content: { "application/json": { schema: OrderEnvelopeSchema } },
+      content: jsonContent(orderEnvelopeSchema),
     }),
   },
 });

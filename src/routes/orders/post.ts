@@ -1,8 +1,8 @@
 import { applyIdempotentChange } from "../../changes/change";
-import { createAuthRoute, type Router } from "../../http/openapi";
-import { OrderEnvelopeSchema } from "./schema";
+import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
+import { orderEnvelopeSchema } from "./schema";
 import { createOrders } from "./write";
-import { OrderCreateSchema } from "./write-schema";
+import { orderCreateSchema } from "./write-schema";
 
 const route = createAuthRoute({
   method: "post",
@@ -20,9 +20,9 @@ const route = createAuthRoute({
     "When accounting sync applies (`quickbooks_enabled` when sent, else the company setting), an accounting `create` is queued with it (all or nothing). " +
     "`external_id` must not be another live order's (409 `conflict`). The answer's totals count the contents created.",
   errors: [409],
-  request: { body: { required: true, content: { "application/json": { schema: OrderCreateSchema } } } },
+  request: { body: { required: true, content: { "application/json": { schema: orderCreateSchema() } } } },
   responses: {
-    200: { description: "The created project and invoice (with totals)", content: { "application/json": { schema: OrderEnvelopeSchema } } },
+    200: { description: "The created project and invoice (with totals)", content: jsonContent(orderEnvelopeSchema) },
   },
 });
 

@@ -5,21 +5,21 @@ import { serializeItem } from "../../domain/invoice-item";
 import { type InvoiceTotals, invoiceTotals, type LineAmounts } from "../../domain/totals";
 import { wireFields } from "../../http/openapi";
 import { plainDecimal } from "../../platform/money";
-import type { ArtworkSchema, PaymentSchema } from "./contents/schema";
+import type { artworkSchema, paymentSchema } from "./contents/schema";
 import type {
   DISCOUNT_AMOUNT_TYPES,
   DISCOUNT_TYPES,
-  InvoiceSchema,
-  OrderEnvelopeSchema,
-  OrderStatusSchema,
-  ProjectSchema,
-  TaxSchema,
+  invoiceSchema,
+  orderEnvelopeSchema,
+  orderStatusSchema,
+  projectSchema,
+  taxSchema,
 } from "./schema";
 
 /** Rows → the wire shapes declared in schema.ts. */
 type Row<T extends { $inferSelect: unknown }> = T["$inferSelect"];
 
-export const serializeProject = (row: Row<typeof projects>): z.infer<typeof ProjectSchema> =>
+export const serializeProject = (row: Row<typeof projects>): z.infer<ReturnType<typeof projectSchema>> =>
   wireFields(row, [
     "id",
     "title",
@@ -34,7 +34,7 @@ export const serializeProject = (row: Row<typeof projects>): z.infer<typeof Proj
     "updatedAt",
   ]);
 
-export const serializeInvoice = (row: Row<typeof invoices>, totals: InvoiceTotals): z.infer<typeof InvoiceSchema> => ({
+export const serializeInvoice = (row: Row<typeof invoices>, totals: InvoiceTotals): z.infer<ReturnType<typeof invoiceSchema>> => ({
   ...wireFields(row, ["id", "projectId", "clientId", "dueDate", "clientNotes", "taxId", "taxExempt", "taxExemptReason", "discountAmount"]),
   discount_amount_type: row.discountAmountType as (typeof DISCOUNT_AMOUNT_TYPES)[number],
   discount_type: row.discountType as (typeof DISCOUNT_TYPES)[number],
@@ -42,18 +42,18 @@ export const serializeInvoice = (row: Row<typeof invoices>, totals: InvoiceTotal
   ...wireFields(row, ["createdAt", "updatedAt"]),
 });
 
-export const serializePayment = (row: Row<typeof payments>): z.infer<typeof PaymentSchema> =>
+export const serializePayment = (row: Row<typeof payments>): z.infer<ReturnType<typeof paymentSchema>> =>
   wireFields(row, ["id", "amount", "paidDate", "method", "reference", "createdAt", "updatedAt"]);
 
-export const serializeArtwork = (row: Row<typeof artworks>): z.infer<typeof ArtworkSchema> =>
+export const serializeArtwork = (row: Row<typeof artworks>): z.infer<ReturnType<typeof artworkSchema>> =>
   wireFields(row, ["id", "printMethod", "placements", "colors", "previewUrl", "status", "approvedAt", "createdAt", "updatedAt"]);
 
-export const serializeTax = (row: Row<typeof taxes>): z.infer<typeof TaxSchema> => ({
+export const serializeTax = (row: Row<typeof taxes>): z.infer<ReturnType<typeof taxSchema>> => ({
   id: row.id,
   name: row.name,
   rate: plainDecimal(row.rate),
 });
-export const serializeStatus = (row: Row<typeof orderStatuses>): z.infer<typeof OrderStatusSchema> =>
+export const serializeStatus = (row: Row<typeof orderStatuses>): z.infer<ReturnType<typeof orderStatusSchema>> =>
   wireFields(row, ["id", "name", "position"]);
 
 /** The invoice's inputs to `invoiceTotals`, from its row and its tax row's rate. */
@@ -104,7 +104,9 @@ export const orderTotals = ({ invoice, taxRate, lines, payments }: OrderAmounts)
   );
 
 /** `{ project, invoice }`, the invoice with its totals: what POST and PATCH /orders answer and every order event carries. */
-export const orderEnvelope = (order: OrderAmounts & { project: Row<typeof projects> }): z.infer<typeof OrderEnvelopeSchema> => ({
+export const orderEnvelope = (
+  order: OrderAmounts & { project: Row<typeof projects> },
+): z.infer<ReturnType<typeof orderEnvelopeSchema>> => ({
   project: serializeProject(order.project),
   invoice: serializeInvoice(order.invoice, orderTotals(order)),
 });

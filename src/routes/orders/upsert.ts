@@ -3,12 +3,12 @@ import { applyChange } from "../../changes/change";
 import { externalIdParam } from "../../domain/external";
 import type { ApiError } from "../../http/errors";
 import { withEtag } from "../../http/etag";
-import { createAuthRoute, type Router } from "../../http/openapi";
+import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
 import { type OrderUpdateWrite, updateOrders } from "./patch";
-import { OrderEnvelopeSchema } from "./schema";
+import { orderEnvelopeSchema } from "./schema";
 import type { OrderEnvelope } from "./serialize";
 import { createOrders, type OrderCreateWrite } from "./write";
-import { type OrderUpsert, OrderUpsertSchema } from "./write-schema";
+import { type OrderUpsert, orderUpsertSchema } from "./write-schema";
 
 /** An order write of any method: the batch's items, and PUT (an upsert). */
 export type OrderWrite =
@@ -113,16 +113,16 @@ const route = createAuthRoute({
   errors: [409],
   request: {
     params: externalIdParam("order"),
-    body: { required: true, content: { "application/json": { schema: OrderUpsertSchema } } },
+    body: { required: true, content: { "application/json": { schema: orderUpsertSchema() } } },
   },
   responses: {
     200: withEtag({
       description: "The order existed and was updated (invoice with totals)",
-      content: { "application/json": { schema: OrderEnvelopeSchema } },
+      content: jsonContent(orderEnvelopeSchema),
     }),
     201: withEtag({
       description: "The order was created (invoice with totals)",
-      content: { "application/json": { schema: OrderEnvelopeSchema } },
+      content: jsonContent(orderEnvelopeSchema),
     }),
   },
 });

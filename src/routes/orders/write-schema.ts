@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { ArtworkCreateSchema, ItemFieldsSchema, MAX_CONTENTS, PaymentCreateSchema, quantityMatchesSizes } from "./contents/schema";
+import { schemaOnce } from "../../http/openapi";
+import { artworkCreateSchema, itemFieldsSchema, MAX_CONTENTS, paymentCreateSchema, quantityMatchesSizes } from "./contents/schema";
 import { orderCreateFields } from "./schema";
 
 /*
@@ -9,31 +10,33 @@ import { orderCreateFields } from "./schema";
  */
 
 /** A line item of an order written whole: the fields of POST /orders/{id}/items; its place is its index. */
-export const OrderLineSchema = ItemFieldsSchema.superRefine(quantityMatchesSizes).openapi("OrderLine");
+export const orderLineSchema = schemaOnce(() => itemFieldsSchema().superRefine(quantityMatchesSizes).openapi("OrderLine"));
 
-const contentsFields = {
+const contentsFields = schemaOnce(() => ({
   items: z
-    .array(OrderLineSchema)
+    .array(orderLineSchema())
     .max(MAX_CONTENTS)
     .optional()
     .openapi({ description: `Line items (at most ${MAX_CONTENTS}), at positions 0, 1, 2 … in this order` }),
   payments: z
-    .array(PaymentCreateSchema)
+    .array(paymentCreateSchema())
     .max(MAX_CONTENTS)
     .optional()
     .openapi({ description: `Payments (at most ${MAX_CONTENTS})` }),
   artworks: z
-    .array(ArtworkCreateSchema)
+    .array(artworkCreateSchema())
     .max(MAX_CONTENTS)
     .optional()
     .openapi({ description: `Artworks (at most ${MAX_CONTENTS})` }),
-};
+}));
 
-export const OrderCreateSchema = z.strictObject({ ...orderCreateFields, ...contentsFields }).openapi("OrderCreate");
-export type OrderCreate = z.infer<typeof OrderCreateSchema>;
+export const orderCreateSchema = schemaOnce(() => z.strictObject({ ...orderCreateFields(), ...contentsFields() }).openapi("OrderCreate"));
+export type OrderCreate = z.infer<ReturnType<typeof orderCreateSchema>>;
 
-const { external_id: _, ...upsertFields } = orderCreateFields;
 /** PUT /orders/by-external-id/{external_id}: the create fields; the external id is the path's. */
-export const OrderUpsertSchema = z.strictObject({ ...upsertFields, ...contentsFields }).openapi("OrderUpsert");
-export type OrderUpsert = z.infer<typeof OrderUpsertSchema>;
+export const orderUpsertSchema = schemaOnce(() => {
+  const { external_id: _, ...upsertFields } = orderCreateFields();
+  return z.strictObject({ ...upsertFields, ...contentsFields() }).openapi("OrderUpsert");
+});
+export type OrderUpsert = z.infer<ReturnType<typeof orderUpsertSchema>>;
 export type OrderContentsInput = Pick<OrderCreate, "items" | "payments" | "artworks">;

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { invoiceItems } from "../../db/schema/orders";
 import type { catalogItems } from "../../db/schema/products";
-import { InvoiceItemSchema, serializeItem } from "../../domain/invoice-item";
+import { invoiceItemSchema, serializeItem } from "../../domain/invoice-item";
 import { timestamp, wireFields } from "../../http/openapi";
 import { moneyString } from "../../platform/money";
 
@@ -30,9 +30,11 @@ export function serializeCatalogItem(row: typeof catalogItems.$inferSelect): z.i
 }
 
 /** An invoice item (the orders' shape) plus the order it belongs to. */
-export const InvoiceLineSchema = InvoiceItemSchema.extend({
-  order_id: z.number().int().openapi({ description: "The order (project) the invoice belongs to" }),
-}).openapi("InvoiceLine");
+export const InvoiceLineSchema = invoiceItemSchema()
+  .extend({
+    order_id: z.number().int().openapi({ description: "The order (project) the invoice belongs to" }),
+  })
+  .openapi("InvoiceLine");
 
 export function serializeInvoiceLine(row: typeof invoiceItems.$inferSelect & { orderId: number }): z.infer<typeof InvoiceLineSchema> {
   return { ...serializeItem(row), order_id: row.orderId };

@@ -2,10 +2,10 @@ import { z } from "@hono/zod-openapi";
 import { dbId } from "../../../src/http/openapi";
 import { isoDate, isoDateTime } from "../../../src/platform/dates";
 import {
-  ArtworkFieldsSchema,
-  ItemFieldsSchema,
+  artworkFieldsSchema,
+  itemFieldsSchema,
   MAX_CONTENTS,
-  PaymentFieldsSchema,
+  paymentFieldsSchema,
   quantityMatchesSizes,
 } from "../../../src/routes/orders/contents/schema";
 import { importedDiscountInRange, invoiceFields, orderCreateFields, PERCENT_MESSAGE, startDate } from "../../../src/routes/orders/schema";
@@ -20,30 +20,30 @@ const OrderImportSchema = z
     ref: refSchema,
     client_ref: refOrId.ref,
     client_id: refOrId.id,
-    title: orderCreateFields.title,
-    description: orderCreateFields.description,
-    quickbooks_enabled: orderCreateFields.quickbooks_enabled,
-    external_id: orderCreateFields.external_id,
-    metadata: orderCreateFields.metadata,
-    start_date: startDate,
+    title: orderCreateFields().title,
+    description: orderCreateFields().description,
+    quickbooks_enabled: orderCreateFields().quickbooks_enabled,
+    external_id: orderCreateFields().external_id,
+    metadata: orderCreateFields().metadata,
+    start_date: startDate(),
     deadline: isoDate().nullable().optional(),
     status_ref: refOrId.ref,
     status_id: refOrId.id,
     created_at: isoDateTime().optional(),
     invoice: z
-      .strictObject({ ...invoiceFields, due_date: isoDate().nullable().optional(), tax_ref: refOrId.ref, tax_id: refOrId.id })
+      .strictObject({ ...invoiceFields(), due_date: isoDate().nullable().optional(), tax_ref: refOrId.ref, tax_id: refOrId.id })
       .refine(importedDiscountInRange, { message: PERCENT_MESSAGE, path: ["discount_amount"] })
       .optional(),
     items: z
-      .array(ItemFieldsSchema.extend({ ref: refSchema }).superRefine(quantityMatchesSizes))
+      .array(itemFieldsSchema().extend({ ref: refSchema }).superRefine(quantityMatchesSizes))
       .max(MAX_CONTENTS)
       .optional(),
     payments: z
-      .array(PaymentFieldsSchema.extend({ ref: refSchema }))
+      .array(paymentFieldsSchema().extend({ ref: refSchema }))
       .max(MAX_CONTENTS)
       .optional(),
     artworks: z
-      .array(ArtworkFieldsSchema.extend({ ref: refSchema }))
+      .array(artworkFieldsSchema().extend({ ref: refSchema }))
       .max(MAX_CONTENTS)
       .optional(),
   })

@@ -1,8 +1,8 @@
-import { createAuthRoute, type Router } from "../../../http/openapi";
+import { createAuthRoute, jsonContent, type Router } from "../../../http/openapi";
 import { changeContents } from "../contents/change";
-import { ArtworkPatchSchema, contentsParams } from "../contents/schema";
+import { artworkPatchSchema, contentsParams } from "../contents/schema";
 import { serializeArtwork, serializeInvoice } from "../serialize";
-import { ArtworkChangedSchema } from "./post";
+import { artworkChangedSchema } from "./post";
 import { updateArtwork } from "./queries";
 
 const route = createAuthRoute({
@@ -19,10 +19,10 @@ const route = createAuthRoute({
     "An artwork of another order, a deleted artwork, or another company's order is 404.",
   request: {
     params: contentsParams("artwork_id", "Artwork"),
-    body: { required: true, content: { "application/json": { schema: ArtworkPatchSchema } } },
+    body: { required: true, content: { "application/json": { schema: artworkPatchSchema() } } },
   },
   responses: {
-    200: { description: "The artwork and the invoice after the change", content: { "application/json": { schema: ArtworkChangedSchema } } },
+    200: { description: "The artwork and the invoice after the change", content: jsonContent(artworkChangedSchema) },
   },
 });
 

@@ -1,10 +1,10 @@
-import { createAuthRoute, idParam, type Router } from "../../../http/openapi";
+import { createAuthRoute, idParam, jsonContent, type Router, schemaOnce } from "../../../http/openapi";
 import { createContents } from "../contents/change";
-import { ARTWORK_STATUSES, ArtworkCreateSchema, ArtworkSchema, changedSchema, MAX_CONTENTS } from "../contents/schema";
+import { ARTWORK_STATUSES, artworkCreateSchema, artworkSchema, changedSchema, MAX_CONTENTS } from "../contents/schema";
 import { serializeArtwork, serializeInvoice } from "../serialize";
 import { insertArtwork } from "./queries";
 
-export const ArtworkChangedSchema = changedSchema("artwork", ArtworkSchema, "ArtworkChanged");
+export const artworkChangedSchema = schemaOnce(() => changedSchema("artwork", artworkSchema(), "ArtworkChanged"));
 
 const route = createAuthRoute({
   operationId: "createOrderArtwork",
@@ -23,12 +23,12 @@ const route = createAuthRoute({
     `An order holds at most ${MAX_CONTENTS} live artworks (400 beyond). Another company's order is 404.`,
   request: {
     params: idParam("Order (project) id"),
-    body: { required: true, content: { "application/json": { schema: ArtworkCreateSchema } } },
+    body: { required: true, content: { "application/json": { schema: artworkCreateSchema() } } },
   },
   responses: {
     200: {
       description: "The new artwork and the invoice after the change",
-      content: { "application/json": { schema: ArtworkChangedSchema } },
+      content: jsonContent(artworkChangedSchema),
     },
   },
 });

@@ -5,11 +5,11 @@ import { artworks } from "../../../db/schema/orders";
 import { invalid } from "../../../http/errors";
 import { columnFields } from "../../../http/openapi";
 import type { OrderContents } from "../contents/read";
-import { type ArtworkFieldsSchema, MAX_CONTENTS } from "../contents/schema";
+import { type artworkFieldsSchema, MAX_CONTENTS } from "../contents/schema";
 import { insertRecord, updateRecord, writeContents } from "../contents/write";
 import { orderTotals } from "../serialize";
 
-type ArtworkFields = z.infer<typeof ArtworkFieldsSchema>;
+type ArtworkFields = z.infer<ReturnType<typeof artworkFieldsSchema>>;
 /** Artworks are not part of the accounting invoice. */
 const NO_LINES = { lines: false };
 

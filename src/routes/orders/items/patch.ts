@@ -1,9 +1,9 @@
 import { serializeItem } from "../../../domain/invoice-item";
-import { createAuthRoute, type Router } from "../../../http/openapi";
+import { createAuthRoute, jsonContent, type Router } from "../../../http/openapi";
 import { changeContents } from "../contents/change";
-import { contentsParams, ItemPatchSchema } from "../contents/schema";
+import { contentsParams, itemPatchSchema } from "../contents/schema";
 import { serializeInvoice } from "../serialize";
-import { ItemChangedSchema } from "./post";
+import { itemChangedSchema } from "./post";
 import { updateItem } from "./queries";
 
 const route = createAuthRoute({
@@ -22,10 +22,10 @@ const route = createAuthRoute({
     "An item of another order, a deleted item, or another company's order is 404.",
   request: {
     params: contentsParams("item_id", "Line item"),
-    body: { required: true, content: { "application/json": { schema: ItemPatchSchema } } },
+    body: { required: true, content: { "application/json": { schema: itemPatchSchema() } } },
   },
   responses: {
-    200: { description: "The item and the invoice after the change", content: { "application/json": { schema: ItemChangedSchema } } },
+    200: { description: "The item and the invoice after the change", content: jsonContent(itemChangedSchema) },
   },
 });
 

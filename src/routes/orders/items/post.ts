@@ -1,11 +1,11 @@
-import { InvoiceItemSchema, serializeItem } from "../../../domain/invoice-item";
-import { createAuthRoute, idParam, type Router } from "../../../http/openapi";
+import { invoiceItemSchema, serializeItem } from "../../../domain/invoice-item";
+import { createAuthRoute, idParam, jsonContent, type Router, schemaOnce } from "../../../http/openapi";
 import { createContents } from "../contents/change";
-import { changedSchema, ItemCreateSchema, MAX_CONTENTS } from "../contents/schema";
+import { changedSchema, itemCreateSchema, MAX_CONTENTS } from "../contents/schema";
 import { serializeInvoice } from "../serialize";
 import { insertItem } from "./queries";
 
-export const ItemChangedSchema = changedSchema("item", InvoiceItemSchema, "InvoiceItemChanged");
+export const itemChangedSchema = schemaOnce(() => changedSchema("item", invoiceItemSchema(), "InvoiceItemChanged"));
 
 const route = createAuthRoute({
   operationId: "createOrderItem",
@@ -25,10 +25,10 @@ const route = createAuthRoute({
     "accounting `update` that resends the invoice's lines is queued in the same statement. Another company's order is 404.",
   request: {
     params: idParam("Order (project) id"),
-    body: { required: true, content: { "application/json": { schema: ItemCreateSchema } } },
+    body: { required: true, content: { "application/json": { schema: itemCreateSchema() } } },
   },
   responses: {
-    200: { description: "The new item and the invoice after the change", content: { "application/json": { schema: ItemChangedSchema } } },
+    200: { description: "The new item and the invoice after the change", content: jsonContent(itemChangedSchema) },
   },
 });
 

@@ -1,4 +1,4 @@
-import { createAuthRoute, type Router } from "../../../http/openapi";
+import { createAuthRoute, jsonContent, type Router } from "../../../http/openapi";
 import { changeContents } from "../contents/change";
 import { contentsParams, deletedSchema } from "../contents/schema";
 import { serializeInvoice } from "../serialize";
@@ -19,7 +19,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "The payment was deleted",
-      content: { "application/json": { schema: deletedSchema("payment", "PaymentDeleted") } },
+      content: jsonContent(() => deletedSchema("payment", "PaymentDeleted")),
     },
   },
 });

@@ -1,8 +1,8 @@
-import { createAuthRoute, type Router } from "../../../http/openapi";
+import { createAuthRoute, jsonContent, type Router } from "../../../http/openapi";
 import { changeContents } from "../contents/change";
-import { contentsParams, PaymentPatchSchema } from "../contents/schema";
+import { contentsParams, paymentPatchSchema } from "../contents/schema";
 import { serializeInvoice, serializePayment } from "../serialize";
-import { PaymentChangedSchema } from "./post";
+import { paymentChangedSchema } from "./post";
 import { updatePayment } from "./queries";
 
 const route = createAuthRoute({
@@ -18,10 +18,10 @@ const route = createAuthRoute({
     "new totals. A payment of another order, a deleted payment, or another company's order is 404.",
   request: {
     params: contentsParams("payment_id", "Payment"),
-    body: { required: true, content: { "application/json": { schema: PaymentPatchSchema } } },
+    body: { required: true, content: { "application/json": { schema: paymentPatchSchema() } } },
   },
   responses: {
-    200: { description: "The payment and the invoice after the change", content: { "application/json": { schema: PaymentChangedSchema } } },
+    200: { description: "The payment and the invoice after the change", content: jsonContent(paymentChangedSchema) },
   },
 });
 

@@ -1,10 +1,10 @@
-import { createAuthRoute, idParam, type Router } from "../../../http/openapi";
+import { createAuthRoute, idParam, jsonContent, type Router, schemaOnce } from "../../../http/openapi";
 import { createContents } from "../contents/change";
-import { changedSchema, MAX_CONTENTS, PaymentCreateSchema, PaymentSchema } from "../contents/schema";
+import { changedSchema, MAX_CONTENTS, paymentCreateSchema, paymentSchema } from "../contents/schema";
 import { serializeInvoice, serializePayment } from "../serialize";
 import { insertPayment } from "./queries";
 
-export const PaymentChangedSchema = changedSchema("payment", PaymentSchema, "PaymentChanged");
+export const paymentChangedSchema = schemaOnce(() => changedSchema("payment", paymentSchema(), "PaymentChanged"));
 
 const route = createAuthRoute({
   operationId: "createOrderPayment",
@@ -22,12 +22,12 @@ const route = createAuthRoute({
     `An order holds at most ${MAX_CONTENTS} live payments (400 beyond). Another company's order is 404.`,
   request: {
     params: idParam("Order (project) id"),
-    body: { required: true, content: { "application/json": { schema: PaymentCreateSchema } } },
+    body: { required: true, content: { "application/json": { schema: paymentCreateSchema() } } },
   },
   responses: {
     200: {
       description: "The new payment and the invoice after the change",
-      content: { "application/json": { schema: PaymentChangedSchema } },
+      content: jsonContent(paymentChangedSchema),
     },
   },
 });

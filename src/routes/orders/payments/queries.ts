@@ -5,11 +5,11 @@ import { payments } from "../../../db/schema/orders";
 import { invalid } from "../../../http/errors";
 import { columnFields } from "../../../http/openapi";
 import type { OrderContents } from "../contents/read";
-import { MAX_CONTENTS, type PaymentFieldsSchema } from "../contents/schema";
+import { MAX_CONTENTS, type paymentFieldsSchema } from "../contents/schema";
 import { insertRecord, updateRecord, writeContents } from "../contents/write";
 import { orderTotals } from "../serialize";
 
-type PaymentFields = z.infer<typeof PaymentFieldsSchema>;
+type PaymentFields = z.infer<ReturnType<typeof paymentFieldsSchema>>;
 /** Payments are recorded locally only: nothing is queued for the accounting system. */
 const NO_LINES = { lines: false };
 
