@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, inArray } from "drizzle-orm";
 import { supplierIntegrations } from "../db/schema/products";
+import { schemaOnce } from "../http/schema-once";
 import type { Db } from "../platform/db";
 
 /** Neutral names on the wire; docs/resources/products.md says which supplier protocol each adapter speaks. */
@@ -18,15 +19,16 @@ export const PRODUCTION_BASE_URLS: Record<Provider, string> = {
   supplier_b: "https://api.ssactivewear.com",
 };
 
-const secret = z.string().trim().min(1).max(500);
-
 /** What each supplier's protocol needs; stored as the integration's credentials jsonb. */
-export const credentialSchemas = {
-  supplier_a: z.strictObject({ customer_number: secret, username: secret, password: secret }),
-  supplier_b: z.strictObject({ account_number: secret, api_key: secret }),
-} satisfies Record<Provider, z.ZodType>;
+export const credentialSchemas = schemaOnce(() => {
+  const secret = z.string().trim().min(1).max(500);
+  return {
+    supplier_a: z.strictObject({ customer_number: secret, username: secret, password: secret }),
+    supplier_b: z.strictObject({ account_number: secret, api_key: secret }),
+  } satisfies Record<Provider, z.ZodType>;
+});
 
-export type Credentials<P extends Provider> = z.infer<(typeof credentialSchemas)[P]>;
+export type Credentials<P extends Provider> = z.infer<ReturnType<typeof credentialSchemas>[P]>;
 
 export interface SupplierConfig<P extends Provider = Provider> {
   provider: P;
@@ -62,7 +64,7 @@ export function integrationStates(providers: Provider[], rows: (typeof supplierI
 function integrationState(provider: Provider, row: typeof supplierIntegrations.$inferSelect | undefined): IntegrationState {
   if (!row) return { ok: false, reason: "integration_missing" };
   if (!row.enabled) return { ok: false, reason: "integration_disabled" };
-  const credentials = credentialSchemas[provider].safeParse(row.credentials);
+  const credentials = credentialSchemas()[provider].safeParse(row.credentials);
   if (!credentials.success) return { ok: false, reason: "credentials_incomplete" };
   return { ok: true, config: { provider, baseUrl: row.baseUrl ?? PRODUCTION_BASE_URLS[provider], credentials: credentials.data } };
 }

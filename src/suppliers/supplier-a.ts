@@ -9,6 +9,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { parseXml as parseDocument, XmlElement } from "@rgrove/parse-xml";
+import { schemaOnce } from "../http/schema-once";
 import { priceFrom as money, priceRange } from "../platform/money";
 import { fetchText, imageUrl, SupplierError, type UpstreamResponse } from "./http";
 import type { SupplierConfig } from "./integrations";
@@ -100,56 +101,60 @@ function parseXml(text: string): any {
   }
 }
 
-const leaf = z.string().optional();
+const leaf = schemaOnce(() => z.string().optional());
 /** An element with children; an empty element (<x/>) parses as "" and means no children. */
 const element = <T extends z.ZodRawShape>(shape: T) => z.preprocess((v) => (v === "" ? {} : v), z.looseObject(shape));
 
-const EntrySchema = z.looseObject({
-  productBasicInfo: element({
-    style: z.string().min(1),
-    productTitle: leaf,
-    productDescription: leaf,
-    brandName: leaf,
-    category: leaf,
-    color: leaf,
-    catalogColor: leaf,
-    size: leaf,
-    sizeIndex: leaf,
-    uniqueKey: leaf,
-    inventoryKey: leaf,
-    productStatus: leaf,
-    caseSize: leaf,
-    availableSizes: leaf,
+const entrySchema = schemaOnce(() =>
+  z.looseObject({
+    productBasicInfo: element({
+      style: z.string().min(1),
+      productTitle: leaf(),
+      productDescription: leaf(),
+      brandName: leaf(),
+      category: leaf(),
+      color: leaf(),
+      catalogColor: leaf(),
+      size: leaf(),
+      sizeIndex: leaf(),
+      uniqueKey: leaf(),
+      inventoryKey: leaf(),
+      productStatus: leaf(),
+      caseSize: leaf(),
+      availableSizes: leaf(),
+    }),
+    productImageInfo: element({
+      productImage: leaf(),
+      colorProductImage: leaf(),
+      colorSquareImage: leaf(),
+      colorSwatchImage: leaf(),
+      frontModel: leaf(),
+      backModel: leaf(),
+    }).optional(),
+    productPriceInfo: element({
+      piecePrice: leaf(),
+      dozenPrice: leaf(),
+      casePrice: leaf(),
+      pieceSalePrice: leaf(),
+      caseSalePrice: leaf(),
+      saleStartDate: leaf(),
+      saleEndDate: leaf(),
+    }).optional(),
   }),
-  productImageInfo: element({
-    productImage: leaf,
-    colorProductImage: leaf,
-    colorSquareImage: leaf,
-    colorSwatchImage: leaf,
-    frontModel: leaf,
-    backModel: leaf,
-  }).optional(),
-  productPriceInfo: element({
-    piecePrice: leaf,
-    dozenPrice: leaf,
-    casePrice: leaf,
-    pieceSalePrice: leaf,
-    caseSalePrice: leaf,
-    saleStartDate: leaf,
-    saleEndDate: leaf,
-  }).optional(),
-});
+);
 
-const ReturnSchema = z.looseObject({
-  errorOccured: z.enum(["true", "false"]),
-  message: leaf,
-  listResponse: z.array(EntrySchema).optional(),
-});
+const returnSchema = schemaOnce(() =>
+  z.looseObject({
+    errorOccured: z.enum(["true", "false"]),
+    message: leaf(),
+    listResponse: z.array(entrySchema()).optional(),
+  }),
+);
 
 const str = (v: string | undefined) => (v?.trim() ? v.trim() : null);
 const int = (v: string | undefined) => (v && /^\d{1,9}$/.test(v.trim()) ? Number(v.trim()) : null);
 
-function toProduct(entry: z.infer<typeof EntrySchema>) {
+function toProduct(entry: z.infer<ReturnType<typeof entrySchema>>) {
   const b = entry.productBasicInfo;
   const i = entry.productImageInfo ?? {};
   const p = entry.productPriceInfo ?? {};
@@ -194,7 +199,7 @@ export function parseProductInfoResponse(res: UpstreamResponse): SupplierAProduc
   const body = parseXml(res.text)?.Envelope?.Body;
   if (body && typeof body === "object" && "Fault" in body) throw new SupplierError("upstream_fault", res.status);
   if (res.status === 500) throw new SupplierError("upstream_status", 500);
-  const parsed = ReturnSchema.safeParse(body?.[`${OPERATION}Response`]?.return);
+  const parsed = returnSchema().safeParse(body?.[`${OPERATION}Response`]?.return);
   if (!parsed.success) throw new SupplierError("bad_response", res.status);
   const ret = parsed.data;
   if (ret.errorOccured === "true") {

@@ -6,6 +6,7 @@
  * S&S answers 404 when nothing matches: that is an empty result, not a failure.
  */
 import { z } from "@hono/zod-openapi";
+import { schemaOnce } from "../http/schema-once";
 import { basicAuth } from "../platform/basic-auth";
 import { priceFrom as money } from "../platform/money";
 import { fetchText, imageUrl, SupplierError } from "./http";
@@ -17,44 +18,50 @@ export const IMAGE_ORIGIN = "https://www.ssactivewear.com/";
 /** At most this many styles from one search (S&S returns every match, unpaged). */
 export const MAX_STYLES = 25;
 
-const optText = z
-  .union([z.string(), z.number()])
-  .nullish()
-  .transform((v) => (v === null || v === undefined || v === "" ? null : String(v)));
-const optNumber = z.number().nullish();
+const optText = schemaOnce(() =>
+  z
+    .union([z.string(), z.number()])
+    .nullish()
+    .transform((v) => (v === null || v === undefined || v === "" ? null : String(v))),
+);
+const optNumber = schemaOnce(() => z.number().nullish());
 
-const StyleSchema = z.looseObject({
-  styleID: z.number().int(),
-  partNumber: optText,
-  brandName: optText,
-  styleName: optText,
-  title: optText,
-  baseCategory: optText,
-  styleImage: optText,
-  newStyle: z.boolean().nullish(),
-});
+const styleSchema = schemaOnce(() =>
+  z.looseObject({
+    styleID: z.number().int(),
+    partNumber: optText(),
+    brandName: optText(),
+    styleName: optText(),
+    title: optText(),
+    baseCategory: optText(),
+    styleImage: optText(),
+    newStyle: z.boolean().nullish(),
+  }),
+);
 
-const WarehouseSchema = z.looseObject({ warehouseAbbr: optText, qty: optNumber });
+const warehouseSchema = schemaOnce(() => z.looseObject({ warehouseAbbr: optText(), qty: optNumber() }));
 
-const ProductSchema = z.looseObject({
-  sku: z.string().min(1),
-  styleID: z.number().int(),
-  brandName: optText,
-  styleName: optText,
-  colorName: optText,
-  colorCode: optText,
-  colorSwatchImage: optText,
-  colorFrontImage: optText,
-  colorBackImage: optText,
-  sizeName: optText,
-  sizeOrder: optText,
-  piecePrice: optNumber,
-  dozenPrice: optNumber,
-  casePrice: optNumber,
-  customerPrice: optNumber,
-  qty: optNumber,
-  warehouses: z.array(WarehouseSchema).nullish(),
-});
+const productSchema = schemaOnce(() =>
+  z.looseObject({
+    sku: z.string().min(1),
+    styleID: z.number().int(),
+    brandName: optText(),
+    styleName: optText(),
+    colorName: optText(),
+    colorCode: optText(),
+    colorSwatchImage: optText(),
+    colorFrontImage: optText(),
+    colorBackImage: optText(),
+    sizeName: optText(),
+    sizeOrder: optText(),
+    piecePrice: optNumber(),
+    dozenPrice: optNumber(),
+    casePrice: optNumber(),
+    customerPrice: optNumber(),
+    qty: optNumber(),
+    warehouses: z.array(warehouseSchema()).nullish(),
+  }),
+);
 
 const image = (path: string | null) => imageUrl(path, IMAGE_ORIGIN);
 
@@ -81,7 +88,7 @@ async function getRows<S extends z.ZodType>(config: SupplierConfig<"supplier_b">
   return rows.data as z.infer<S>[];
 }
 
-function toStyle(s: z.infer<typeof StyleSchema>) {
+function toStyle(s: z.infer<ReturnType<typeof styleSchema>>) {
   return {
     style_id: s.styleID,
     part_number: s.partNumber,
@@ -97,7 +104,7 @@ export type SupplierBStyle = ReturnType<typeof toStyle>;
 
 /** Style search; the first MAX_STYLES matches in the supplier's order. */
 export async function searchStyles(config: SupplierConfig<"supplier_b">, q: string, signal: AbortSignal): Promise<SupplierBStyle[]> {
-  const rows = await getRows(config, `styles?search=${encodeURIComponent(q)}`, StyleSchema, signal);
+  const rows = await getRows(config, `styles?search=${encodeURIComponent(q)}`, styleSchema(), signal);
   return rows.slice(0, MAX_STYLES).map(toStyle);
 }
 
@@ -106,10 +113,10 @@ export type SupplierBQuery = { sku: string } | { styleId: string };
 /** The SKU's row or every row of the style, grouped by color. */
 export async function getProducts(config: SupplierConfig<"supplier_b">, query: SupplierBQuery, signal: AbortSignal) {
   const path = "sku" in query ? `products/${encodeURIComponent(query.sku)}` : `products/?styleid=${encodeURIComponent(query.styleId)}`;
-  return groupByColor(await getRows(config, path, ProductSchema, signal));
+  return groupByColor(await getRows(config, path, productSchema(), signal));
 }
 
-type ProductRow = z.infer<typeof ProductSchema>;
+type ProductRow = z.infer<ReturnType<typeof productSchema>>;
 
 /** Flat SKU rows → one entry per color (first-seen order), sizes sorted by the supplier's sizeOrder. */
 export function groupByColor(rows: ProductRow[]) {

@@ -17,9 +17,9 @@ export interface SetIntegrationInput {
 
 /** Names the offending fields only: the operator's values (secrets) are never echoed. */
 function checkCredentials(provider: Provider, value: unknown) {
-  const parsed = credentialSchemas[provider].safeParse(value);
+  const parsed = credentialSchemas()[provider].safeParse(value);
   if (parsed.success) return parsed.data;
-  const expected = Object.keys(credentialSchemas[provider].shape).join(", ");
+  const expected = Object.keys(credentialSchemas()[provider].shape).join(", ");
   const fields = [
     ...new Set(parsed.error.issues.flatMap((i) => (i.code === "unrecognized_keys" ? i.keys : [i.path.join(".") || "(credentials)"]))),
   ];
@@ -46,7 +46,7 @@ export async function setIntegration(db: Db, input: SetIntegrationInput) {
       .from(supplierIntegrations)
       .where(and(eq(supplierIntegrations.companyId, input.companyId), eq(supplierIntegrations.provider, provider)))
       .for("update");
-    if (input.enabled && credentials === undefined && !credentialSchemas[provider].safeParse(existing?.credentials).success) {
+    if (input.enabled && credentials === undefined && !credentialSchemas()[provider].safeParse(existing?.credentials).success) {
       throw new CommandError(`enabling ${provider} needs complete credentials: pass --credentials`);
     }
     const changes = {

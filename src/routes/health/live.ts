@@ -1,6 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Router } from "../../http/openapi";
-import { LiveSchema } from "./schema";
+import { jsonContent } from "../../http/schema-once";
+import { liveSchema } from "./schema";
 
 const route = createRoute({
   operationId: "getHealth",
@@ -13,7 +14,7 @@ const route = createRoute({
     "(use `GET /health/ready` for those).",
   security: [],
   responses: {
-    200: { description: "The Worker is up", content: { "application/json": { schema: LiveSchema } } },
+    200: { description: "The Worker is up", content: jsonContent(liveSchema) },
   },
 });
 

@@ -2,15 +2,16 @@ import { createRoute, type z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { ApiError, errorResponses } from "../../http/errors";
 import type { Router } from "../../http/openapi";
+import { jsonContent } from "../../http/schema-once";
 import { DeadlineExceeded, withDeadline } from "../../platform/deadline";
 import type { Logger } from "../../platform/logger";
 import { upstashRedis } from "../../platform/redis";
-import { type CheckState, ReadySchema } from "./schema";
+import { type checkStateSchema, readySchema } from "./schema";
 
 /** Each dependency gets this long; a load balancer's probe should not hang on a dead one. */
 export const READY_CHECK_TIMEOUT_MS = 2000;
 
-type State = z.infer<typeof CheckState>;
+type State = z.infer<ReturnType<typeof checkStateSchema>>;
 
 const route = createRoute({
   operationId: "getReadiness",
@@ -25,7 +26,7 @@ const route = createRoute({
     "Connection strings and driver errors are never included.",
   security: [],
   responses: {
-    200: { description: "Both dependencies answered", content: { "application/json": { schema: ReadySchema } } },
+    200: { description: "Both dependencies answered", content: jsonContent(readySchema) },
     ...errorResponses(503),
   },
 });

@@ -5,6 +5,6 @@ export const emailThreadEvents = {
   resource: "email_thread",
   returnedBy: "PUT and GET /mail/email-threads/{legacyThreadId}",
   types: { "email_thread.upserted": "An email thread was stored or replaced (PUT)" },
-  schema: async () => (await import("./schema")).EmailThreadSchema,
+  schema: async () => (await import("./schema")).emailThreadSchema(),
   render: async (db, event) => (await import("./webhook-object")).renderEmailThreadObject(db, event),
 } as const satisfies ResourceEvents;

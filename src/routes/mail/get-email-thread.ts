@@ -2,9 +2,9 @@ import { z } from "@hono/zod-openapi";
 import { notFound } from "../../http/errors";
 import { ifNoneMatchHeader, notModified, notModifiedResponse, withEtag } from "../../http/etag";
 import { jsonWithRaw } from "../../http/exact-json";
-import { createAuthRoute, type Router } from "../../http/openapi";
+import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
 import { findLiveEmailThread } from "./queries";
-import { accountEmail, type EmailThreadEnvelope, EmailThreadEnvelopeSchema, legacyThreadIdParam, serializeEmailThread } from "./schema";
+import { accountEmail, type EmailThreadEnvelope, emailThreadEnvelopeSchema, legacyThreadIdParam, serializeEmailThread } from "./schema";
 
 const route = createAuthRoute({
   method: "get",
@@ -17,7 +17,7 @@ const route = createAuthRoute({
     "and the legacy thread id. 404 when there is none, including a thread that was soft-deleted (a PUT restores it). " +
     "`messages`, `participants` and `labels` come back exactly as stored (numbers keep every digit; see the PUT).",
   request: {
-    params: legacyThreadIdParam,
+    params: legacyThreadIdParam(),
     query: z.object({
       account_email: accountEmail().openapi({ param: { name: "account_email", in: "query" }, description: "The synced mailbox" }),
     }),
@@ -25,7 +25,7 @@ const route = createAuthRoute({
   },
   errors: [404],
   responses: {
-    200: withEtag({ description: "The thread", content: { "application/json": { schema: EmailThreadEnvelopeSchema } } }),
+    200: withEtag({ description: "The thread", content: jsonContent(emailThreadEnvelopeSchema) }),
     ...notModifiedResponse,
   },
 });

@@ -1,9 +1,9 @@
 import type { z } from "@hono/zod-openapi";
 import { notFound } from "../../http/errors";
 import { jsonWithRaw } from "../../http/exact-json";
-import { createAuthRoute, type Router } from "../../http/openapi";
+import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
 import { findTiedThreadContext } from "./queries";
-import { legacyThreadIdParam, serializeThreadContext, ThreadContextSchema } from "./schema";
+import { legacyThreadIdParam, serializeThreadContext, threadContextSchema } from "./schema";
 
 const route = createAuthRoute({
   method: "get",
@@ -23,10 +23,10 @@ const route = createAuthRoute({
     "soft-deleted clients and orders still tie. Nothing else counts: not `selected_order_id`, not keys nested deeper, " +
     "not bare scalars inside the arrays. A shape the rule cannot read (null, a string where an array is expected, " +
     '`"12.5"`, `"abc"`, nested arrays) simply does not tie the row; it never causes an error.',
-  request: { params: legacyThreadIdParam },
+  request: { params: legacyThreadIdParam() },
   errors: [404],
   responses: {
-    200: { description: "The cached thread context", content: { "application/json": { schema: ThreadContextSchema } } },
+    200: { description: "The cached thread context", content: jsonContent(threadContextSchema) },
   },
 });
 
@@ -35,5 +35,5 @@ export const registerGetThreadContext = (api: Router) =>
     const { legacyThreadId } = c.req.valid("param");
     const row = await findTiedThreadContext(c.get("db"), c.get("auth").companyId, legacyThreadId);
     if (!row) throw notFound("Mail thread context");
-    return jsonWithRaw<z.infer<typeof ThreadContextSchema>, 200>(c, serializeThreadContext(row), 200);
+    return jsonWithRaw<z.infer<ReturnType<typeof threadContextSchema>>, 200>(c, serializeThreadContext(row), 200);
   });

@@ -12,15 +12,15 @@ import {
   unstorableNumbers,
 } from "../../http/exact-json";
 import { MAX_JSON_DEPTH, unstorableError } from "../../http/json-body";
-import { createAuthRoute, type Router } from "../../http/openapi";
+import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
 import { emailThreadEvents } from "./events";
 import { type EmailThreadRow, EXACT_JSON_MEMBERS, type ExactJsonMember, emailThreadEtagOf, exactJsonText, excluded } from "./queries";
 import {
   EMAIL_THREAD_BODY_LIMIT,
   type EmailThreadEnvelope,
-  EmailThreadEnvelopeSchema,
   type EmailThreadPut,
-  EmailThreadPutSchema,
+  emailThreadEnvelopeSchema,
+  emailThreadPutSchema,
   legacyThreadIdParam,
   serializeEmailThread,
   toDate,
@@ -52,13 +52,13 @@ const route = createAuthRoute({
     "(returned in UTC, millisecond precision). Response `{ email_thread }` with the thread's fields; the internal `deleted` flag is not returned " +
     `(it is always false after a PUT). The body may be up to ${EMAIL_THREAD_BODY_LIMIT} bytes (8 MiB); larger bodies get 413.`,
   request: {
-    params: legacyThreadIdParam,
-    body: { required: true, content: { "application/json": { schema: EmailThreadPutSchema } } },
+    params: legacyThreadIdParam(),
+    body: { required: true, content: { "application/json": { schema: emailThreadPutSchema() } } },
   },
   responses: {
     200: withEtag({
       description: "The stored thread (created or updated)",
-      content: { "application/json": { schema: EmailThreadEnvelopeSchema } },
+      content: jsonContent(emailThreadEnvelopeSchema),
     }),
   },
 });

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { RawJson } from "../../http/exact-json";
-import { iso, timestamp } from "../../http/openapi";
+import { iso, schemaOnce, timestamp } from "../../http/openapi";
 import { isoDateTime } from "../../platform/dates";
 import type { EmailThreadRow, ExactJsonMember, ThreadContextRow } from "./queries";
 
@@ -11,17 +11,19 @@ import type { EmailThreadRow, ExactJsonMember, ThreadContextRow } from "./querie
 export const EMAIL_THREAD_BODY_LIMIT = 8 * 1024 * 1024;
 
 /** The mailbox provider's legacy thread id, from the path (URL-decoded). */
-export const legacyThreadIdParam = z.object({
-  legacyThreadId: z
-    .string()
-    .min(1)
-    .max(255)
-    .openapi({
-      param: { name: "legacyThreadId", in: "path" },
-      description: "The mailbox provider's legacy thread id",
-      example: "18c2f1a9b7e4d305",
-    }),
-});
+export const legacyThreadIdParam = schemaOnce(() =>
+  z.object({
+    legacyThreadId: z
+      .string()
+      .min(1)
+      .max(255)
+      .openapi({
+        param: { name: "legacyThreadId", in: "path" },
+        description: "The mailbox provider's legacy thread id",
+        example: "18c2f1a9b7e4d305",
+      }),
+  }),
+);
 
 /** An account email: a valid address, compared and stored lowercase. */
 export const accountEmail = () => z.email().max(320).toLowerCase().openapi({ example: "orders@printshop.example" });
@@ -37,22 +39,24 @@ export const toDate = (s: string | null | undefined) => (s == null ? s : new Dat
 
 const storedJson = (description: string) => z.any().openapi({ description });
 
-export const ThreadContextSchema = z
-  .object({
-    thread_id: z.string().nullable(),
-    legacy_thread_id: z.string(),
-    sender_email: z.string().nullable(),
-    client_id: z.string().nullable(),
-    client_data: storedJson("JSON object as cached (shape varies; may be null)"),
-    clients_data: storedJson("JSON array as cached (shape varies; may be null)"),
-    orders_data: storedJson("JSON array as cached (shape varies; may be null)"),
-    selected_order_id: z.string().nullable(),
-    participant_emails: storedJson("Array of strings as cached (may be null)"),
-    participants_data: storedJson("JSON array as cached (shape varies; may be null)"),
-    fetched_at: timestamp().nullable(),
-    updated_at: timestamp().nullable(),
-  })
-  .openapi("MailThreadContext");
+export const threadContextSchema = schemaOnce(() =>
+  z
+    .object({
+      thread_id: z.string().nullable(),
+      legacy_thread_id: z.string(),
+      sender_email: z.string().nullable(),
+      client_id: z.string().nullable(),
+      client_data: storedJson("JSON object as cached (shape varies; may be null)"),
+      clients_data: storedJson("JSON array as cached (shape varies; may be null)"),
+      orders_data: storedJson("JSON array as cached (shape varies; may be null)"),
+      selected_order_id: z.string().nullable(),
+      participant_emails: storedJson("Array of strings as cached (may be null)"),
+      participants_data: storedJson("JSON array as cached (shape varies; may be null)"),
+      fetched_at: timestamp().nullable(),
+      updated_at: timestamp().nullable(),
+    })
+    .openapi("MailThreadContext"),
+);
 
 const rawOrNull = (text: string | null) => (text === null ? null : new RawJson(text));
 
@@ -75,26 +79,28 @@ export function serializeThreadContext(row: ThreadContextRow) {
 }
 
 /** Cache rows as the admin import loads them: the thread-context fields; JSON members take any JSON. */
-export const ThreadContextRecordSchema = z.strictObject({
-  legacy_thread_id: z.string().min(1).max(255),
-  thread_id: z.string().nullable().optional(),
-  sender_email: z.string().nullable().optional(),
-  client_id: z
-    .union([z.string(), z.number().transform(String)])
-    .nullable()
-    .optional(),
-  client_data: z.json().optional(),
-  clients_data: z.json().optional(),
-  orders_data: z.json().optional(),
-  selected_order_id: z
-    .union([z.string(), z.number().transform(String)])
-    .nullable()
-    .optional(),
-  participant_emails: z.json().optional(),
-  participants_data: z.json().optional(),
-  fetched_at: isoInput().nullable().optional(),
-  updated_at: isoInput().nullable().optional(),
-});
+export const threadContextRecordSchema = schemaOnce(() =>
+  z.strictObject({
+    legacy_thread_id: z.string().min(1).max(255),
+    thread_id: z.string().nullable().optional(),
+    sender_email: z.string().nullable().optional(),
+    client_id: z
+      .union([z.string(), z.number().transform(String)])
+      .nullable()
+      .optional(),
+    client_data: z.json().optional(),
+    clients_data: z.json().optional(),
+    orders_data: z.json().optional(),
+    selected_order_id: z
+      .union([z.string(), z.number().transform(String)])
+      .nullable()
+      .optional(),
+    participant_emails: z.json().optional(),
+    participants_data: z.json().optional(),
+    fetched_at: isoInput().nullable().optional(),
+    updated_at: isoInput().nullable().optional(),
+  }),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Email threads
@@ -103,56 +109,60 @@ const nullableText = (max: number) => z.string().max(max).nullable().optional();
 /** The most items an array in a body of EMAIL_THREAD_BODY_LIMIT bytes can hold (each takes at least 2 bytes): the limits this implies. */
 const MAX_BODY_ITEMS = EMAIL_THREAD_BODY_LIMIT / 2;
 
-export const EmailThreadPutSchema = z
-  .strictObject({
-    account_email: accountEmail().openapi({ description: "The synced mailbox; stored lowercase" }),
-    messages: z
-      .array(z.any())
-      .max(MAX_BODY_ITEMS)
-      .openapi({
-        description:
-          "Required; the complete messages array (`[]` when empty). Stored and returned exactly as sent (a jsonb value: numbers keep every " +
-          "digit, object key order is not kept), without per-message validation. " +
-          "Suggested message: { id, internal_date, from, to[], cc[], subject, snippet, body_plain, body_html }.",
-      }),
-    participants: z.array(z.any()).max(MAX_BODY_ITEMS).optional().openapi({ description: "Default `[]` on insert" }),
-    labels: z.array(z.any()).max(MAX_BODY_ITEMS).optional().openapi({ description: "Label ids or names; default `[]` on insert" }),
-    subject: nullableText(EMAIL_THREAD_BODY_LIMIT),
-    snippet: nullableText(EMAIL_THREAD_BODY_LIMIT),
-    mail_thread_id: nullableText(255).openapi({ description: "Canonical thread id when different from the legacy id" }),
-    first_message_at: isoInput().nullable().optional(),
-    last_message_at: isoInput().nullable().optional(),
-    mail_history_id: nullableText(255).openapi({ description: "For incremental sync" }),
-    last_synced_at: isoInput().optional().openapi({ description: "Defaults to the server time of this request" }),
-  })
-  .openapi("EmailThreadPut");
+export const emailThreadPutSchema = schemaOnce(() =>
+  z
+    .strictObject({
+      account_email: accountEmail().openapi({ description: "The synced mailbox; stored lowercase" }),
+      messages: z
+        .array(z.any())
+        .max(MAX_BODY_ITEMS)
+        .openapi({
+          description:
+            "Required; the complete messages array (`[]` when empty). Stored and returned exactly as sent (a jsonb value: numbers keep every " +
+            "digit, object key order is not kept), without per-message validation. " +
+            "Suggested message: { id, internal_date, from, to[], cc[], subject, snippet, body_plain, body_html }.",
+        }),
+      participants: z.array(z.any()).max(MAX_BODY_ITEMS).optional().openapi({ description: "Default `[]` on insert" }),
+      labels: z.array(z.any()).max(MAX_BODY_ITEMS).optional().openapi({ description: "Label ids or names; default `[]` on insert" }),
+      subject: nullableText(EMAIL_THREAD_BODY_LIMIT),
+      snippet: nullableText(EMAIL_THREAD_BODY_LIMIT),
+      mail_thread_id: nullableText(255).openapi({ description: "Canonical thread id when different from the legacy id" }),
+      first_message_at: isoInput().nullable().optional(),
+      last_message_at: isoInput().nullable().optional(),
+      mail_history_id: nullableText(255).openapi({ description: "For incremental sync" }),
+      last_synced_at: isoInput().optional().openapi({ description: "Defaults to the server time of this request" }),
+    })
+    .openapi("EmailThreadPut"),
+);
 
-export type EmailThreadPut = z.infer<typeof EmailThreadPutSchema>;
+export type EmailThreadPut = z.infer<ReturnType<typeof emailThreadPutSchema>>;
 
-export const EmailThreadSchema = z
-  .object({
-    id: z.uuid(),
-    account_email: z.string(),
-    legacy_thread_id: z.string(),
-    mail_thread_id: z.string().nullable(),
-    subject: z.string().nullable(),
-    snippet: z.string().nullable(),
-    participants: z.array(z.any()),
-    labels: z.array(z.any()),
-    messages: z.array(z.any()),
-    message_count: z.number().int().openapi({ description: "Length of `messages`" }),
-    first_message_at: timestamp().nullable(),
-    last_message_at: timestamp().nullable(),
-    mail_history_id: z.string().nullable(),
-    last_synced_at: timestamp(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-  })
-  .openapi("EmailThread");
+export const emailThreadSchema = schemaOnce(() =>
+  z
+    .object({
+      id: z.uuid(),
+      account_email: z.string(),
+      legacy_thread_id: z.string(),
+      mail_thread_id: z.string().nullable(),
+      subject: z.string().nullable(),
+      snippet: z.string().nullable(),
+      participants: z.array(z.any()),
+      labels: z.array(z.any()),
+      messages: z.array(z.any()),
+      message_count: z.number().int().openapi({ description: "Length of `messages`" }),
+      first_message_at: timestamp().nullable(),
+      last_message_at: timestamp().nullable(),
+      mail_history_id: z.string().nullable(),
+      last_synced_at: timestamp(),
+      created_at: timestamp(),
+      updated_at: timestamp(),
+    })
+    .openapi("EmailThread"),
+);
 
-export const EmailThreadEnvelopeSchema = z.object({ email_thread: EmailThreadSchema }).openapi("EmailThreadEnvelope");
+export const emailThreadEnvelopeSchema = schemaOnce(() => z.object({ email_thread: emailThreadSchema() }).openapi("EmailThreadEnvelope"));
 
-export type EmailThreadEnvelope = z.infer<typeof EmailThreadEnvelopeSchema>;
+export type EmailThreadEnvelope = z.infer<ReturnType<typeof emailThreadEnvelopeSchema>>;
 
 /**
  * The thread's public fields only: `deleted` is internal (a live thread is always `deleted: false`). The JSON
@@ -160,7 +170,7 @@ export type EmailThreadEnvelope = z.infer<typeof EmailThreadEnvelopeSchema>;
  */
 export function serializeEmailThread(
   row: EmailThreadRow,
-): Omit<z.infer<typeof EmailThreadSchema>, ExactJsonMember> & Record<ExactJsonMember, RawJson> {
+): Omit<z.infer<ReturnType<typeof emailThreadSchema>>, ExactJsonMember> & Record<ExactJsonMember, RawJson> {
   return {
     id: row.id,
     account_email: row.accountEmail,

@@ -1,8 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { apiTokens, companies } from "../../db/schema/companies";
-import { createAuthRoute, type Router, wireFields } from "../../http/openapi";
+import { createAuthRoute, jsonContent, type Router, wireFields } from "../../http/openapi";
 import { RATE_LIMIT, RATE_WINDOW_SECONDS } from "../../ratelimit";
-import { MeSchema } from "./schema";
+import { meSchema } from "./schema";
 
 const route = createAuthRoute({
   method: "get",
@@ -14,7 +14,7 @@ const route = createAuthRoute({
     "Which company this token acts for, the token itself (its id, scope and creation time; never its value) and the rate limit " +
     "it is held to: the first call an integration makes, to check its token and show the shop it is connected to.",
   responses: {
-    200: { description: "The token's company, the token and its rate limit", content: { "application/json": { schema: MeSchema } } },
+    200: { description: "The token's company, the token and its rate limit", content: jsonContent(meSchema) },
   },
 });
 

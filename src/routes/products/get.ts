@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError, invalid, notFound } from "../../http/errors";
-import { createAuthRoute, intId, type Router } from "../../http/openapi";
+import { createAuthRoute, intId, jsonContent, type Router } from "../../http/openapi";
 import { DEFAULT_SOURCE_TIMEOUT_MS } from "../../platform/config";
 import type { Db } from "../../platform/db";
 import type { Logger } from "../../platform/logger";
@@ -9,7 +9,7 @@ import { loadIntegrations, type Provider, type SupplierConfig, UNAVAILABLE_MESSA
 import { getProductInfo, styleResult } from "../../suppliers/supplier-a";
 import { getProducts, type SupplierBQuery } from "../../suppliers/supplier-b";
 import { findLiveInvoiceLine } from "./queries";
-import { InvoiceLineSchema, SupplierAGroupSchema, SupplierBColorSchema, serializeInvoiceLine } from "./schema";
+import { invoiceLineSchema, serializeInvoiceLine, supplierAGroupSchema, supplierBColorSchema } from "./schema";
 
 const SOURCES = ["supplier_a", "supplier_b", "invoice_item"] as const;
 
@@ -55,24 +55,24 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "The source's answer",
-      content: {
-        "application/json": {
-          schema: z.union([
-            SupplierAGroupSchema.extend({
+      content: jsonContent(() =>
+        z.union([
+          supplierAGroupSchema()
+            .extend({
               source: z.literal("supplier_a"),
               query: z.object({ style: z.string(), color: z.string().nullable(), size: z.string().nullable() }),
-            }).openapi("SupplierAProducts"),
-            z
-              .object({
-                source: z.literal("supplier_b"),
-                query: z.object({ sku: z.string().nullable(), style_id: z.string().nullable() }),
-                products: z.array(SupplierBColorSchema),
-              })
-              .openapi("SupplierBProducts"),
-            z.object({ source: z.literal("invoice_item"), item: InvoiceLineSchema }).openapi("InvoiceItemProduct"),
-          ]),
-        },
-      },
+            })
+            .openapi("SupplierAProducts"),
+          z
+            .object({
+              source: z.literal("supplier_b"),
+              query: z.object({ sku: z.string().nullable(), style_id: z.string().nullable() }),
+              products: z.array(supplierBColorSchema()),
+            })
+            .openapi("SupplierBProducts"),
+          z.object({ source: z.literal("invoice_item"), item: invoiceLineSchema() }).openapi("InvoiceItemProduct"),
+        ]),
+      ),
     },
   },
 });

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { invalid } from "../../http/errors";
-import { createAuthRoute, type Router } from "../../http/openapi";
+import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
 import { DEFAULT_SOURCE_TIMEOUT_MS } from "../../platform/config";
 import { SupplierError, withDeadline } from "../../suppliers/http";
 import { PROVIDERS, UNAVAILABLE_MESSAGES, type Unavailable } from "../../suppliers/integrations";
@@ -10,9 +10,9 @@ import { MAX_RESULTS, recentCatalog, SAMPLE_SIZE, searchStorage } from "./querie
 import {
   emptySupplierA,
   SEARCH_SOURCES,
-  SearchResponseSchema,
   type SearchSource,
   type SkipReason,
+  searchResponseSchema,
   serializeCatalogItem,
   serializeInvoiceLine,
 } from "./schema";
@@ -55,11 +55,11 @@ const route = createAuthRoute({
     }),
   },
   responses: {
-    200: { description: "Results grouped by source", content: { "application/json": { schema: SearchResponseSchema } } },
+    200: { description: "Results grouped by source", content: jsonContent(searchResponseSchema) },
   },
 });
 
-type SearchResult = z.infer<typeof SearchResponseSchema>;
+type SearchResult = z.infer<ReturnType<typeof searchResponseSchema>>;
 
 function parseInclude(include: string | undefined): Set<SearchSource> {
   const tokens = (include ?? "")

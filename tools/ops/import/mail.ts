@@ -1,15 +1,17 @@
 import { getTableColumns, sql } from "drizzle-orm";
 import { mailThreadContexts } from "../../../src/db/schema";
 import { excluded } from "../../../src/routes/mail/queries";
-import { ThreadContextRecordSchema, toDate } from "../../../src/routes/mail/schema";
+import { threadContextRecordSchema, toDate } from "../../../src/routes/mail/schema";
 import { ImportError, parseRecord, refSchema, resolveRef, type SectionImporter } from "./kit";
 
-const ContextImportSchema = ThreadContextRecordSchema.extend({
-  client_ref: refSchema.optional().describe("A client `ref` from this file; stored as `client_id`"),
-}).refine((r) => r.client_ref === undefined || r.client_id == null, {
-  message: "Send client_ref or client_id, not both",
-  path: ["client_ref"],
-});
+const ContextImportSchema = threadContextRecordSchema()
+  .extend({
+    client_ref: refSchema.optional().describe("A client `ref` from this file; stored as `client_id`"),
+  })
+  .refine((r) => r.client_ref === undefined || r.client_id == null, {
+    message: "Send client_ref or client_id, not both",
+    path: ["client_ref"],
+  });
 
 /**
  * `mail_thread_contexts: [{ legacy_thread_id, ...thread-context fields, client_ref? }]`. The cache is shared (not
