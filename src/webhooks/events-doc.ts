@@ -7,25 +7,26 @@ import { eventComponent, type ResourceEvents } from "./events-catalog";
  * request a receiver gets. `data.object` is each resource's response schema, loaded with its routes.
  */
 
-const signatureHeaders = z.object({
-  "webhook-id": z.string().openapi({
-    param: { name: "webhook-id", in: "header" },
-    description: "The event id (`evt_…`): the same on every attempt and re-send, so a receiver can drop duplicates",
-    example: "evt_5f2b8c1e9a4d4f0bb0e7c3d2a1f6e9b8",
-  }),
-  "webhook-timestamp": z.string().openapi({
-    param: { name: "webhook-timestamp", in: "header" },
-    description: "Unix time in seconds of this attempt; refuse messages far from your clock (replay protection)",
-    example: "1795786620",
-  }),
-  "webhook-signature": z.string().openapi({
-    param: { name: "webhook-signature", in: "header" },
-    description:
-      "Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64 part " +
-      "of the endpoint's `whsec_` secret (Standard Webhooks). Two after a rotation (new and previous secret): accept either",
-    example: "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
-  }),
-});
+const signatureHeaders = () =>
+  z.object({
+    "webhook-id": z.string().openapi({
+      param: { name: "webhook-id", in: "header" },
+      description: "The event id (`evt_…`): the same on every attempt and re-send, so a receiver can drop duplicates",
+      example: "evt_5f2b8c1e9a4d4f0bb0e7c3d2a1f6e9b8",
+    }),
+    "webhook-timestamp": z.string().openapi({
+      param: { name: "webhook-timestamp", in: "header" },
+      description: "Unix time in seconds of this attempt; refuse messages far from your clock (replay protection)",
+      example: "1795786620",
+    }),
+    "webhook-signature": z.string().openapi({
+      param: { name: "webhook-signature", in: "header" },
+      description:
+        "Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64 part " +
+        "of the endpoint's `whsec_` secret (Standard Webhooks). Two after a rotation (new and previous secret): accept either",
+      example: "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
+    }),
+  });
 
 const pascal = (type: string) => type.replace(/(^|[._])([a-z])/g, (_, __, ch: string) => ch.toUpperCase());
 
@@ -69,7 +70,7 @@ export async function registerWebhookEvents(registry: Router["openAPIRegistry"],
           "Events of one resource arrive in the order they happened.",
         security: [],
         request: {
-          headers: signatureHeaders,
+          headers: signatureHeaders(),
           body: { required: true, content: { "application/json": { schema: eventSchema(type, events, objects[i], previous) } } },
         },
         responses: {
