@@ -18,6 +18,17 @@ describe("error envelope", () => {
     expect(((await res.json()) as any).error.code).toBe("not_found");
   });
 
+  it("a trailing slash names another path: 404 for a route's path with one, not the route", async () => {
+    const a = await newCompany();
+    const { id } = (await a.post<{ client: { id: number } }>("/clients", { company_name: "Slash Co" })).body.client;
+    expect((await a.get(`/clients/${id}`)).status).toBe(200);
+    for (const path of ["/clients/", `/clients/${id}/`, "/orders/", "/me/"]) {
+      const err = expectError(await a.get(path), 404, "not_found");
+      expect(err.message).toBe(`No route for GET /api/v1${path}`);
+    }
+    expectError(await call("GET", "/clients/"), 401, "unauthenticated");
+  });
+
   it("every error body carries request_id, the answer's X-Request-Id: the caller's own id when it sent one, else a new one per request", async () => {
     const a = await newCompany();
     const answers = [
