@@ -78,6 +78,29 @@ describe("worker settings", () => {
     expect(error!.message).toMatch(/DATABASE_URL is not set.*PRODUCT_SOURCE_TIMEOUT_MS.*ACCOUNTING_MAX_ATTEMPTS/);
   });
 
+  it("reads JSON-typed bindings (wrangler vars may be numbers or booleans) by the same rules, and trims text", () => {
+    expect(parse({ PRODUCT_SOURCE_TIMEOUT_MS: 150, WEBHOOK_TIMEOUT_MS: " 0150 " })).toMatchObject({
+      PRODUCT_SOURCE_TIMEOUT_MS: 150,
+      WEBHOOK_TIMEOUT_MS: 150,
+    });
+    for (const [value, shown] of [
+      [1.5, "1.5"],
+      [true, "true"],
+      [{}, "{}"],
+      [Number.NaN, "null"],
+    ] as const)
+      expect(() => parse({ PRODUCT_SOURCE_TIMEOUT_MS: value })).toThrow(
+        new RegExp(
+          `^Invalid configuration: PRODUCT_SOURCE_TIMEOUT_MS must be a whole number of milliseconds from 100 to 30000 \\(got ${shown.replace(/[{}]/g, "\\$&")}\\)$`,
+        ),
+      );
+    expect(() => parse({ WEBHOOK_ALLOW_LOCAL_HTTP: true })).toThrow(/WEBHOOK_ALLOW_LOCAL_HTTP must be true or false \(got true\)/);
+    expect(() => parse({ UPSTASH_REDIS_REST_URL: 5 })).toThrow(/^Invalid configuration: UPSTASH_REDIS_REST_URL must be text$/);
+    const settings = parse({ DATABASE_URL: "  postgres://a@b/c  ", UPSTASH_REDIS_REST_TOKEN: " tok " });
+    expect(settings).toMatchObject({ DATABASE_URL: "postgres://a@b/c", UPSTASH_REDIS_REST_TOKEN: "tok" });
+    expect("NEON_LOCAL_PROXY" in settings).toBe(false);
+  });
+
   it("never echoes a secret's value", () => {
     expect(() => parse({ DATABASE_URL: "mysql://user:hunter2@db" })).toThrow(/^(?!.*hunter2)/s);
   });

@@ -7,39 +7,64 @@ import { createLogger } from "./logger";
  * wrong setting. The Worker reads them from its bindings (wrangler vars and secrets); the CLI in
  * tools/ builds its own schema from the same fields for the settings both use.
  *
- * Written with zod's functional API (`zod/mini`: the same schemas, checks and messages as the
- * methods' `z.number().int().min()`), whose schemas are several times cheaper to build: these are
- * built when the Worker starts (docs/bundle.md#routes-built-per-resource-on-first-use). `preprocess(fn, s)` is `pipe(transform(fn), s)`,
- * as zod's own.
+ * Built when the Worker starts (docs/bundle.md#routes-built-per-resource-on-first-use), so built
+ * cheaply: with zod's functional API (`zod/mini`), and a plain setting (a number, a text, a flag, a
+ * choice) as one rule (`setting`) rather than a chain of schemas (a default, a type, each check), which
+ * costs a schema per link to build. `preprocess(fn, s)` is `pipe(transform(fn), s)`, as zod's own.
  */
 const preprocess = <S extends z.core.$ZodType>(fn: (v: unknown) => unknown, schema: S) => z.pipe(z.transform(fn), schema);
 
 /** Bindings carry strings; an empty value counts as not set. */
 const unset = (v: unknown) => (v === "" || v === null ? undefined : v);
 
-/** A whole number written in digits, from `min` to `max`, or `fallback` when not set. */
-export const wholeNumber = (name: string, unit: string, min: number, max: number, fallback: number) => {
-  const message = (input: unknown) => `${name} must be a whole number of ${unit} from ${min} to ${max} (got ${JSON.stringify(input)})`;
-  const error = (issue: { input?: unknown }) => message(issue.input);
-  return preprocess(
-    (v) => {
-      const value = unset(v);
-      return typeof value === "string" && /^\s*\d{1,15}\s*$/.test(value) ? Number(value) : value;
-    },
-    z._default(z.number({ error }).check(z.int({ error }), z.gte(min, { error }), z.lte(max, { error })), fallback),
-  );
-};
+/** What a setting's rule answers for a wrong value: its message, once per check it fails. */
+class Wrong {
+  constructor(
+    readonly message: string,
+    readonly times = 1,
+  ) {}
+}
 
-/** A free-text setting (never echoed in errors: it may be a secret). */
+/** One setting: `rule` turns the binding (undefined when not set) into the setting's value, or says what is wrong. */
+const setting = <T>(rule: (value: unknown) => T | Wrong) =>
+  z.transform((v: unknown, ctx) => {
+    const value = rule(unset(v));
+    if (!(value instanceof Wrong)) return value;
+    for (let i = 0; i < value.times; i++) ctx.issues.push({ code: "custom", message: value.message, input: v });
+    return z.NEVER;
+  });
+
+/** A whole number written in digits, from `min` to `max`, or `fallback` when not set. */
+export const wholeNumber = (name: string, unit: string, min: number, max: number, fallback: number) =>
+  setting((value): number | Wrong => {
+    if (value === undefined) return fallback;
+    const n = typeof value === "string" && /^\s*\d{1,15}\s*$/.test(value) ? Number(value) : value;
+    // Named as often as zod's checks name it: once for not a finite whole number; an integer past 2^53
+    // also for its range.
+    const times =
+      typeof n !== "number" || !Number.isFinite(n) || !Number.isInteger(n)
+        ? 1
+        : Number(!Number.isSafeInteger(n)) + Number(n < min) + Number(n > max);
+    return times
+      ? new Wrong(`${name} must be a whole number of ${unit} from ${min} to ${max} (got ${JSON.stringify(n)})`, times)
+      : (n as number);
+  });
+
+/** A free-text setting, trimmed (never echoed in errors: it may be a secret). */
 const optionalText = (name: string, pattern?: RegExp, shape?: string) =>
-  preprocess(
-    unset,
-    z.optional(
-      z.string({ error: `${name} must be text` }).check(
-        z.trim(),
-        z.refine((s) => !pattern || pattern.test(s), { error: `${name} must be ${shape}` }),
-      ),
-    ),
+  z.optional(
+    setting((value): string | undefined | Wrong => {
+      if (value === undefined) return undefined;
+      if (typeof value !== "string") return new Wrong(`${name} must be text`);
+      const text = value.trim();
+      return !pattern || pattern.test(text) ? text : new Wrong(`${name} must be ${shape}`);
+    }),
+  );
+
+/** One of `choices`, or the first when not set. */
+const choice = <const C extends readonly [string, ...string[]]>(choices: C, message: string) =>
+  setting((value): C[number] | Wrong =>
+    value === undefined ? choices[0] : choices.includes(value as string) ? (value as C[number]) : new Wrong(message),
   );
 
 const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/;
@@ -52,10 +77,7 @@ export const sharedSettings = {
   NEON_LOCAL_PROXY: optionalText("NEON_LOCAL_PROXY", /^[\w.-]+:\d{1,5}$/, "host:port of the local WebSocket proxy"),
   UPSTASH_REDIS_REST_URL: optionalText("UPSTASH_REDIS_REST_URL", /^https?:\/\/\S+$/, "an http:// or https:// URL"),
   UPSTASH_REDIS_REST_TOKEN: optionalText("UPSTASH_REDIS_REST_TOKEN"),
-  RATE_LIMIT_BACKEND: preprocess(
-    unset,
-    z._default(z.enum(["upstash", "memory"], { error: "RATE_LIMIT_BACKEND must be upstash or memory" }), "upstash"),
-  ),
+  RATE_LIMIT_BACKEND: choice(["upstash", "memory"], "RATE_LIMIT_BACKEND must be upstash or memory"),
 };
 
 export const DEFAULT_SOURCE_TIMEOUT_MS = 4000;
@@ -71,31 +93,26 @@ export const MAX_TOKEN_CACHE_TTL_MS = 30_000;
 
 /** "true" or "false" (default false). */
 const flag = (name: string) =>
-  preprocess(
-    unset,
-    z.pipe(
-      z._default(
-        z.enum(["true", "false"], { error: (issue) => `${name} must be true or false (got ${JSON.stringify(issue.input)})` }),
-        "false",
-      ),
-      z.transform((v: "true" | "false") => v === "true"),
-    ),
+  setting((value) =>
+    value === undefined || value === "false"
+      ? false
+      : value === "true"
+        ? true
+        : new Wrong(`${name} must be true or false (got ${JSON.stringify(value)})`),
   );
 
 /** Every setting the Worker reads. */
 export const workerSettings = z.object({
   ...sharedSettings,
-  DATABASE_URL: preprocess(
-    unset,
-    z
-      .string({
-        error: (issue) =>
-          issue.input === undefined
-            ? "DATABASE_URL is not set: give the Worker a PostgreSQL connection string (`wrangler secret put DATABASE_URL`, or .dev.vars locally)"
-            : "DATABASE_URL must be text",
-      })
-      .check(z.trim(), z.regex(POSTGRES_URL, { error: "DATABASE_URL must be a postgres:// or postgresql:// connection string" })),
-  ),
+  DATABASE_URL: setting((value): string | Wrong => {
+    if (value === undefined)
+      return new Wrong(
+        "DATABASE_URL is not set: give the Worker a PostgreSQL connection string (`wrangler secret put DATABASE_URL`, or .dev.vars locally)",
+      );
+    if (typeof value !== "string") return new Wrong("DATABASE_URL must be text");
+    const url = value.trim();
+    return POSTGRES_URL.test(url) ? url : new Wrong("DATABASE_URL must be a postgres:// or postgresql:// connection string");
+  }),
   /** Per-source time budget of product lookups (suppliers and storage). */
   PRODUCT_SOURCE_TIMEOUT_MS: wholeNumber("PRODUCT_SOURCE_TIMEOUT_MS", "milliseconds", 100, 30_000, DEFAULT_SOURCE_TIMEOUT_MS),
   /** Deadline of one database call (queueing for the per-isolate cap, connecting, the answer); past it, 503. */
