@@ -65,7 +65,6 @@ const invoiceTerms = (row: Row<typeof invoices>, taxRate: string | null) => ({
   taxRate,
 });
 
-/** What an order's totals are computed from: its invoice row, its tax's rate, its live lines and payments. */
 /** An order as GET /orders/{id} answers it: the project, its default invoice with totals, and what hangs off them. */
 export const serializeOrderDetail = (order: {
   project: Row<typeof projects>;
@@ -88,6 +87,7 @@ export const serializeOrderDetail = (order: {
   artworks: order.artworks.map(serializeArtwork),
 });
 
+/** What an order's totals are computed from: its invoice row, its tax's rate, its live lines and payments. */
 export interface OrderAmounts {
   invoice: Row<typeof invoices>;
   taxRate: string | null;
