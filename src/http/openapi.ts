@@ -157,6 +157,14 @@ type SnakeCase<S extends string> = S extends `${infer C}${infer Rest}`
   : S;
 type WireValue<K, V> = K extends `${string}At` ? (V extends null ? null : string) : V;
 
+/** Wire names (snake_case) by column name (camelCase): a serializer maps the same few dozen keys on every row. */
+const wireNames = new Map<string, string>();
+const wireName = (key: string) => {
+  let name = wireNames.get(key);
+  if (name === undefined) wireNames.set(key, (name = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)));
+  return name;
+};
+
 /**
  * The named columns of a row under their wire names (camelCase → snake_case), timestamps (`…At`)
  * as ISO 8601 UTC strings: the one mapping every serializer uses for its plain fields.
@@ -168,7 +176,7 @@ export function wireFields<R extends object, K extends keyof R & string>(
   const out: Record<string, unknown> = {};
   for (const key of keys) {
     const value = row[key];
-    out[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = key.endsWith("At") && value != null ? iso(value as Date | string) : value;
+    out[wireName(key)] = key.endsWith("At") && value != null ? iso(value as Date | string) : value;
   }
   return out as { [P in K as SnakeCase<P>]: WireValue<P, R[P]> };
 }
@@ -188,7 +196,7 @@ export function columnFields<B extends object, K extends ColumnOf<B>>(
 ): { [P in K]?: Exclude<B[SnakeCase<P> & keyof B], undefined> } {
   const out: Record<string, unknown> = {};
   for (const key of keys) {
-    const value = body[key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) as keyof B];
+    const value = body[wireName(key) as keyof B];
     if (value !== undefined) out[key] = value;
   }
   return out as { [P in K]?: Exclude<B[SnakeCase<P> & keyof B], undefined> };
