@@ -161,7 +161,10 @@ type WireValue<K, V> = K extends `${string}At` ? (V extends null ? null : string
 const wireNames = new Map<string, string>();
 const wireName = (key: string) => {
   let name = wireNames.get(key);
-  if (name === undefined) wireNames.set(key, (name = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)));
+  if (name === undefined) {
+    name = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    wireNames.set(key, name);
+  }
   return name;
 };
 

@@ -7,11 +7,11 @@ function app(linearMatches?: number) {
   const root = linearMatches === undefined ? new Hono() : new Hono({ router: new LinearThenTrieRouter(linearMatches) });
   const api = linearMatches === undefined ? new Hono() : new Hono({ router: new LinearThenTrieRouter(linearMatches) });
   const seen: string[] = [];
-  root.use("*", async (c, next) => {
+  root.use("*", async (_c, next) => {
     seen.push("root");
     await next();
   });
-  api.use("*", async (c, next) => {
+  api.use("*", async (_c, next) => {
     seen.push("api");
     await next();
   });

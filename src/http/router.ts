@@ -37,7 +37,10 @@ export class LinearThenTrieRouter<T> implements HonoRouter<T> {
 
   add(method: string, path: string, handler: T): void {
     this.#routes.push([method, path, handler]);
-    if (this.#trie) return this.#trie.add(method, path, handler);
+    if (this.#trie) {
+      this.#trie.add(method, path, handler);
+      return;
+    }
     if (!path.endsWith("*")) this.#exact.add(handler);
     this.#linear.add(method, path, handler);
   }
