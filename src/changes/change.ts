@@ -11,7 +11,6 @@ import type { Db } from "../platform/db";
 import type { Bindings } from "../platform/env";
 import { enqueueWebhookDeliveries } from "../webhooks/enqueue";
 import { publishWebhookEvents, type WrittenEvent } from "../webhooks/events";
-import { resumeEndpointDeliveries } from "../webhooks/queue";
 import { type Effects, effectsOf, type Written } from "./effects";
 
 /*
@@ -265,7 +264,10 @@ export class Change {
       ((event: WrittenEvent) => object(c.get("db"), { companyId: this.companyId, type: event.type, resourceId: event.resourceId }));
     publishWebhookEvents(c, this.written.events, render);
     if (this.deliveries.length) c.get("defer")(enqueueWebhookDeliveries(c.env, this.deliveries));
-    for (const endpointId of this.resumed) c.get("defer")(resumeEndpointDeliveries(c.get("db"), c.env, endpointId));
+    // An endpoint turned back on (rare): its waiting deliveries are handed to the queue. The queue's
+    // module (with delivery itself) is loaded only then, not by every write route's first request.
+    for (const endpointId of this.resumed)
+      c.get("defer")(import("../webhooks/queue").then((queue) => queue.resumeEndpointDeliveries(c.get("db"), c.env, endpointId)));
   }
 }
 
