@@ -50,16 +50,16 @@ export const wholeNumber = (name: string, unit: string, min: number, max: number
       : (n as number);
   });
 
-/** A free-text setting, trimmed (never echoed in errors: it may be a secret). */
+/** A text setting's value, trimmed, or what is wrong with it (never the value: it may be a secret). */
+const text = (name: string, value: unknown, pattern?: RegExp, shape?: string): string | Wrong => {
+  if (typeof value !== "string") return new Wrong(`${name} must be text`);
+  const trimmed = value.trim();
+  return !pattern || pattern.test(trimmed) ? trimmed : new Wrong(`${name} must be ${shape}`);
+};
+
+/** A free-text setting, trimmed, or undefined when not set. */
 const optionalText = (name: string, pattern?: RegExp, shape?: string) =>
-  z.optional(
-    setting((value): string | undefined | Wrong => {
-      if (value === undefined) return undefined;
-      if (typeof value !== "string") return new Wrong(`${name} must be text`);
-      const text = value.trim();
-      return !pattern || pattern.test(text) ? text : new Wrong(`${name} must be ${shape}`);
-    }),
-  );
+  z.optional(setting((value) => (value === undefined ? undefined : text(name, value, pattern, shape))));
 
 /** One of `choices`, or the first when not set. */
 const choice = <const C extends readonly [string, ...string[]]>(choices: C, message: string) =>
@@ -68,12 +68,13 @@ const choice = <const C extends readonly [string, ...string[]]>(choices: C, mess
   );
 
 const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/;
+const POSTGRES_URL_SHAPE = "a postgres:// or postgresql:// connection string";
 /** scheme://host[:port], as a browser sends it in `Origin`. */
 const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
 
 /** The settings the Worker and the CLI share; DATABASE_URL is optional here (the CLI has a local fallback). */
 export const sharedSettings = {
-  DATABASE_URL: optionalText("DATABASE_URL", POSTGRES_URL, "a postgres:// or postgresql:// connection string"),
+  DATABASE_URL: optionalText("DATABASE_URL", POSTGRES_URL, POSTGRES_URL_SHAPE),
   NEON_LOCAL_PROXY: optionalText("NEON_LOCAL_PROXY", /^[\w.-]+:\d{1,5}$/, "host:port of the local WebSocket proxy"),
   UPSTASH_REDIS_REST_URL: optionalText("UPSTASH_REDIS_REST_URL", /^https?:\/\/\S+$/, "an http:// or https:// URL"),
   UPSTASH_REDIS_REST_TOKEN: optionalText("UPSTASH_REDIS_REST_TOKEN"),
@@ -104,15 +105,13 @@ const flag = (name: string) =>
 /** Every setting the Worker reads. */
 export const workerSettings = z.object({
   ...sharedSettings,
-  DATABASE_URL: setting((value): string | Wrong => {
-    if (value === undefined)
-      return new Wrong(
-        "DATABASE_URL is not set: give the Worker a PostgreSQL connection string (`wrangler secret put DATABASE_URL`, or .dev.vars locally)",
-      );
-    if (typeof value !== "string") return new Wrong("DATABASE_URL must be text");
-    const url = value.trim();
-    return POSTGRES_URL.test(url) ? url : new Wrong("DATABASE_URL must be a postgres:// or postgresql:// connection string");
-  }),
+  DATABASE_URL: setting((value) =>
+    value === undefined
+      ? new Wrong(
+          "DATABASE_URL is not set: give the Worker a PostgreSQL connection string (`wrangler secret put DATABASE_URL`, or .dev.vars locally)",
+        )
+      : text("DATABASE_URL", value, POSTGRES_URL, POSTGRES_URL_SHAPE),
+  ),
   /** Per-source time budget of product lookups (suppliers and storage). */
   PRODUCT_SOURCE_TIMEOUT_MS: wholeNumber("PRODUCT_SOURCE_TIMEOUT_MS", "milliseconds", 100, 30_000, DEFAULT_SOURCE_TIMEOUT_MS),
   /** Deadline of one database call (queueing for the per-isolate cap, connecting, the answer); past it, 503. */
