@@ -78,23 +78,24 @@ export function serializeThreadContext(row: ThreadContextRow) {
   };
 }
 
+/** An id the old system stored as text or as a number, kept as text. */
+const idText = () =>
+  z
+    .union([z.string(), z.number().transform(String)])
+    .nullable()
+    .optional();
+
 /** Cache rows as the admin import loads them: the thread-context fields; JSON members take any JSON. */
 export const threadContextRecordSchema = schemaOnce(() =>
   z.strictObject({
     legacy_thread_id: z.string().min(1).max(255),
     thread_id: z.string().nullable().optional(),
     sender_email: z.string().nullable().optional(),
-    client_id: z
-      .union([z.string(), z.number().transform(String)])
-      .nullable()
-      .optional(),
+    client_id: idText(),
     client_data: z.json().optional(),
     clients_data: z.json().optional(),
     orders_data: z.json().optional(),
-    selected_order_id: z
-      .union([z.string(), z.number().transform(String)])
-      .nullable()
-      .optional(),
+    selected_order_id: idText(),
     participant_emails: z.json().optional(),
     participants_data: z.json().optional(),
     fetched_at: isoInput().nullable().optional(),
