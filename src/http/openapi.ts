@@ -142,6 +142,10 @@ export const paginationSchema = schemaOnce(() =>
     .openapi("Pagination"),
 );
 
+/** What a DELETE answers: `{ deleted: true, id }`, named `name` in the document. */
+export const deletedSchema = (name: string, description: string, example: number) =>
+  z.object({ deleted: z.literal(true), id: z.number().int().openapi({ description, example }) }).openapi(name);
+
 /** Positive integer id in a path; anything else is a 400 naming the parameter. */
 export const idParam = (description: string) =>
   z.object({

@@ -1,4 +1,3 @@
-import { z } from "@hono/zod-openapi";
 import { and, eq, exists, inArray, isNull, sql } from "drizzle-orm";
 import { syncApplies } from "../../accounting/payload";
 import { applyChange } from "../../changes/change";
@@ -7,7 +6,7 @@ import { accountingOutbox } from "../../db/schema/accounting";
 import { invoices, projects } from "../../db/schema/orders";
 import { notFound } from "../../http/errors";
 import { etagMatchesSql, ifMatchHeader, ifMatchTags, preconditionFailed } from "../../http/etag";
-import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
+import { createAuthRoute, deletedSchema, idParam, jsonContent, type Router } from "../../http/openapi";
 import { orderEvents } from "./events";
 import { companySyncSql, defaultInvoiceOf, liveProjects, loadOrderDetail, orderEtag } from "./queries";
 import { renderOrderObject } from "./webhook-object";
@@ -28,11 +27,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "The order was deleted",
-      content: jsonContent(() =>
-        z
-          .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted order (project) id", example: 7 }) })
-          .openapi("OrderDeleted"),
-      ),
+      content: jsonContent(() => deletedSchema("OrderDeleted", "The deleted order (project) id", 7)),
     },
   },
 });

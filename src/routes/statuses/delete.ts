@@ -1,9 +1,8 @@
-import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { applyChange } from "../../changes/change";
 import { orderStatuses } from "../../db/schema/orders";
 import { ApiError, notFound } from "../../http/errors";
-import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
+import { createAuthRoute, deletedSchema, idParam, jsonContent, type Router } from "../../http/openapi";
 import { countedTotal } from "../../platform/list-counts";
 import { liveStatuses, statusesLock } from "./queries";
 
@@ -22,11 +21,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "The status was deleted",
-      content: jsonContent(() =>
-        z
-          .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted status's id", example: 4 }) })
-          .openapi("StatusDeleted"),
-      ),
+      content: jsonContent(() => deletedSchema("StatusDeleted", "The deleted status's id", 4)),
     },
   },
 });

@@ -1,9 +1,8 @@
-import { z } from "@hono/zod-openapi";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { applyChange } from "../../changes/change";
 import { invoices, taxes } from "../../db/schema/orders";
 import { ApiError, notFound } from "../../http/errors";
-import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
+import { createAuthRoute, deletedSchema, idParam, jsonContent, type Router } from "../../http/openapi";
 import { liveTaxes, taxLock } from "./queries";
 
 const route = createAuthRoute({
@@ -21,11 +20,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "The tax was deleted",
-      content: jsonContent(() =>
-        z
-          .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted tax's id", example: 3 }) })
-          .openapi("TaxRateDeleted"),
-      ),
+      content: jsonContent(() => deletedSchema("TaxRateDeleted", "The deleted tax's id", 3)),
     },
   },
 });

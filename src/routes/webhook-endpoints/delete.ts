@@ -1,8 +1,7 @@
-import { z } from "@hono/zod-openapi";
 import { applyChange } from "../../changes/change";
 import { webhookEndpoints } from "../../db/schema/webhooks";
 import { notFound } from "../../http/errors";
-import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
+import { createAuthRoute, deletedSchema, idParam, jsonContent, type Router } from "../../http/openapi";
 import { ownEndpoint } from "./queries";
 
 const route = createAuthRoute({
@@ -19,11 +18,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "The endpoint was deleted",
-      content: jsonContent(() =>
-        z
-          .object({ deleted: z.literal(true), id: z.number().int().openapi({ description: "The deleted endpoint's id", example: 3 }) })
-          .openapi("WebhookEndpointDeleted"),
-      ),
+      content: jsonContent(() => deletedSchema("WebhookEndpointDeleted", "The deleted endpoint's id", 3)),
     },
   },
 });
