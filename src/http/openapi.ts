@@ -142,9 +142,13 @@ export const paginationSchema = schemaOnce(() =>
     .openapi("Pagination"),
 );
 
-/** What a DELETE answers: `{ deleted: true, id }`, named `name` in the document. */
-export const deletedSchema = (name: string, description: string, example: number) =>
-  z.object({ deleted: z.literal(true), id: z.number().int().openapi({ description, example }) }).openapi(name);
+/** What a DELETE answers: `{ deleted: true, id }` and the fields of `more`, named `name` in the document. */
+export const deletedSchema = <M extends z.ZodRawShape = Record<never, never>>(
+  name: string,
+  description: string,
+  example: number,
+  more?: M,
+) => z.object({ deleted: z.literal(true), id: z.number().int().openapi({ description, example }), ...(more as M) }).openapi(name);
 
 /** Positive integer id in a path; anything else is a 400 naming the parameter. */
 export const idParam = (description: string) =>

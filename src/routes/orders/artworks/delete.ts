@@ -1,6 +1,6 @@
 import { createAuthRoute, jsonContent, type Router } from "../../../http/openapi";
 import { changeContents } from "../contents/change";
-import { contentsParams, deletedSchema } from "../contents/schema";
+import { contentsDeletedSchema, contentsParams } from "../contents/schema";
 import { serializeInvoice } from "../serialize";
 import { deleteArtwork } from "./queries";
 
@@ -18,7 +18,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "The artwork was deleted",
-      content: jsonContent(() => deletedSchema("artwork", "ArtworkDeleted")),
+      content: jsonContent(() => contentsDeletedSchema("artwork", "ArtworkDeleted")),
     },
   },
 });

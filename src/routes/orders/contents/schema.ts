@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import Big from "big.js";
 import { APPAREL_SIZES, canonicalSize } from "../../../domain/sizes";
-import { digitsInt, idParam, MAX_INT_ID, nullableText, schemaOnce, text, timestamp } from "../../../http/openapi";
+import { deletedSchema, digitsInt, idParam, MAX_INT_ID, nullableText, schemaOnce, text, timestamp } from "../../../http/openapi";
 import { isoDate } from "../../../platform/dates";
 import { decimalInput, MAX_MONEY, moneyString } from "../../../platform/money";
 import { dateOrNull, invoiceSchema } from "../schema";
@@ -190,14 +190,5 @@ export const changedSchema = <N extends string, S extends z.ZodType>(name: N, re
     .openapi(component);
 
 /** `{ deleted: true, id, invoice }`: what every contents DELETE answers. */
-export const deletedSchema = (what: string, component: string) =>
-  z
-    .object({
-      deleted: z.literal(true),
-      id: z
-        .number()
-        .int()
-        .openapi({ description: `The deleted ${what} id`, example: 7 }),
-      invoice: invoiceAfter(),
-    })
-    .openapi(component);
+export const contentsDeletedSchema = (what: string, component: string) =>
+  deletedSchema(component, `The deleted ${what} id`, 7, { invoice: invoiceAfter() });

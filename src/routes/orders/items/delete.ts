@@ -1,6 +1,6 @@
 import { createAuthRoute, jsonContent, type Router } from "../../../http/openapi";
 import { changeContents } from "../contents/change";
-import { contentsParams, deletedSchema } from "../contents/schema";
+import { contentsDeletedSchema, contentsParams } from "../contents/schema";
 import { serializeInvoice } from "../serialize";
 import { deleteItem } from "./queries";
 
@@ -20,7 +20,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "The item was deleted",
-      content: jsonContent(() => deletedSchema("item", "InvoiceItemDeleted")),
+      content: jsonContent(() => contentsDeletedSchema("item", "InvoiceItemDeleted")),
     },
   },
 });

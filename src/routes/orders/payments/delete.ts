@@ -1,6 +1,6 @@
 import { createAuthRoute, jsonContent, type Router } from "../../../http/openapi";
 import { changeContents } from "../contents/change";
-import { contentsParams, deletedSchema } from "../contents/schema";
+import { contentsDeletedSchema, contentsParams } from "../contents/schema";
 import { serializeInvoice } from "../serialize";
 import { deletePayment } from "./queries";
 
@@ -19,7 +19,7 @@ const route = createAuthRoute({
   responses: {
     200: {
       description: "The payment was deleted",
-      content: jsonContent(() => deletedSchema("payment", "PaymentDeleted")),
+      content: jsonContent(() => contentsDeletedSchema("payment", "PaymentDeleted")),
     },
   },
 });
