@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ApiResponse, expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
+import { type ApiResponse, expectError, newCompany, sql, type TestCompany, workerLogLines } from "../../../test/support/api";
 
 const load = async (co: TestCompany, n: number, prefix = "Client") =>
   co.load({ clients: Array.from({ length: n }, (_, i) => ({ ref: `c${i}`, company_name: `${prefix} ${i}` })) });
@@ -101,7 +101,11 @@ describe("GET /clients total", () => {
     const deletes = ids.slice(0, 8).map((id) => a.patch(`/clients/${id}`, { deleted: true }));
     const reads = Array.from({ length: 6 }, () => a.get("/clients?per_page=1"));
     const results = await Promise.all([...creates, ...deletes, ...reads]);
-    expect(results.map((r) => (r.status === 200 ? 200 : { status: r.status, body: r.body }))).toEqual(results.map(() => 200));
+    // Any other answer is named with its body and the Worker's log lines for its request.
+    const logOf = (requestId: string) => workerLogLines().filter((line) => line.includes(requestId));
+    expect(
+      results.map((r) => (r.status === 200 ? 200 : { status: r.status, body: r.body, log: logOf(r.body?.error?.request_id ?? "-") })),
+    ).toEqual(results.map(() => 200));
     // Every total read mid-flight was some exact intermediate count (20 + creates − deletes so far).
     for (const r of results.slice(-6)) expect(r.body.pagination.total).toBeGreaterThanOrEqual(12);
     const [{ n }] = await sql<{ n: number }>("select count(*)::int n from clients where company_id = $1 and deleted_at is null", [
