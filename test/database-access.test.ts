@@ -11,7 +11,7 @@ import { startStack } from "../tools/local/stack";
 import { createCompany, createToken, revokeToken } from "../tools/ops/commands";
 import { runMigrations } from "../tools/ops/migrate";
 import { asRequest, call, db, expectError, newCompany, sql, waitFor } from "./support/api";
-import { type RunningWorker, startWorker } from "./support/worker";
+import { buildWorker, type RunningWorker, startWorker } from "./support/worker";
 
 /** The suite's Worker checks tokens on every request; this one caches them as production does, with a short TTL. */
 const TTL_MS = 2000;
@@ -213,6 +213,63 @@ describe("database deadlines", () => {
       await pool.end();
       await stack.stop();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the isolate's cap on database calls (DB_MAX_CONCURRENCY)", () => {
+  /** A Worker of createDb alone (test/fixtures/db-calls), with these settings. */
+  async function dbCallsWorker(settings: Record<string, string>) {
+    const dir = mkdtempSync(path.join(tmpdir(), "crm-db-calls-"));
+    const script = buildWorker(path.join(dir, "worker"), undefined, path.join(import.meta.dirname, "fixtures/db-calls/worker.ts"));
+    const worker = await startWorker({
+      script,
+      bindings: { ...inject("workerBindings"), ...settings },
+      logFile: path.join(dir, "worker.log"),
+      assets: false,
+    });
+    return {
+      get: async (pathname: string) => {
+        const res = await fetch(`${worker.url}${pathname}`);
+        return { status: res.status, body: (await res.json().catch(() => null)) as { running?: number; unavailable?: boolean } | null };
+      },
+      stop: async () => {
+        await worker.dispose();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  it("runs at most that many calls at once; the others wait for a slot, each resumed in its own request", { timeout: 60_000 }, async () => {
+    const w = await dbCallsWorker({ DB_MAX_CONCURRENCY: "2" });
+    try {
+      const answers = await Promise.all(Array.from({ length: 12 }, () => w.get("/query?sleep_ms=100")));
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+      const running = answers.map((a) => a.body!.running!);
+      expect(Math.max(...running)).toBeLessThanOrEqual(2);
+      // The cap was reached (some waited), so the answers above are those of waiting calls too.
+      expect(Math.max(...running)).toBe(2);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it("a request that ends with its call in flight does not keep the slot: it is free again by the deadline", {
+    timeout: 60_000,
+  }, async () => {
+    // One slot and a 1.5 s deadline. workerd drops an ended request's continuations, so the abandoned
+    // call never gives its slot back itself; it lapses at the deadline, by when the call has ended anyway.
+    const w = await dbCallsWorker({ DB_MAX_CONCURRENCY: "1", DB_DEADLINE_MS: "1500" });
+    try {
+      expect((await w.get("/abandon?sleep_ms=300")).status).toBe(200);
+      // A call arriving a little later (a call arriving in the same instant may reach its own deadline first).
+      await new Promise((r) => setTimeout(r, 200));
+      const next = await w.get("/query");
+      expect(next).toEqual({ status: 200, body: expect.objectContaining({ running: 1 }) });
+      // And the slot keeps working for the calls after it.
+      expect((await w.get("/query")).status).toBe(200);
+    } finally {
+      await w.stop();
     }
   });
 });

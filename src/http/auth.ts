@@ -35,6 +35,8 @@ interface CheckedToken {
   /** ms since the epoch; null: never used. */
   lastUsedAt: number | null;
   checkedAt: number;
+  /** A background re-check of this entry has started. */
+  rechecking?: boolean;
 }
 
 /**
@@ -43,42 +45,30 @@ interface CheckedToken {
  * revoked token is looked up every time (one round trip, and a 401).
  */
 const checked = new Map<string, CheckedToken>();
-const inFlight = new Map<string, Promise<CheckedToken | undefined>>();
 
-async function findToken(db: Db, tokenHash: string): Promise<CheckedToken | undefined> {
+async function findToken(db: Db, tokenHash: string, checkedAt: number): Promise<CheckedToken | undefined> {
   const [row] = await db
     .select({ id: apiTokens.id, companyId: apiTokens.companyId, scope: apiTokens.scope, lastUsedAt: apiTokens.lastUsedAt })
     .from(apiTokens)
     .where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)))
     .limit(1);
-  return (
-    row && {
-      tokenId: row.id,
-      companyId: row.companyId,
-      scope: row.scope,
-      lastUsedAt: row.lastUsedAt?.getTime() ?? null,
-      checkedAt: Date.now(),
-    }
-  );
+  return row && { tokenId: row.id, companyId: row.companyId, scope: row.scope, lastUsedAt: row.lastUsedAt?.getTime() ?? null, checkedAt };
 }
 
-/** One lookup per token at a time; the answer replaces (or, for a revoked token, removes) the cached entry. */
-function lookUp(db: Db, tokenHash: string): Promise<CheckedToken | undefined> {
-  let pending = inFlight.get(tokenHash);
-  if (!pending) {
-    pending = findToken(db, tokenHash)
-      .then((token) => {
-        checked.delete(tokenHash);
-        if (token) {
-          checked.set(tokenHash, token);
-          if (checked.size > MAX_CACHED_TOKENS) checked.delete(checked.keys().next().value!);
-        }
-        return token;
-      })
-      .finally(() => inFlight.delete(tokenHash));
-    inFlight.set(tokenHash, pending);
+/**
+ * Looks the token up and keeps the answer. Each request waits for its own lookup only: a promise shared
+ * between requests would leave the others waiting for good if the request that started it ended first
+ * (workerd drops an ended request's continuations). An answer counts from when its lookup started, so
+ * whichever of two concurrent lookups answers last, a revocation still lands within the TTL.
+ */
+async function lookUp(db: Db, tokenHash: string): Promise<CheckedToken | undefined> {
+  const token = await findToken(db, tokenHash, Date.now());
+  checked.delete(tokenHash); // re-inserted last: the map's order is least recently checked first
+  if (token) {
+    checked.set(tokenHash, token);
+    if (checked.size > MAX_CACHED_TOKENS) checked.delete(checked.keys().next().value!);
   }
-  return pending;
+  return token;
 }
 
 /**
@@ -87,11 +77,16 @@ function lookUp(db: Db, tokenHash: string): Promise<CheckedToken | undefined> {
  * while a revocation still lands within the TTL.
  */
 async function checkToken(db: Db, tokenHash: string, ttlMs: number, defer: (task: Promise<unknown>) => void) {
-  if (ttlMs === 0) return findToken(db, tokenHash);
+  const now = Date.now();
+  if (ttlMs === 0) return findToken(db, tokenHash, now);
   const cached = checked.get(tokenHash);
-  const age = cached ? Date.now() - cached.checkedAt : Number.POSITIVE_INFINITY;
+  const age = cached ? now - cached.checkedAt : Number.POSITIVE_INFINITY;
   if (cached && age < ttlMs) {
-    if (age >= ttlMs / 2) defer(lookUp(db, tokenHash));
+    // One re-check per entry: its answer replaces the entry.
+    if (age >= ttlMs / 2 && !cached.rechecking) {
+      cached.rechecking = true;
+      defer(lookUp(db, tokenHash));
+    }
     return cached;
   }
   return lookUp(db, tokenHash);

@@ -2,8 +2,8 @@ import { neon, neonConfig, Pool } from "@neondatabase/serverless";
 import { drizzle as drizzleHttp } from "drizzle-orm/neon-http";
 import { drizzle as drizzlePool } from "drizzle-orm/neon-serverless";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import pLimit from "p-limit";
 import type * as schema from "../db/schema";
+import { CallSlots } from "./call-slots";
 import { workerConfig } from "./config";
 import { withDeadline } from "./deadline";
 import type { Bindings } from "./env";
@@ -139,7 +139,8 @@ function configure(env: Bindings) {
     return configured;
   }
   const { DB_DEADLINE_MS: deadlineMs, DB_MAX_CONCURRENCY } = workerConfig(env);
-  const limit = pLimit(DB_MAX_CONCURRENCY);
+  // A slot lapses at the deadline: by then its call has ended, whatever became of its request.
+  const slots = new CallSlots(DB_MAX_CONCURRENCY, deadlineMs);
   if (env.NEON_LOCAL_PROXY) {
     // Local stack: one address serves Neon's SQL over HTTP and a plain-ws proxy speaking raw PostgreSQL (no pipelining).
     const proxy = env.NEON_LOCAL_PROXY;
@@ -148,26 +149,24 @@ function configure(env: Bindings) {
     neonConfig.useSecureWebSocket = false;
     neonConfig.pipelineConnect = false;
   }
-  // Every HTTP query goes through here: the isolate-wide cap, and one deadline for waiting, connecting and the answer.
-  // (A late answer's statement may still commit: each is atomic, so nothing is ever half-written.)
+  // Every HTTP query goes through here: the isolate-wide cap, and one deadline (the signal) for waiting for a
+  // slot, connecting and reading the answer. (A late answer's statement may still commit: each is atomic, so
+  // nothing is ever half-written.)
   const timedOut = () => new DatabaseUnavailable(`no answer from the database within ${deadlineMs} ms`);
-  const send = async (url: string, init: RequestInit, signal: AbortSignal) => {
-    if (signal.aborted) throw timedOut();
-    let res: Response;
+  neonConfig.fetchFunction = async (url: string, init: RequestInit) => {
+    const signal = AbortSignal.timeout(deadlineMs);
+    const slot = slots.tryTake() ?? (await slots.take(signal, timedOut));
     try {
-      res = await fetch(url, { ...init, signal });
+      const res = await fetch(url, { ...init, signal });
+      // 400 carries a PostgreSQL error for the caller; other failures are the service's.
+      if (res.status >= 500) throw new DatabaseUnavailable(`the database answered HTTP ${res.status}`);
+      return res;
     } catch (e) {
+      if (e instanceof DatabaseUnavailable) throw e;
       throw signal.aborted ? timedOut() : new DatabaseUnavailable("the database could not be reached", { cause: e });
+    } finally {
+      slots.release(slot);
     }
-    // 400 carries a PostgreSQL error for the caller; other failures are the service's.
-    if (res.status >= 500) throw new DatabaseUnavailable(`the database answered HTTP ${res.status}`);
-    return res;
-  };
-  neonConfig.fetchFunction = (url: string, init: RequestInit) => {
-    // With a slot free (the usual case) the fetch's own signal is the whole deadline: the answer's body
-    // is read under it too. Only a call that may wait for a slot needs the race to bound that wait.
-    if (limit.activeCount + limit.pendingCount < limit.concurrency) return limit(() => send(url, init, AbortSignal.timeout(deadlineMs)));
-    return withDeadline(deadlineMs, (signal) => limit(() => send(url, init, signal)), timedOut);
   };
   configured = { env, key, deadlineMs };
   return configured;

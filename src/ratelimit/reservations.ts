@@ -1,4 +1,4 @@
-import { LOCAL_KEYS_MAX, WINDOW_MS } from "./interface";
+import { LIMITER_TIMEOUT_MS, LOCAL_KEYS_MAX, WINDOW_MS } from "./interface";
 
 /** Most requests one Redis call reserves for this isolate (see Reservations). */
 export const RESERVE_MAX = 8;
@@ -33,9 +33,12 @@ export class Reservations {
       /** Size and answer time of the last reservation: the key's rate here. */
       size: number;
       at: number;
-      /** Sizes of the calls for this key still in flight, and those calls (a refusal waits for them). */
-      reserving: number;
-      calls: Set<Promise<unknown>>;
+      /**
+       * The calls for this key in flight (a refusal waits for them): their sizes, and when they are given up
+       * on. A call is answered or abandoned within LIMITER_TIMEOUT_MS, unless the request that made it ended
+       * first: workerd then drops its continuations, and the call would otherwise stay "in flight" for good.
+       */
+      calls: Map<Promise<unknown>, { size: number; until: number }>;
     }
   >();
 
@@ -44,7 +47,7 @@ export class Reservations {
     let e = this.keys.get(key);
     if (!e) {
       if (this.keys.size >= LOCAL_KEYS_MAX) this.keys.delete(this.keys.keys().next().value!);
-      e = { window, left: 0, remaining: 0, size: 0, at: 0, reserving: 0, calls: new Set() };
+      e = { window, left: 0, remaining: 0, size: 0, at: 0, calls: new Map() };
       this.keys.set(key, e);
     } else if (e.window !== window) {
       Object.assign(e, { window, left: 0, remaining: 0, size: 0, at: 0 });
@@ -65,20 +68,21 @@ export class Reservations {
     const e = this.entry(key, now);
     if (e.size === 0) return 1;
     const expected = Math.round((e.size * RESERVE_HORIZON_MS) / Math.max(1, now - e.at));
+    let reserving = 0;
+    for (const [call, { size, until }] of e.calls) {
+      if (until > now) reserving += size;
+      else e.calls.delete(call);
+    }
     // One below what is left, so that only a single-request call can take the last one: the library
     // reports "none left" and "past the limit" alike (remaining 0), which for a reservation would be ambiguous.
-    return Math.max(1, Math.min(RESERVE_MAX, expected, e.remaining - e.reserving - 1));
+    return Math.max(1, Math.min(RESERVE_MAX, expected, e.remaining - reserving - 1));
   }
 
   /** Tracks a call counting `size` requests until it settles. */
   track(key: string, now: number, size: number, call: Promise<unknown>) {
     const e = this.entry(key, now);
-    e.reserving += size;
-    e.calls.add(call);
-    call.finally(() => {
-      e.reserving -= size;
-      e.calls.delete(call);
-    });
+    e.calls.set(call, { size, until: now + LIMITER_TIMEOUT_MS });
+    call.finally(() => e.calls.delete(call));
   }
 
   /** Redis counted `size` requests and left `remaining`: one is this request, the rest are reserved. */
@@ -91,9 +95,12 @@ export class Reservations {
     return { remaining: Math.max(0, remaining) + e.left };
   }
 
-  /** Until the calls in flight for this key have settled (each settles within the limiter's deadline). */
-  settled(key: string): Promise<unknown> {
-    return Promise.all([...(this.keys.get(key)?.calls ?? [])]);
+  /** Until the calls in flight for this key have settled, or been given up on (on this request's own timer). */
+  settled(key: string, now: number): Promise<unknown> {
+    const calls = [...(this.keys.get(key)?.calls ?? [])].filter(([, c]) => c.until > now);
+    if (!calls.length) return Promise.resolve();
+    const wait = Math.max(...calls.map(([, c]) => c.until)) - now;
+    return Promise.race([Promise.all(calls.map(([call]) => call)), new Promise((resolve) => setTimeout(resolve, wait))]);
   }
 
   /** Whether this isolate holds reserved requests for this key in the current window. */

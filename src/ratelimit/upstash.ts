@@ -153,7 +153,7 @@ export function createUpstashLimiter(url: string, token: string): Limiter {
       circuit.succeeded(logger);
       if (outcome.allowed) return allowed(reservations.granted(key, Date.now(), size, outcome.remaining));
       // Refused: a reservation answered meanwhile for this key may still hold a request Redis counted.
-      await reservations.settled(key);
+      await reservations.settled(key, Date.now());
       const late = reservations.take(key, Date.now());
       if (late) return allowed(late);
       // Redis did not count a refused request: neither does this isolate.
