@@ -85,6 +85,44 @@ describe("token cache (per isolate)", () => {
     // An unknown token is never cached as anything.
     expectError(await call("GET", "/clients", opts("0".repeat(64))), 401, "unauthenticated");
   });
+
+  it("a token's lookup left in flight by a request that ended does not hold up the next request with it", {
+    timeout: 60_000,
+  }, async () => {
+    // The API behind a Worker that can start a request and end before it (test/fixtures/abandoned-request).
+    const dir = mkdtempSync(path.join(tmpdir(), "crm-abandoned-"));
+    const script = buildWorker(path.join(dir, "worker"), undefined, path.join(import.meta.dirname, "fixtures/abandoned-request/worker.ts"));
+    const worker = await startWorker({
+      script,
+      bindings: { ...inject("workerBindings"), TOKEN_CACHE_TTL_MS: String(TTL_MS) },
+      logFile: path.join(dir, "worker.log"),
+      assets: false,
+    });
+    const { company_id } = await createCompany(db(), { name: "Abandoned Lookup Co" });
+    const { token } = await createToken(db(), { companyId: company_id });
+    const headers = { authorization: `Bearer ${token}` };
+    const lock = new pg.Client({ connectionString: inject("databaseUrl") });
+    await lock.connect();
+    try {
+      // The token's first lookup waits on the lock, and the request that started it ends meanwhile.
+      await lock.query("begin");
+      await lock.query("lock table api_tokens in access exclusive mode");
+      expect(await (await fetch(`${worker.url}/abandon?path=/api/v1/clients`, { headers })).text()).toBe("abandoned");
+      await new Promise((r) => setTimeout(r, 300));
+      const next = fetch(`${worker.url}/api/v1/clients`, { headers, signal: AbortSignal.timeout(10_000) }).then(
+        (res) => res.status,
+        (e: Error) => e.name,
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      await lock.query("commit");
+      // Its own lookup answers once the lock is gone; waiting on the ended request's would never end.
+      expect(await next).toBe(200);
+    } finally {
+      await lock.end();
+      await worker.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("no database connection waits for a caller", () => {
