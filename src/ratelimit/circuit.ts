@@ -16,7 +16,8 @@ export class Circuit {
   private state: "closed" | "open" | "probing" = "closed";
   private retryAt = 0;
   private failures = 0;
-  private readonly waiters = new Set<() => void>();
+  /** Each waiter with the time it gives up by: one still here after that belongs to a request that ended. */
+  private readonly waiters = new Map<() => void, number>();
 
   /** Whether this request may ask Redis (in the open state, the first one after the interval may). */
   allows(now: number): boolean {
@@ -28,10 +29,21 @@ export class Circuit {
     return false;
   }
 
-  /** Registers a waiter released when the circuit opens; returns its removal. */
-  onOpen(release: () => void): () => void {
-    this.waiters.add(release);
+  /**
+   * Registers a waiter released when the circuit opens, until `until` (its deadline); returns its removal.
+   * A waiter whose request ended never removes itself (workerd drops that request's continuations): it
+   * is dropped once its deadline has passed, when the next waiter registers.
+   */
+  onOpen(release: () => void, until: number): () => void {
+    const now = Date.now();
+    for (const [waiter, by] of this.waiters) if (by <= now) this.waiters.delete(waiter);
+    this.waiters.set(release, until);
     return () => this.waiters.delete(release);
+  }
+
+  /** Waiters registered now. */
+  get waiting(): number {
+    return this.waiters.size;
   }
 
   succeeded(logger: Logger) {
@@ -49,7 +61,7 @@ export class Circuit {
     // A late failure of a call started before the circuit opened does not push the probe back.
     if (this.state !== "open") this.retryAt = Date.now() + CIRCUIT_RETRY_MS;
     this.state = "open";
-    for (const release of this.waiters) release();
+    for (const release of this.waiters.keys()) release();
     this.waiters.clear();
   }
 }

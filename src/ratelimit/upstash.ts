@@ -108,7 +108,7 @@ export function createUpstashLimiter(url: string, token: string): Limiter {
         resolve(outcome);
       };
       const timer = setTimeout(() => finish({ kind: "failed", reason: `no answer within ${LIMITER_TIMEOUT_MS} ms` }), LIMITER_TIMEOUT_MS);
-      const unsubscribe = circuit.onOpen(() => finish({ kind: "released" }));
+      const unsubscribe = circuit.onOpen(() => finish({ kind: "released" }), Date.now() + LIMITER_TIMEOUT_MS);
       call.then(
         (r) => {
           if (settled) late({ allowed: r.success, remaining: r.remaining });
