@@ -63,11 +63,26 @@ describe("CallSlots", () => {
   it("takes back a slot never given back (its request ended) once its lease lapses", async () => {
     const slots = new CallSlots(1, 1000);
     slots.tryTake(); // never released
+    // A call coming later than it (one coming in the same instant reaches its own deadline as the lease lapses).
+    await vi.advanceTimersByTimeAsync(100);
     const a = wait(slots);
-    await vi.advanceTimersByTimeAsync(990);
+    await vi.advanceTimersByTimeAsync(890);
     expect(a.slot).toBeUndefined();
     await vi.advanceTimersByTimeAsync(20);
     expect(a.slot).toBeDefined();
+  });
+
+  it("a waiting call past its deadline takes no slot, even one freed at that moment", async () => {
+    const slots = new CallSlots(1, 60_000);
+    const first = slots.tryTake()!;
+    const deadline = new AbortController();
+    const a = wait(slots, deadline.signal);
+    await vi.advanceTimersByTimeAsync(10);
+    slots.release(first);
+    deadline.abort();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(a).toEqual({ slot: undefined, error: new Error("expired") });
+    expect(slots.inUse).toBe(0);
   });
 
   it("a waiting call gives up when its signal aborts, and leaves the line", async () => {

@@ -43,9 +43,10 @@ export class CallSlots {
         const now = Date.now();
         this.waiting(now);
         const ahead = this.line.indexOf(place);
+        // Past its deadline (its place lapses with it) a call takes no slot, even one free now.
+        if (signal.aborted || ahead < 0) throw expired();
         const slot = this.takeFree(now, ahead);
         if (slot) return slot;
-        if (signal.aborted) throw expired();
         // The front of the line looks every millisecond; further back, less often.
         const pause = Math.min(2 ** Math.min(looks, 3), POLL_MAX_MS, ahead + 1);
         await new Promise((resolve) => setTimeout(resolve, pause));
