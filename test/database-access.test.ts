@@ -34,6 +34,25 @@ afterAll(async () => {
 
 const viaCache = { baseUrl: () => `${cached.url}/api/v1` };
 
+/** A Worker built from a test fixture (test/fixtures/<fixture>/worker.ts) on the suite's stack, with these settings. */
+async function fixtureWorker(fixture: string, settings: Record<string, string>) {
+  const dir = mkdtempSync(path.join(tmpdir(), `crm-${fixture}-`));
+  const script = buildWorker(path.join(dir, "worker"), undefined, path.join(import.meta.dirname, `fixtures/${fixture}/worker.ts`));
+  const worker = await startWorker({
+    script,
+    bindings: { ...inject("workerBindings"), ...settings },
+    logFile: path.join(dir, "worker.log"),
+    assets: false,
+  });
+  return {
+    url: worker.url,
+    stop: async () => {
+      await worker.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 describe("token cache (per isolate)", () => {
   it("trusts a checked token for at most 30 s by default; a setting may shorten that, never lengthen it", () => {
     const ttl = (TOKEN_CACHE_TTL_MS?: string) => workerConfig({ DATABASE_URL: "postgres://x@h/db", TOKEN_CACHE_TTL_MS }).TOKEN_CACHE_TTL_MS;
@@ -89,15 +108,8 @@ describe("token cache (per isolate)", () => {
   it("a token's lookup left in flight by a request that ended does not hold up the next request with it", {
     timeout: 60_000,
   }, async () => {
-    // The API behind a Worker that can start a request and end before it (test/fixtures/abandoned-request).
-    const dir = mkdtempSync(path.join(tmpdir(), "crm-abandoned-"));
-    const script = buildWorker(path.join(dir, "worker"), undefined, path.join(import.meta.dirname, "fixtures/abandoned-request/worker.ts"));
-    const worker = await startWorker({
-      script,
-      bindings: { ...inject("workerBindings"), TOKEN_CACHE_TTL_MS: String(TTL_MS) },
-      logFile: path.join(dir, "worker.log"),
-      assets: false,
-    });
+    // The API behind a Worker that can start a request and end before it.
+    const worker = await fixtureWorker("abandoned-request", { TOKEN_CACHE_TTL_MS: String(TTL_MS) });
     const { company_id } = await createCompany(db(), { name: "Abandoned Lookup Co" });
     const { token } = await createToken(db(), { companyId: company_id });
     const headers = { authorization: `Bearer ${token}` };
@@ -119,8 +131,7 @@ describe("token cache (per isolate)", () => {
       expect(await next).toBe(200);
     } finally {
       await lock.end();
-      await worker.dispose();
-      rmSync(dir, { recursive: true, force: true });
+      await worker.stop();
     }
   });
 });
@@ -258,23 +269,13 @@ describe("database deadlines", () => {
 describe("the isolate's cap on database calls (DB_MAX_CONCURRENCY)", () => {
   /** A Worker of createDb alone (test/fixtures/db-calls), with these settings. */
   async function dbCallsWorker(settings: Record<string, string>) {
-    const dir = mkdtempSync(path.join(tmpdir(), "crm-db-calls-"));
-    const script = buildWorker(path.join(dir, "worker"), undefined, path.join(import.meta.dirname, "fixtures/db-calls/worker.ts"));
-    const worker = await startWorker({
-      script,
-      bindings: { ...inject("workerBindings"), ...settings },
-      logFile: path.join(dir, "worker.log"),
-      assets: false,
-    });
+    const worker = await fixtureWorker("db-calls", settings);
     return {
       get: async (pathname: string) => {
         const res = await fetch(`${worker.url}${pathname}`);
         return { status: res.status, body: (await res.json().catch(() => null)) as { running?: number; unavailable?: boolean } | null };
       },
-      stop: async () => {
-        await worker.dispose();
-        rmSync(dir, { recursive: true, force: true });
-      },
+      stop: worker.stop,
     };
   }
 
