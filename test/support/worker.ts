@@ -11,10 +11,11 @@ const root = path.resolve(import.meta.dirname, "../..");
  * Builds the Worker as `wrangler deploy` would, without uploading it: the project's with its own build
  * (tools/cli/worker-build.ts, wrangler.toml's [build]), whose modules wrangler uploads as they are, or
  * another entry module with the same build (`entry`; `minify: false` for readable profiles); with
- * `config` (another wrangler.toml, the benchmarks' minimal Worker), wrangler's own bundling. Returns the
- * entry module's path; the modules it imports are beside it.
+ * `config` (another wrangler.toml, the benchmarks' minimal Worker), wrangler's own bundling. `root`: the
+ * checkout to build (another revision's, for `npm run bench:compare`). Returns the entry module's path;
+ * the modules it imports are beside it.
  */
-export function buildWorker(outdir: string, config?: string, entry?: string, opts: { minify?: boolean } = {}): string {
+export function buildWorker(outdir: string, config?: string, entry?: string, opts: { minify?: boolean; root?: string } = {}): string {
   const [command, args] = config
     ? [path.join(root, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--outdir", outdir, "--config", config]]
     : [
@@ -29,7 +30,11 @@ export function buildWorker(outdir: string, config?: string, entry?: string, opt
           ...(opts.minify === false ? ["--minify=false"] : []),
         ],
       ];
-  const res = spawnSync(command, args, { cwd: root, encoding: "utf8", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
+  const res = spawnSync(command, args, {
+    cwd: opts.root ?? root,
+    encoding: "utf8",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  });
   if (res.status !== 0) throw new Error(`build failed:\n${res.stdout}\n${res.stderr}`);
   // Named after the entry (index.js for ours).
   return path.join(outdir, readdirSync(outdir).find((f) => f.endsWith(".js") && !f.startsWith("chunk-"))!);

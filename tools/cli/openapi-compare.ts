@@ -6,9 +6,10 @@
  * `npm run openapi:compare -- <revision>` (for example the commit a branch started from).
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { revisionTree } from "../ops/revision-tree";
 
 const revision = process.argv[2];
 if (!revision) throw new Error("usage: npm run openapi:compare -- <git revision>");
@@ -24,9 +25,7 @@ function documentOf(tree: string, file: string): Buffer {
 }
 
 try {
-  const base = path.join(tmp, "tree");
-  execFileSync("sh", ["-c", `mkdir -p "${base}" && git archive "$1" | tar -x -C "${base}"`, "sh", revision], { cwd: root });
-  symlinkSync(path.join(root, "node_modules"), path.join(base, "node_modules"));
+  const base = revisionTree(root, revision, path.join(tmp, "tree"));
   const before = documentOf(base, path.join(tmp, "before.json"));
   const after = documentOf(root, path.join(tmp, "after.json"));
   if (before.equals(after)) {

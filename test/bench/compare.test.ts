@@ -1,0 +1,35 @@
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { expect, test } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+// `npm run bench:compare` at the smallest size, so that a change to the build, the probes or the replay
+// Worker cannot break it unnoticed. It times nothing here: only that both builds are measured, cold and
+// warm, and that the revision's tree is gone afterwards.
+test("bench:compare measures HEAD against the working tree, cold and warm, and removes the revision's tree", () => {
+  const folders = () => readdirSync(tmpdir()).filter((f) => f.startsWith("crm-bench-compare-"));
+  const before = folders();
+  const res = spawnSync(path.join(root, "node_modules/.bin/tsx"), ["test/bench/compare.ts", "HEAD", "health"], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 280_000,
+    env: {
+      ...process.env,
+      BENCH_CPU_RUNS: "1",
+      BENCH_REPLAY_ROUNDS: "1",
+      BENCH_REPLAY_REQUESTS: "50",
+      BENCH_COMPARE_REQUESTS: "getClient",
+    },
+  });
+  expect(res.status, res.stdout + res.stderr).toBe(0);
+  const figure = String.raw`\d+\.\d ms +\d+\.\d ms +[+−]\d+\.\d ms`;
+  expect(res.stdout).toMatch(new RegExp(String.raw`start-up +${figure}`));
+  expect(res.stdout).toMatch(new RegExp(String.raw`Health: GET /health +${figure}`));
+  // Only the probes asked for.
+  expect(res.stdout).not.toMatch(/Clients: GET/);
+  expect(res.stdout).toMatch(/GET \/clients\/\{id\} +\d+ → \d+ \([+−]\d+\) +\d+\.\d\d → \d+\.\d\d +\d+\.\d\d → \d+\.\d\d/);
+  expect(folders()).toEqual(before);
+});

@@ -1,0 +1,165 @@
+/**
+ * The Worker's CPU in this checkout against another git revision's, measured in the same rounds:
+ * `npm run bench:compare -- <revision> [probe name part …]` (docs/bundle.md#comparing-two-builds).
+ *
+ * Figures of two separate runs differ by 20 % and more on this machine as its load changes, far more than
+ * most changes move them; two builds measured in one run, interleaved, meet the same load. This builds
+ * the revision (its tree written to a temporary folder, with this checkout's node_modules) and the working
+ * tree as it is (uncommitted changes included), then on one stack loaded with the demo seed:
+ *
+ * - cold: start-up and each cold-path probe of `npm run bench:cpu` (those whose name contains one of the
+ *   given parts, or all), fresh isolates interleaved build by build and round by round, medians minus a
+ *   one-line Worker's first request measured in the same rounds;
+ * - warm: the replayed requests (test/bench/replay) through each build's replay Worker, alternating
+ *   between the two builds (each turn the median of 3 rounds); per request the API's µs, the API ÷
+ *   minimal ratio and the API's own work (its log line not written, the in-memory limiter) ÷ minimal.
+ *
+ *   BENCH_CPU_RUNS (fresh isolates per probe and build, default 9), BENCH_REPLAY_ROUNDS (turns per
+ *   build, default 3; 0 skips warm), BENCH_REPLAY_REQUESTS (per request and round, default 500),
+ *   BENCH_COMPARE_REQUESTS (the replayed requests, comma-separated; default all)
+ */
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createToken } from "../../tools/ops/commands";
+import { openapiDocument } from "../../tools/ops/openapi";
+import { revisionTree } from "../../tools/ops/revision-tree";
+import { firstRequest, median, readBundle } from "../../tools/ops/workerd-cpu";
+import { buildWorker } from "../support/worker";
+import { benchCompany, coldProbes, REPLAYED_REQUESTS, type ReplayedRequest, replayedCpu } from "./cpu";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+const git = (...args: string[]) => {
+  const res = spawnSync("git", args, { cwd: root, encoding: "utf8" });
+  if (res.status !== 0) throw new Error(`git ${args.join(" ")}: ${res.stderr.trim()}`);
+  return res.stdout.trim();
+};
+
+/** Median minus `base`, to one decimal; and the change between two such figures. */
+const ms = (samples: number[], base: number) => median(samples) - base;
+const signed = (x: number, digits: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(digits)}`;
+
+/** The lines comparing the two builds: cold per probe, then warm per request. */
+function comparisonLines(
+  labels: { base: string; head: string },
+  cold: { runs: number; oneLineMs: number; series: { name: string; base: number[]; head: number[] }[] },
+  warm: { rounds: number; n: number; requests: { name: string; base: Record<string, number>; head: Record<string, number> }[] },
+): string[] {
+  const width = Math.max(10, labels.base.length, labels.head.length);
+  const lines = [
+    `Cold path: workerd CPU, median of ${cold.runs} fresh isolates per build, minus a one-line Worker's first request (${cold.oneLineMs.toFixed(1)} ms):`,
+    `  ${"".padEnd(50)} ${labels.base.padStart(width)} ${labels.head.padStart(width)}   change`,
+  ];
+  for (const s of cold.series) {
+    const [b, h] = [ms(s.base, cold.oneLineMs), ms(s.head, cold.oneLineMs)];
+    lines.push(
+      `  ${s.name.padEnd(50)} ${`${b.toFixed(1)} ms`.padStart(width)} ${`${h.toFixed(1)} ms`.padStart(width)}   ${signed(h - b, 1)} ms`,
+    );
+  }
+  if (!warm.requests.length) return lines;
+  lines.push(
+    `Warm: Workers' own CPU per request, database answers replayed (median of ${warm.rounds} alternating turns, each the median of 3 rounds of ${warm.n}):`,
+    `  ${"".padEnd(24)} ${"API µs".padStart(22)}   ${"API ÷ minimal".padStart(14)}   ${"own ÷ minimal".padStart(14)}`,
+  );
+  for (const r of warm.requests) {
+    const ratio = (by: Record<string, number>, k: string) => (by[k] / by.minimal).toFixed(2);
+    lines.push(
+      `  ${r.name.padEnd(24)} ${`${r.base.api.toFixed(0)} → ${r.head.api.toFixed(0)} (${signed(r.head.api - r.base.api, 0)})`.padStart(22)}   ` +
+        `${`${ratio(r.base, "api")} → ${ratio(r.head, "api")}`.padStart(14)}   ` +
+        `${`${ratio(r.base, "apiLogNotWritten")} → ${ratio(r.head, "apiLogNotWritten")}`.padStart(14)}`,
+    );
+  }
+  return lines;
+}
+
+async function compare(revision: string, probeParts: string[]) {
+  const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+  const runs = env("BENCH_CPU_RUNS", 9);
+  const rounds = env("BENCH_REPLAY_ROUNDS", 3);
+  const n = env("BENCH_REPLAY_REQUESTS", 500);
+  const requests = (process.env.BENCH_COMPARE_REQUESTS?.split(",") ?? Object.keys(REPLAYED_REQUESTS)) as ReplayedRequest[];
+  for (const r of requests)
+    if (!(r in REPLAYED_REQUESTS)) throw new Error(`unknown request ${r}: one of ${Object.keys(REPLAYED_REQUESTS)}`);
+
+  const sha = git("rev-parse", "--short", `${revision}^{commit}`);
+  const dirty = git("status", "--porcelain", "--untracked-files=no") !== "";
+  const labels = {
+    base: revision === sha ? sha : `${revision} ${sha}`,
+    head: `${git("rev-parse", "--short", "HEAD")}${dirty ? "+changes" : ""}`,
+  };
+  const dir = mkdtempSync(path.join(tmpdir(), "crm-bench-compare-"));
+  // embedded PostgreSQL runs as another user, which must reach its data folder inside.
+  chmodSync(dir, 0o755);
+  try {
+    const tree = revisionTree(root, sha, path.join(dir, "revision"));
+    if (readFileSync(path.join(tree, "package-lock.json"), "utf8") !== readFileSync(path.join(root, "package-lock.json"), "utf8"))
+      console.log(`note: ${labels.base}'s package-lock.json differs; it is built with this checkout's node_modules`);
+    const build = (from: string, name: string, entry?: string) => {
+      mkdirSync(path.join(dir, name));
+      return buildWorker(path.join(dir, name), undefined, entry && path.join(from, entry), { root: from });
+    };
+    const builds = {
+      base: { worker: readBundle(build(tree, "base")), replay: rounds ? build(tree, "base-replay", "test/bench/replay/worker.ts") : "" },
+      head: { worker: readBundle(build(root, "head")), replay: rounds ? build(root, "head-replay", "test/bench/replay/worker.ts") : "" },
+    };
+    const company = await benchCompany(dir);
+    try {
+      const { token } = await createToken(company.db, { companyId: company.companyId });
+      const probes = coldProbes((await openapiDocument()) as never, token).filter(
+        (p) => !probeParts.length || probeParts.some((part) => p.name.toLowerCase().includes(part.toLowerCase())),
+      );
+      const series = [
+        { name: "start-up", base: [] as number[], head: [] as number[] },
+        ...probes.map((p) => ({ name: p.name, base: [], head: [] })),
+      ];
+      const oneLine: number[] = [];
+      // Which build goes first alternates, so neither always meets the other's after-effects.
+      const order = (round: number) => (round % 2 ? (["head", "base"] as const) : (["base", "head"] as const));
+      for (let round = 0; round < runs; round++) {
+        oneLine.push((await firstRequest(null, {})).cpuMs);
+        for (const which of order(round)) {
+          const bundle = builds[which].worker;
+          series[0][which].push((await firstRequest(bundle, company.stack.vars)).cpuMs);
+          for (const [i, probe] of probes.entries()) {
+            const answer = await firstRequest(bundle, company.stack.vars, probe.request);
+            if (answer.status >= 500)
+              throw new Error(`${labels[which]} ${probe.name}: answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+            series[i + 1][which].push(answer.cpuMs);
+          }
+        }
+      }
+      const warm = { base: [] as Awaited<ReturnType<typeof replayedCpu>>[], head: [] as Awaited<ReturnType<typeof replayedCpu>>[] };
+      for (let round = 0; round < rounds; round++)
+        for (const which of order(round))
+          warm[which].push(
+            await replayedCpu(builds[which].replay, company, { requests, rounds: 3, n, logFile: path.join(dir, `${which}.log`) }),
+          );
+      const medians = (rs: typeof warm.base, request: ReplayedRequest) =>
+        Object.fromEntries((["minimal", "api", "apiLogNotWritten"] as const).map((k) => [k, median(rs.map((r) => r[request][k]))]));
+      return comparisonLines(
+        labels,
+        { runs, oneLineMs: median(oneLine), series },
+        {
+          rounds,
+          n,
+          requests: rounds
+            ? requests.map((r) => ({ name: REPLAYED_REQUESTS[r], base: medians(warm.base, r), head: medians(warm.head, r) }))
+            : [],
+        },
+      );
+    } finally {
+      await company.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [revision, ...probeParts] = process.argv.slice(2);
+  if (!revision) throw new Error("usage: npm run bench:compare -- <git revision> [probe name part …]");
+  for (const line of await compare(revision, probeParts)) console.log(line);
+  process.exit(0);
+}
