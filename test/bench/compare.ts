@@ -14,8 +14,8 @@
  *   between the two builds (each turn the median of 3 rounds); per request the API's µs, the API ÷
  *   minimal ratio and the API's own work (its log line not written, the in-memory limiter) ÷ minimal.
  *
- *   BENCH_CPU_RUNS (fresh isolates per probe and build, default 9), BENCH_REPLAY_ROUNDS (turns per
- *   build, default 3; 0 skips warm), BENCH_REPLAY_REQUESTS (per request and round, default 500),
+ *   BENCH_CPU_RUNS (fresh isolates per probe and build, default 10), BENCH_REPLAY_ROUNDS (turns per
+ *   build, default 4; 0 skips warm; even numbers let each build go first equally often), BENCH_REPLAY_REQUESTS (per request and round, default 500),
  *   BENCH_COMPARE_REQUESTS (the replayed requests, comma-separated; default all)
  */
 import { spawnSync } from "node:child_process";
@@ -76,8 +76,8 @@ function comparisonLines(
 
 async function compare(revision: string, probeParts: string[]) {
   const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-  const runs = env("BENCH_CPU_RUNS", 9);
-  const rounds = env("BENCH_REPLAY_ROUNDS", 3);
+  const runs = env("BENCH_CPU_RUNS", 10);
+  const rounds = env("BENCH_REPLAY_ROUNDS", 4);
   const n = env("BENCH_REPLAY_REQUESTS", 500);
   const requests = (process.env.BENCH_COMPARE_REQUESTS?.split(",") ?? Object.keys(REPLAYED_REQUESTS)) as ReplayedRequest[];
   for (const r of requests)
