@@ -107,6 +107,33 @@ describe("worker settings", () => {
 
   it("reads WEBHOOK_RETRY_SCHEDULE as comma-separated seconds", () => {
     expect(parse({ WEBHOOK_RETRY_SCHEDULE: " 0, 1,30 " }).WEBHOOK_RETRY_SCHEDULE).toEqual([0, 1, 30]);
-    expect(() => parse({ WEBHOOK_RETRY_SCHEDULE: "5,soon" })).toThrow(/WEBHOOK_RETRY_SCHEDULE must be a comma-separated list/);
+    expect(parse({ WEBHOOK_RETRY_SCHEDULE: "" }).WEBHOOK_RETRY_SCHEDULE).toEqual([5, 300, 1800, 7200, 18_000, 36_000, 36_000]);
+    const schedule = "WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of 1 to 20 whole numbers of seconds";
+    expect(() => parse({ WEBHOOK_RETRY_SCHEDULE: "5,soon" })).toThrow(`Invalid configuration: ${schedule} (got "soon")`);
+    // An empty item is wrong, and so is a blank list; each wrong item is named.
+    expect(() => parse({ WEBHOOK_RETRY_SCHEDULE: "5,,1234567" })).toThrow(
+      `Invalid configuration: ${schedule} (got ""); ${schedule} (got "1234567")`,
+    );
+    expect(() => parse({ WEBHOOK_RETRY_SCHEDULE: " " })).toThrow(`Invalid configuration: ${schedule} (got " ")`);
+    expect(() => parse({ WEBHOOK_RETRY_SCHEDULE: 5 })).toThrow(`Invalid configuration: ${schedule} (got 5)`);
+    // Too many: that alone is said, whatever the items.
+    expect(parse({ WEBHOOK_RETRY_SCHEDULE: Array(20).fill("1").join(",") }).WEBHOOK_RETRY_SCHEDULE).toHaveLength(20);
+    expect(() => parse({ WEBHOOK_RETRY_SCHEDULE: [...Array(21).fill("1"), "x"].join(",") })).toThrow(
+      new RegExp(`^Invalid configuration: ${schedule}$`),
+    );
+  });
+
+  it("reads a blank CORS_ALLOWED_ORIGINS as none, and names a binding that is not text", () => {
+    expect(parse({ CORS_ALLOWED_ORIGINS: " , " }).CORS_ALLOWED_ORIGINS).toEqual([]);
+    expect(() => parse({ CORS_ALLOWED_ORIGINS: 5 })).toThrow(
+      "Invalid configuration: CORS_ALLOWED_ORIGINS must be a comma-separated list of origins such as https://app.example.com (got 5)",
+    );
+    expect(() => parse({ CORS_ALLOWED_ORIGINS: "a,https://ok.example,b" })).toThrow(/\(got "a"\); CORS_ALLOWED_ORIGINS .*\(got "b"\)$/);
+  });
+
+  it("leaves out an optional setting that is not set, even when its binding is present but empty", () => {
+    const settings = parse({ NEON_LOCAL_PROXY: "", UPSTASH_REDIS_REST_TOKEN: null });
+    expect(Object.keys(settings)).not.toContain("NEON_LOCAL_PROXY");
+    expect(Object.keys(settings)).not.toContain("UPSTASH_REDIS_REST_TOKEN");
   });
 });

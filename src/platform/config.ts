@@ -1,45 +1,43 @@
-import * as z from "zod/mini";
 import type { Bindings } from "./env";
 import { createLogger } from "./logger";
 
 /**
- * The settings, parsed once with zod: defaults, allowed ranges and one error message naming every
- * wrong setting. The Worker reads them from its bindings (wrangler vars and secrets); the CLI in
- * tools/ builds its own schema from the same fields for the settings both use.
+ * The settings, parsed once: defaults, allowed ranges and one error message naming every wrong
+ * setting. The Worker reads them from its bindings (wrangler vars and secrets); the CLI in tools/
+ * parses its own from the same rules for the settings both use.
  *
- * Built when the Worker starts (docs/bundle.md#routes-built-per-resource-on-first-use), so built
- * cheaply: with zod's functional API (`zod/mini`), and a plain setting (a number, a text, a flag, a
- * choice) as one rule (`setting`) rather than a chain of schemas (a default, a type, each check), which
- * costs a schema per link to build. `preprocess(fn, s)` is `pipe(transform(fn), s)`, as zod's own.
+ * Each setting is one rule, a plain function from the binding to its value or what is wrong with it,
+ * and `parseSettings` runs a table of them. Written by hand, not with zod: every isolate parses them
+ * before its first request, and zod (its functional API, `zod/mini`) with the schemas around these rules
+ * cost about 3 ms of every isolate's start-up and 1 to 2 ms of its first request (docs/decisions.md).
  */
-const preprocess = <S extends z.core.$ZodType>(fn: (v: unknown) => unknown, schema: S) => z.pipe(z.transform(fn), schema);
 
 /** Bindings carry strings; an empty value counts as not set. */
 const unset = (v: unknown) => (v === "" || v === null ? undefined : v);
 
-/** What a setting's rule answers for a wrong value: its message, once per check it fails. */
+/** What a setting's rule answers for a wrong value: its messages (one per check it fails). */
 class Wrong {
-  constructor(
-    readonly message: string,
-    readonly times = 1,
-  ) {}
+  readonly messages: string[];
+  constructor(message: string | string[], times = 1) {
+    this.messages = typeof message === "string" ? Array.from({ length: times }, () => message) : message;
+  }
 }
 
-/** One setting: `rule` turns the binding (undefined when not set) into the setting's value, or says what is wrong. */
-const setting = <T>(rule: (value: unknown) => T | Wrong) =>
-  z.transform((v: unknown, ctx) => {
-    const value = rule(unset(v));
-    if (!(value instanceof Wrong)) return value;
-    for (let i = 0; i < value.times; i++) ctx.issues.push({ code: "custom", message: value.message, input: v });
-    return z.NEVER;
-  });
+/** One setting: from its binding (as bound: text, or a JSON value for wrangler vars) to its value, or what is wrong. */
+export type Setting<T> = (binding: unknown) => T | Wrong;
+
+/** A setting whose `rule` sees undefined when the binding is not set (absent, empty or null). */
+const setting =
+  <T>(rule: (value: unknown) => T | Wrong): Setting<T> =>
+  (binding) =>
+    rule(unset(binding));
 
 /** A whole number written in digits, from `min` to `max`, or `fallback` when not set. */
 export const wholeNumber = (name: string, unit: string, min: number, max: number, fallback: number) =>
   setting((value): number | Wrong => {
     if (value === undefined) return fallback;
     const n = typeof value === "string" && /^\s*\d{1,15}\s*$/.test(value) ? Number(value) : value;
-    // Named as often as zod's checks name it: once for not a finite whole number; an integer past 2^53
+    // Named as often as the zod checks this replaced named it: once for not a finite whole number; an integer past 2^53
     // also for its range.
     const times =
       typeof n !== "number" || !Number.isFinite(n) || !Number.isInteger(n)
@@ -59,7 +57,11 @@ const text = (name: string, value: unknown, pattern?: RegExp, shape?: string): s
 
 /** A free-text setting, trimmed, or undefined when not set. */
 const optionalText = (name: string, pattern?: RegExp, shape?: string) =>
-  z.optional(setting((value) => (value === undefined ? undefined : text(name, value, pattern, shape))));
+  setting((value) => (value === undefined ? undefined : text(name, value, pattern, shape)));
+
+/** A text setting as given (not trimmed), or `fallback` when not set. */
+export const textOr = (name: string, fallback: string) =>
+  setting((value) => (value === undefined ? fallback : typeof value === "string" ? value : new Wrong(`${name} must be text`)));
 
 /** One of `choices`, or the first when not set. */
 const choice = <const C extends readonly [string, ...string[]]>(choices: C, message: string) =>
@@ -102,8 +104,30 @@ const flag = (name: string) =>
         : new Wrong(`${name} must be true or false (got ${JSON.stringify(value)})`),
   );
 
+/**
+ * A comma-separated list, items trimmed: each item read by `item` (undefined when wrong: one message per
+ * wrong item), `fallback` when not set. `dropEmpty`: empty items are left out (a blank list is empty);
+ * otherwise each is wrong, and so is a blank value. More than `max` items: only `tooMany` is said.
+ */
+const list = <T>(
+  item: (text: string) => T | undefined,
+  wrong: (got: unknown) => string,
+  fallback: T[],
+  opts: { dropEmpty?: boolean; max?: number; tooMany?: string } = {},
+): Setting<T[]> =>
+  setting((value) => {
+    if (value === undefined) return fallback;
+    if (typeof value !== "string" || (!opts.dropEmpty && !value.trim())) return new Wrong(wrong(value));
+    const texts = value.split(",").map((t) => t.trim());
+    const items = opts.dropEmpty ? texts.filter(Boolean) : texts;
+    if (opts.max !== undefined && items.length > opts.max) return new Wrong(opts.tooMany ?? wrong(value));
+    const read = items.map(item);
+    const messages = items.flatMap((t, i) => (read[i] === undefined ? [wrong(t)] : []));
+    return messages.length ? new Wrong(messages) : (read as T[]);
+  });
+
 /** Every setting the Worker reads. */
-export const workerSettings = z.object({
+export const workerSettings = {
   ...sharedSettings,
   DATABASE_URL: setting((value) =>
     value === undefined
@@ -130,25 +154,11 @@ export const workerSettings = z.object({
    */
   WEBHOOK_ALLOW_LOCAL_HTTP: flag("WEBHOOK_ALLOW_LOCAL_HTTP"),
   /** Browser origins allowed to call the API (CORS); none by default. */
-  CORS_ALLOWED_ORIGINS: preprocess(
-    (v) =>
-      typeof v === "string"
-        ? v
-            .split(",")
-            .map((o) => o.trim())
-            .filter(Boolean)
-        : unset(v),
-    z._default(
-      z.array(
-        z.string().check(
-          z.regex(ORIGIN, {
-            error: (issue) =>
-              `CORS_ALLOWED_ORIGINS must be a comma-separated list of origins such as https://app.example.com (got ${JSON.stringify(issue.input)})`,
-          }),
-        ),
-      ),
-      [],
-    ),
+  CORS_ALLOWED_ORIGINS: list(
+    (origin) => (ORIGIN.test(origin) ? origin : undefined),
+    (got) => `CORS_ALLOWED_ORIGINS must be a comma-separated list of origins such as https://app.example.com (got ${JSON.stringify(got)})`,
+    [],
+    { dropEmpty: true },
   ),
   /** Webhook delivery: time one attempt may take (connecting, the answer, reading its first bytes). */
   WEBHOOK_TIMEOUT_MS: wholeNumber("WEBHOOK_TIMEOUT_MS", "milliseconds", 100, 30_000, 10_000),
@@ -156,42 +166,38 @@ export const workerSettings = z.object({
    * Webhook delivery: the wait before each retry, in seconds (comma-separated); a delivery gets one
    * attempt more than the list has entries, then it is failed. The default spans about 27 hours.
    */
-  WEBHOOK_RETRY_SCHEDULE: preprocess(
-    (v) => (typeof v === "string" && v.trim() ? v.split(",").map((s) => s.trim()) : unset(v)),
-    z._default(
-      z.pipe(
-        z
-          .array(
-            z.string().check(
-              z.regex(/^\d{1,6}$/, {
-                error: (issue) =>
-                  `WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of 1 to 20 whole numbers of seconds (got ${JSON.stringify(issue.input)})`,
-              }),
-            ),
-          )
-          .check(z.maxLength(20, { error: "WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of 1 to 20 whole numbers of seconds" })),
-        z.transform((list: string[]) => list.map(Number)),
-      ),
-      DEFAULT_WEBHOOK_RETRY_SCHEDULE,
-    ),
+  WEBHOOK_RETRY_SCHEDULE: list(
+    (seconds) => (/^\d{1,6}$/.test(seconds) ? Number(seconds) : undefined),
+    (got) => `WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of 1 to 20 whole numbers of seconds (got ${JSON.stringify(got)})`,
+    DEFAULT_WEBHOOK_RETRY_SCHEDULE,
+    { max: 20, tooMany: "WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of 1 to 20 whole numbers of seconds" },
   ),
   /** Webhook delivery: an endpoint failing without a success this long (and at least WEBHOOK_DISABLE_MIN_FAILURES times) is disabled. */
   WEBHOOK_DISABLE_AFTER_HOURS: wholeNumber("WEBHOOK_DISABLE_AFTER_HOURS", "hours", 0, 24 * 90, 72),
   WEBHOOK_DISABLE_MIN_FAILURES: wholeNumber("WEBHOOK_DISABLE_MIN_FAILURES", "failed attempts", 1, 10_000, 10),
-});
+};
 
-export type Config = z.output<typeof workerSettings>;
+/** What a table of settings parses to: each setting's value (a setting not set and without a default is left out). */
+export type SettingsOf<S extends Record<string, Setting<unknown>>> = { [K in keyof S]: Exclude<ReturnType<S[K]>, Wrong> };
+
+export type Config = SettingsOf<typeof workerSettings>;
 
 /** A wrong or missing setting; the message names each one and what it accepts. */
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-/** Parses `source` with `schema`, or throws one ConfigError listing every offending setting. */
-export function parseSettings<S extends z.core.$ZodType>(schema: S, source: Record<string, unknown>): z.output<S> {
-  const result = z.safeParse(schema, source);
-  if (result.success) return result.data;
-  throw new ConfigError(`Invalid configuration: ${result.error.issues.map((i) => i.message).join("; ")}`);
+/** Parses `source` by the table of `settings`, or throws one ConfigError listing every offending setting, in the table's order. */
+export function parseSettings<S extends Record<string, Setting<unknown>>>(settings: S, source: Record<string, unknown>): SettingsOf<S> {
+  const out: Record<string, unknown> = {};
+  const messages: string[] = [];
+  for (const [name, rule] of Object.entries(settings)) {
+    const value = rule(source[name]);
+    if (value instanceof Wrong) messages.push(...value.messages);
+    else if (value !== undefined) out[name] = value;
+  }
+  if (messages.length) throw new ConfigError(`Invalid configuration: ${messages.join("; ")}`);
+  return out as SettingsOf<S>;
 }
 
 /** Bindings do not change within an isolate: each env object is parsed (and a failure logged) once. */

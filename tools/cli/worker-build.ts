@@ -15,7 +15,7 @@
  * `npm run worker:build -- [--entry <file>] [--outdir <dir>] [--minify=false]`: by default src/index.ts
  * into dist/worker (wrangler.toml's `main`), with the metafile as meta.json beside it.
  */
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { build, type Plugin } from "esbuild";
@@ -63,8 +63,11 @@ export async function writeOpenApiBuild(): Promise<void> {
   if (toolsText.includes(ORIGIN_PLACEHOLDER)) throw new Error("an MCP tool's text names the document's origin");
   const out = ALIASES["crm-build:openapi"];
   mkdirSync(path.dirname(out), { recursive: true });
+  // Written beside and renamed into place: builds of this checkout may run at once (the test suite's
+  // files, `npm run dev`), and one must never bundle another's half-written file.
+  const written = `${out}.${process.pid}.tmp`;
   writeFileSync(
-    out,
+    written,
     [
       "// Written by tools/cli/worker-build.ts at build time; not committed.",
       `export const ORIGIN_PLACEHOLDER = ${JSON.stringify(ORIGIN_PLACEHOLDER)};`,
@@ -73,6 +76,7 @@ export async function writeOpenApiBuild(): Promise<void> {
       "",
     ].join("\n"),
   );
+  renameSync(written, out);
 }
 
 /** Step 2: the bundle of `entry` into `outdir` (emptied first), split into modules; returns the entry module's path. */

@@ -3,9 +3,8 @@ import path from "node:path";
 import { parseEnv } from "node:util";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import { z } from "zod";
 import * as schema from "../../src/db/schema";
-import { parseSettings, sharedSettings, wholeNumber, workerSettings } from "../../src/platform/config";
+import { parseSettings, type SettingsOf, sharedSettings, textOr, wholeNumber, workerSettings } from "../../src/platform/config";
 import type { Db } from "../../src/platform/db";
 import { unreachableByPostgres, unreachableDataDirMessage } from "../local/data-dir";
 import { startPostgres } from "../local/postgres";
@@ -21,13 +20,13 @@ export function localConfig(): Record<string, string | undefined> {
 }
 
 /** The CLI's settings: those it shares with the Worker (the same schema, src/platform/config.ts) and its own. */
-const cliSettings = z.object({
+const cliSettings = {
   ...sharedSettings,
   PORT: wholeNumber("PORT", "port number", 1, 65_535, 8787),
-  CRM_DATA_DIR: z.preprocess((v) => v || undefined, z.string().default(".data")),
+  CRM_DATA_DIR: textOr("CRM_DATA_DIR", ".data"),
   DB_PROXY_DELAY_MS: wholeNumber("DB_PROXY_DELAY_MS", "milliseconds", 0, 10_000, 0),
-});
-export type CliConfig = z.output<typeof cliSettings>;
+};
+export type CliConfig = SettingsOf<typeof cliSettings>;
 
 /** The local settings, parsed; a wrong one throws one ConfigError naming it and its allowed values. */
 export const cliConfig = (source = localConfig()): CliConfig => parseSettings(cliSettings, source);
@@ -37,7 +36,7 @@ export const cliConfig = (source = localConfig()): CliConfig => parseSettings(cl
  * .dev.vars.example). `npm run dev` hands each
  * one that is set, from the environment or .dev.vars, to the Worker.
  */
-export const WORKER_VARS = Object.keys(workerSettings.shape) as (keyof typeof workerSettings.shape)[];
+export const WORKER_VARS = Object.keys(workerSettings) as (keyof typeof workerSettings)[];
 
 /** Settings of `npm run dev` itself, never passed to the Worker. */
 export const DEV_VARS = ["PORT", "CRM_DATA_DIR", "DB_PROXY_DELAY_MS", "INSPECTOR_PORT", "DEV_CRON"] as const;
