@@ -116,7 +116,8 @@ const list = <T>(
   opts: { dropEmpty?: boolean; max?: number; tooMany?: string } = {},
 ): Setting<T[]> =>
   setting((value) => {
-    if (value === undefined) return fallback;
+    // A copy: a caller changing its settings' list must not change the next isolate-wide parse's default.
+    if (value === undefined) return [...fallback];
     if (typeof value !== "string" || (!opts.dropEmpty && !value.trim())) return new Wrong(wrong(value));
     const texts = value.split(",").map((t) => t.trim());
     const items = opts.dropEmpty ? texts.filter(Boolean) : texts;
