@@ -123,6 +123,12 @@ describe("worker settings", () => {
     );
   });
 
+  it("gives each parse its own copy of a list's default", () => {
+    parse({}).WEBHOOK_RETRY_SCHEDULE.push(1);
+    parse({}).CORS_ALLOWED_ORIGINS.push("https://changed.example");
+    expect(parse({})).toMatchObject({ WEBHOOK_RETRY_SCHEDULE: [5, 300, 1800, 7200, 18_000, 36_000, 36_000], CORS_ALLOWED_ORIGINS: [] });
+  });
+
   it("reads a blank CORS_ALLOWED_ORIGINS as none, and names a binding that is not text", () => {
     expect(parse({ CORS_ALLOWED_ORIGINS: " , " }).CORS_ALLOWED_ORIGINS).toEqual([]);
     expect(() => parse({ CORS_ALLOWED_ORIGINS: 5 })).toThrow(
