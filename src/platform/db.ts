@@ -156,17 +156,17 @@ function configure(env: Bindings) {
   neonConfig.fetchFunction = async (url: string, init: RequestInit) => {
     const signal = AbortSignal.timeout(deadlineMs);
     const slot = slots.tryTake() ?? (await slots.take(signal, timedOut));
+    let res: Response;
     try {
-      const res = await fetch(url, { ...init, signal });
-      // 400 carries a PostgreSQL error for the caller; other failures are the service's.
-      if (res.status >= 500) throw new DatabaseUnavailable(`the database answered HTTP ${res.status}`);
-      return res;
+      res = await fetch(url, { ...init, signal });
     } catch (e) {
-      if (e instanceof DatabaseUnavailable) throw e;
       throw signal.aborted ? timedOut() : new DatabaseUnavailable("the database could not be reached", { cause: e });
     } finally {
       slots.release(slot);
     }
+    // 400 carries a PostgreSQL error for the caller; other failures are the service's.
+    if (res.status >= 500) throw new DatabaseUnavailable(`the database answered HTTP ${res.status}`);
+    return res;
   };
   configured = { env, key, deadlineMs };
   return configured;
