@@ -69,10 +69,7 @@ export class Reservations {
     if (e.size === 0) return 1;
     const expected = Math.round((e.size * RESERVE_HORIZON_MS) / Math.max(1, now - e.at));
     let reserving = 0;
-    for (const [call, { size, until }] of e.calls) {
-      if (until > now) reserving += size;
-      else e.calls.delete(call);
-    }
+    for (const { size } of this.inFlight(e, now).values()) reserving += size;
     // One below what is left, so that only a single-request call can take the last one: the library
     // reports "none left" and "past the limit" alike (remaining 0), which for a reservation would be ambiguous.
     return Math.max(1, Math.min(RESERVE_MAX, expected, e.remaining - reserving - 1));
@@ -97,10 +94,17 @@ export class Reservations {
 
   /** Until the calls in flight for this key have settled, or been given up on (on this request's own timer). */
   settled(key: string, now: number): Promise<unknown> {
-    const calls = [...(this.keys.get(key)?.calls ?? [])].filter(([, c]) => c.until > now);
+    const e = this.keys.get(key);
+    const calls = e ? [...this.inFlight(e, now)] : [];
     if (!calls.length) return Promise.resolve();
     const wait = Math.max(...calls.map(([, c]) => c.until)) - now;
     return Promise.race([Promise.all(calls.map(([call]) => call)), new Promise((resolve) => setTimeout(resolve, wait))]);
+  }
+
+  /** The key's calls in flight, once those given up on (their request ended) are dropped. */
+  private inFlight(e: { calls: Map<Promise<unknown>, { size: number; until: number }> }, now: number) {
+    for (const [call, { until }] of e.calls) if (until <= now) e.calls.delete(call);
+    return e.calls;
   }
 
   /** Whether this isolate holds reserved requests for this key in the current window. */
