@@ -19,7 +19,7 @@ export function localConfig(): Record<string, string | undefined> {
   return { ...fromFile, ...process.env };
 }
 
-/** The CLI's settings: those it shares with the Worker (the same schema, src/platform/config.ts) and its own. */
+/** The CLI's settings: those it shares with the Worker (the same rules, src/platform/config.ts) and its own. */
 const cliSettings = {
   ...sharedSettings,
   PORT: wholeNumber("PORT", "port number", 1, 65_535, 8787),
