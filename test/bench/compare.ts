@@ -27,7 +27,7 @@ import { openapiDocument } from "../../tools/ops/openapi";
 import { revisionTree } from "../../tools/ops/revision-tree";
 import { firstRequest, median, readBundle } from "../../tools/ops/workerd-cpu";
 import { buildWorker } from "../support/worker";
-import { benchCompany, coldProbes, REPLAYED_REQUESTS, type ReplayedRequest, replayedCpu } from "./cpu";
+import { answeredFirstRequest, benchCompany, coldProbes, REPLAYED_REQUESTS, type ReplayedRequest, replayedCpu } from "./cpu";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -100,10 +100,12 @@ async function compare(revision: string, probeParts: string[]) {
       mkdirSync(path.join(dir, name));
       return buildWorker(path.join(dir, name), undefined, entry && path.join(from, entry), { root: from });
     };
-    const builds = {
-      base: { worker: readBundle(build(tree, "base")), replay: rounds ? build(tree, "base-replay", "test/bench/replay/worker.ts") : "" },
-      head: { worker: readBundle(build(root, "head")), replay: rounds ? build(root, "head-replay", "test/bench/replay/worker.ts") : "" },
-    };
+    // The Worker, and the replay Worker when warm figures are asked for.
+    const buildsOf = (from: string, name: string) => ({
+      worker: readBundle(build(from, name)),
+      replay: rounds ? build(from, `${name}-replay`, "test/bench/replay/worker.ts") : "",
+    });
+    const builds = { base: buildsOf(tree, "base"), head: buildsOf(root, "head") };
     const company = await benchCompany(dir);
     try {
       const { token } = await createToken(company.db, { companyId: company.companyId });
@@ -123,9 +125,7 @@ async function compare(revision: string, probeParts: string[]) {
           const bundle = builds[which].worker;
           series[0][which].push((await firstRequest(bundle, company.stack.vars)).cpuMs);
           for (const [i, probe] of probes.entries()) {
-            const answer = await firstRequest(bundle, company.stack.vars, probe.request);
-            if (answer.status >= 500)
-              throw new Error(`${labels[which]} ${probe.name}: answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+            const answer = await answeredFirstRequest(`${labels[which]} ${probe.name}`, bundle, company.stack.vars, probe.request);
             series[i + 1][which].push(answer.cpuMs);
           }
         }

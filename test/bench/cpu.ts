@@ -34,7 +34,7 @@ import { startStack } from "../../tools/local/stack";
 import { createCompany, createToken, importFile } from "../../tools/ops/commands";
 import { runMigrations } from "../../tools/ops/migrate";
 import { openapiDocument } from "../../tools/ops/openapi";
-import { firstRequest, type HarnessRequest, median, readBundle, workerdCpuNs } from "../../tools/ops/workerd-cpu";
+import { type Bundle, firstRequest, type HarnessRequest, median, readBundle, workerdCpuNs } from "../../tools/ops/workerd-cpu";
 import { buildWorker, startWorker } from "../support/worker";
 
 export const GOALS = { startupMs: 20, firstRequestMs: 30, replayRatio: 1.35 };
@@ -172,6 +172,13 @@ export interface ColdPath {
   floor: { startup: number[]; request: ColdSeries; withLimiter: ColdSeries; mcp: ColdSeries };
 }
 
+/** A fresh isolate's first request (firstRequest), refused when it answers 5xx: a figure of a failing path measures nothing. */
+export async function answeredFirstRequest(name: string, bundle: Bundle, bindings: Record<string, string>, request: HarnessRequest) {
+  const answer = await firstRequest(bundle, bindings, request);
+  if (answer.status >= 500) throw new Error(`${name}: answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+  return answer;
+}
+
 /**
  * Start-up and each probe's first request, and the floor's, `runs` fresh isolates each, interleaved
  * round by round with the one-line Worker, so a burst of load elsewhere on the machine hits every
@@ -205,8 +212,7 @@ export async function coldPath(bundles: CpuBundles, company: BenchCompany, probe
     },
   };
   const first = async (into: ColdSeries, worker: typeof api, request: HarnessRequest) => {
-    const answer = await firstRequest(worker.bundle, worker.bindings, request);
-    if (answer.status >= 500) throw new Error(`${into.name}: answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+    const answer = await answeredFirstRequest(into.name, worker.bundle, worker.bindings, request);
     into.samples.push(answer.cpuMs);
     into.status = answer.status;
   };
