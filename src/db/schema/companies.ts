@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { identityId, ref } from "./columns";
 
 export const companies = pgTable("companies", {
@@ -26,6 +26,14 @@ export const apiTokens = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    /** Shown in the settings area; null for tokens made before names existed. */
+    name: text("name"),
+    /** The settings-area user who made it (`company_users.id`); null for the operator CLI. No foreign key: a removed user's tokens live on. */
+    createdByUserId: integer("created_by_user_id"),
+    /** After this the token answers 401 like a revoked one; null: no expiry. A roll's overlap sets it on the old token. */
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    /** The raw token's last four characters, shown in lists; null for tokens made before it was kept. */
+    lastFour: text("last_four"),
   },
   (t) => [
     index("api_tokens_company_idx").on(t.companyId).where(sql`${t.revokedAt} is null`),

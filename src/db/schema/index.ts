@@ -6,4 +6,5 @@ export * from "./idempotency";
 export * from "./mail";
 export * from "./orders";
 export * from "./products";
+export * from "./users";
 export * from "./webhooks";
