@@ -48,7 +48,10 @@ describe("MCP batches: bounded", () => {
     }
   });
 
-  it("an answer never exceeds the maximum: a large read is sent once (structured), a larger one is a tool error saying so", async () => {
+  // Megabytes of threads stored and read back: a few seconds each on a loaded machine.
+  it("an answer never exceeds the maximum: a large read is sent once (structured), a larger one is a tool error saying so", {
+    timeout: 120_000,
+  }, async () => {
     const co = await newCompany();
     const thread = async (id: string, bytes: number) => {
       for (let attempt = 1; ; attempt++) {
