@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../src/http/errors";
+import { toolName } from "../src/mcp/catalog";
 import { createToken } from "../tools/ops/commands";
 import { apiUrl, call, db, newCompany, type TestCompany } from "./support/api";
+import { postMcp, toolArguments } from "./support/mcp";
 import { inRunnableOrder, type Operation, populated } from "./support/operations";
 
 /**
@@ -265,6 +267,110 @@ function editedCursor(r: Rng, cursor: string): string {
   }
 }
 
+/** Whether `text` is the API's error envelope: `{ error: { code, message, details, … } }` and nothing else. */
+function isEnvelope(text: string): boolean {
+  let envelope: any;
+  try {
+    envelope = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  return Boolean(
+    envelope?.error &&
+      ERROR_CODES.includes(envelope.error.code) &&
+      typeof envelope.error.message === "string" &&
+      "details" in envelope.error &&
+      Object.keys(envelope).length === 1,
+  );
+}
+
+/** JSON text of `value`, with the values `raw` names written as their raw text (numbers as written, bad escapes). */
+function withRaw(value: Record<string, unknown>, raw: Record<string, string>): string {
+  const marked = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, Object.hasOwn(raw, k) ? `\u0000odd:${k}` : v]));
+  let text = JSON.stringify(marked);
+  for (const [k, v] of Object.entries(raw)) if (Object.hasOwn(value, k)) text = text.replace(JSON.stringify(`\u0000odd:${k}`), () => v);
+  for (const [k, v] of Object.entries(raw))
+    if (!Object.hasOwn(value, k)) text = text.replace(/}$/, () => `${text.length > 2 ? "," : ""}${JSON.stringify(k)}:${v}}`);
+  return text;
+}
+
+/**
+ * One mutated MCP tool call's arguments, as raw JSON text: a path, query or body argument with an odd
+ * value of any type (numbers as written) or a hostile id, one missing, an unknown one, or arguments
+ * that are not an object at all.
+ */
+function mutateArguments(r: Rng, operation: Operation, args: Record<string, unknown>): { what: string; text: string } {
+  const keys = Object.keys(args);
+  const params = (operation.op.parameters ?? [])
+    .filter((p: { in: string }) => p.in === "path" || p.in === "query")
+    .map((p: { name: string }) => p.name);
+  const choice = r.next();
+  if (choice < 0.4 && keys.length) {
+    const key = r.pick(keys);
+    // Path and query values as long as a URL the edge passes (8 KB); longer ones are the request-size bounds' to refuse.
+    const value = r.pick(params.includes(key) ? ODD_VALUES.filter((v) => v.length <= 8192) : ODD_VALUES);
+    return { what: `argument ${key} = ${value.slice(0, 40)}`, text: withRaw(args, { [key]: value }) };
+  }
+  if (choice < 0.55 && params.length) {
+    const key: string = r.pick(params);
+    const id = r.pick(HOSTILE_IDS);
+    let value = id;
+    try {
+      value = decodeURIComponent(id);
+    } catch {
+      // kept encoded
+    }
+    return { what: `argument ${key} = ${value.slice(0, 40)}`, text: withRaw(args, { [key]: JSON.stringify(value) }) };
+  }
+  if (choice < 0.65 && keys.length) {
+    const key = r.pick(keys);
+    const { [key]: _, ...rest } = args;
+    return { what: `missing ${key}`, text: JSON.stringify(rest) };
+  }
+  if (choice < 0.75) {
+    const key = r.pick(["unknown", "company_id", "__proto__", "idempotency_key", "body", "x".repeat(200), ""]);
+    return { what: `argument ${key}`, text: withRaw(args, { [key]: r.pick(ODD_VALUES) }) };
+  }
+  if (choice < 0.85) {
+    const text = r.pick(["[]", "[1]", "null", "1", '"x"', "true", deep(70), deep(5000)]);
+    return { what: `arguments ${text.slice(0, 20)}`, text };
+  }
+  return { what: "valid arguments", text: JSON.stringify(args) };
+}
+
+/** JSON-RPC messages and bodies that are not what MCP sends: each must get the error the specification names. */
+const ODD_MESSAGES = [
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call"}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":1}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_clients","arguments":[]}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1,2]}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"x"}',
+  '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":{}}}',
+  '{"jsonrpc":"2.0","id":1,"method":"initialize"}',
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}',
+  '{"jsonrpc":"2.0","id":1,"method":"nope"}',
+  '{"jsonrpc":"2.0","id":1,"method":"ping","extra":1}',
+  '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":1.5,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":1e400,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":{},"method":"ping"}',
+  '{"jsonrpc":"2.0","id":"\ud800","method":"ping"}',
+  '{"jsonrpc":"2.0","id":1,"method":1}',
+  '{"jsonrpc":"1.0","id":1,"method":"ping"}',
+  '{"id":1,"method":"ping"}',
+  '{"jsonrpc":"2.0","id":1,"result":{}}',
+  '{"jsonrpc":"2.0","method":"notifications/cancelled"}',
+  '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}',
+  '{"jsonrpc":"2.0","method":"notifications/initialized","params":[]}',
+  "[]",
+  "[1]",
+  "[[]]",
+  "{}",
+  "null",
+];
+
 describe("fuzz", () => {
   let doc: any;
   let co: TestCompany;
@@ -318,19 +424,7 @@ describe("fuzz", () => {
         statuses[status] = (statuses[status] ?? 0) + 1;
         if (status >= 500) failures.push(`${a.method} ${a.path.slice(0, 120)} [${a.what}]: ${status} ${text.slice(0, 200)}`);
         else if (status >= 400) {
-          let envelope: any;
-          try {
-            envelope = JSON.parse(text);
-          } catch {
-            // not JSON
-          }
-          const ok =
-            envelope?.error &&
-            ERROR_CODES.includes(envelope.error.code) &&
-            typeof envelope.error.message === "string" &&
-            "details" in envelope.error &&
-            Object.keys(envelope).length === 1;
-          if (!ok)
+          if (!isEnvelope(text))
             failures.push(`${a.method} ${a.path.slice(0, 120)} [${a.what}]: ${status} without the error envelope: ${text.slice(0, 200)}`);
         }
       }
@@ -339,5 +433,99 @@ describe("fuzz", () => {
     expect(failures, `seed ${SEED}, ${attempts.length} requests, statuses ${JSON.stringify(statuses)}`).toEqual([]);
     // The fuzz reached past validation too: some requests succeeded, and each refusal kind occurred.
     expect(Object.keys(statuses).map(Number)).toEqual(expect.arrayContaining([200, 400, 404, 413, 415]));
+  });
+
+  it(`MCP: every tool's arguments and malformed messages never answer 5xx or -32603, and every error carries the envelope (seed ${SEED})`, {
+    timeout: 120_000,
+  }, async () => {
+    const mcpCompany = await newCompany();
+    const mcpFixture = await populated(mcpCompany);
+    const mcpTokens = await Promise.all(
+      Array.from({ length: 16 }, async () => (await createToken(db(), { companyId: mcpCompany.companyId })).token),
+    );
+    const operations: Operation[] = inRunnableOrder(
+      Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+        Object.entries(item).map(([method, op]) => ({ path, method, op })),
+      ),
+    ).filter(({ op }) => op.security?.length !== 0 && !op.tags?.includes("Webhooks"));
+    const r = rng(SEED + 1);
+    const calls: { what: string; message: string }[] = [];
+    const message = (id: number, name: string, args: string) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
+    for (const operation of operations) {
+      const name = toolName(operation.op.operationId);
+      const args = toolArguments(operation, mcpFixture.concrete(operation), operation.op.requestBody && mcpFixture.knownBody(operation));
+      for (let i = 0; i < PER_OPERATION / 12; i++) {
+        const { what, text } = mutateArguments(r, operation, args);
+        calls.push({ what: `${name} ${what}`, message: message(i, name, text) });
+      }
+    }
+    // Malformed messages alone, and batches: of them, of calls, with cancellations, with one id twice.
+    const bodies: { what: string; body: string | Uint8Array }[] = [
+      ...ODD_MESSAGES.map((m) => ({ what: m.slice(0, 60), body: m })),
+      ...ODD_BODIES.map((b) => ({ what: `body ${typeof b === "string" ? b.slice(0, 30) : "bytes"}`, body: b })),
+      ...calls.map(({ what, message }) => ({ what, body: message })),
+    ];
+    for (let i = 0; i < 60; i++) {
+      const parts = Array.from({ length: 1 + r.int(6) }, () =>
+        r.next() < 0.5
+          ? r.pick(ODD_MESSAGES)
+          : r.next() < 0.8
+            ? r.pick(calls).message
+            : `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${r.int(5)}}}`,
+      );
+      bodies.push({ what: `batch of ${parts.length}: ${parts.map((p) => p.slice(0, 50)).join(" | ")}`, body: `[${parts.join(",")}]` });
+    }
+    const failures: string[] = [];
+    const statuses: Record<number, number> = {};
+    const outcomes = new Set<string>();
+    let sent = 0;
+    const worker = async () => {
+      while (sent < bodies.length) {
+        const n = sent++;
+        const { what, body } = bodies[n];
+        let status = 0;
+        let text = "";
+        try {
+          const res = await postMcp(mcpTokens[n % mcpTokens.length], body);
+          status = res.status;
+          text = await res.text();
+        } catch (e) {
+          failures.push(`${what}: no answer (${(e as Error).message}: ${String((e as Error).cause)})`);
+          continue;
+        }
+        statuses[status] = (statuses[status] ?? 0) + 1;
+        const fail = (why: string) => failures.push(`${what}: ${status} ${why}: ${text.slice(0, 200)}`);
+        if (status >= 500) fail("5xx");
+        else if (status === 202) {
+          if (text) fail("202 with a body");
+        } else if (status === 401 || status === 413 || status === 429) {
+          if (!isEnvelope(text)) fail("without the error envelope");
+        } else {
+          let answers: any[];
+          try {
+            const parsed = JSON.parse(text);
+            answers = Array.isArray(parsed) ? parsed : [parsed];
+          } catch {
+            fail("not JSON");
+            continue;
+          }
+          for (const a of answers) {
+            if (a?.error) {
+              outcomes.add(String(a.error.code));
+              if (![-32700, -32600, -32601, -32602].includes(a.error.code)) fail(`JSON-RPC error ${a.error.code}`);
+            } else if (a?.result?.isError) {
+              outcomes.add("tool error");
+              if (!isEnvelope(a.result.content?.[0]?.text ?? "")) fail("a tool error without the envelope");
+            } else if (a?.result) outcomes.add("result");
+            else fail("neither a result nor an error");
+          }
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    expect(failures, `seed ${SEED}, ${bodies.length} MCP requests, statuses ${JSON.stringify(statuses)}`).toEqual([]);
+    // The fuzz reached the operations and each kind of refusal.
+    expect([...outcomes]).toEqual(expect.arrayContaining(["result", "tool error", "-32700", "-32600", "-32601", "-32602"]));
   });
 });

@@ -149,6 +149,20 @@ export const identify = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
+/**
+ * Counts `n` requests of the signed-in token against the rate limit, as `n` requests over HTTP would
+ * be counted (the MCP messages that run no operation); throws the 429 when any of them is refused.
+ */
+export async function countRequests(c: Context<AppEnv>, n: number): Promise<void> {
+  const { tokenHash } = c.get("auth");
+  const limiter = createLimiter(c.env);
+  const known = limiter.refused(tokenHash);
+  if (known) throw rateLimited(known);
+  const results = await Promise.all(Array.from({ length: n }, () => limiter.limit(tokenHash, c.get("defer"), c.get("logger"))));
+  const refused = results.find((r) => !r.allowed);
+  if (refused) throw rateLimited(refused);
+}
+
 /** Methods whose work changes nothing: it starts while the limiter answers (see `authenticateWith`). */
 const SAFE_METHODS = new Set(["GET", "HEAD"]);
 

@@ -153,7 +153,8 @@ export const unstorableError = ({ path, message }: Unstorable) =>
   invalid("Request body holds a value that cannot be stored", [{ field: path.join(".") || "(body)", message }]);
 
 /** A lone UTF-16 surrogate: with the `u` flag a proper pair is one code point and does not match. */
-const LONE_SURROGATE = /\p{Surrogate}/u;
+/** A lone surrogate (`\ud800` alone): not Unicode, so neither storable nor encodable in a URL. */
+export const LONE_SURROGATE = /\p{Surrogate}/u;
 
 const badString = (s: string, what: "Strings" | "Keys") =>
   s.includes("\0")

@@ -24,6 +24,8 @@ export interface Operation {
   scope: TokenScope;
   pathParams: string[];
   queryParams: string[];
+  /** The query parameters that take a list (repeated in the query); the others take one value. */
+  listParams: string[];
   /** The operation declares `Idempotency-Key`: the tool takes `idempotency_key`. */
   idempotent: boolean;
   /** `fields`: the body's fields are arguments; `nested`: the body is the `body` argument; `none`: no body. */
@@ -142,6 +144,9 @@ function toolOf(document: OpenApiDocument, path: string, method: string, op: Ope
       scope,
       pathParams: params("path").map((p) => p.name),
       queryParams: params("query").map((p) => p.name),
+      listParams: params("query")
+        .filter((p) => schema(p.schema).type === "array")
+        .map((p) => p.name),
       idempotent,
       body,
     },

@@ -6,7 +6,7 @@ import addFormats from "ajv-formats";
 import { Redis } from "ioredis";
 import { describe, expect, inject, it } from "vitest";
 import { asRequest, call, db, expectError, newCompany, sql } from "../../test/support/api";
-import { callTool, mcpClient, toolAnswer } from "../../test/support/mcp";
+import { callTool, type McpClient, mcpClient, postMcp, toolAnswer, toolArguments } from "../../test/support/mcp";
 import { companyRows, type Operation, populated, tokenOperations } from "../../test/support/operations";
 import { newClient, newOrder, outboxRows } from "../../test/support/orders";
 import { earlyInMinute, windowKey } from "../../test/support/ratelimit";
@@ -19,36 +19,7 @@ async function toolOperations(): Promise<Operation[]> {
   return (await tokenOperations()).filter(({ op }) => !op.tags.includes("Webhooks"));
 }
 
-/** A tool's arguments for an operation's URL (path and query, as `populated` makes them) and body. */
-function toolArguments({ path }: Operation, url: string, body?: unknown): Record<string, unknown> {
-  const [pathname, search = ""] = url.split("?");
-  const names: string[] = [];
-  const pattern = new RegExp(
-    `^${path.replace(/\{([^}]+)\}/g, (_, name: string) => {
-      names.push(name);
-      return "([^/]+)";
-    })}$`,
-  );
-  const values = pattern.exec(pathname)!.slice(1).map(decodeURIComponent);
-  const args: Record<string, unknown> = {};
-  names.forEach((name, i) => {
-    args[name] = /^\d+$/.test(values[i]) ? Number(values[i]) : values[i];
-  });
-  for (const [name, value] of new URLSearchParams(search)) args[name] = value;
-  return { ...args, ...(body as object) };
-}
-
-const post = (token: string | undefined, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${inject("apiUrl")}/mcp`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
+const post = postMcp;
 const initialize = {
   jsonrpc: "2.0",
   id: 1,
@@ -355,7 +326,7 @@ describe("MCP tools: the rate limit", () => {
   const remaining = async (co: Awaited<ReturnType<typeof newCompany>>) =>
     Number((await co.get("/clients?per_page=1")).headers.get("x-ratelimit-remaining"));
 
-  it("counts each tools/call once, as the request it runs; initialize, tools/list and notifications are not counted", async () => {
+  it("counts each tools/call once, as the request it runs, and every other message as a request", async () => {
     // Late in a minute the window turns over between the two readings.
     await earlyInMinute(40_000);
     const co = await newCompany();
@@ -365,17 +336,55 @@ describe("MCP tools: the rate limit", () => {
     await toolAnswer(client, "get_order", { id: project.id });
     await toolAnswer(client, "create_order_item", { id: project.id, title: "Cap", unit_price: "9.00" });
     await callTool(client, "get_order", { id: 2147483000 }); // a 404 counts, as over HTTP
+    await callTool(client, "get_order", {}); // refused before it runs its operation: counted by itself
     await client.listTools();
-    // Three calls and this GET itself.
-    expect(await remaining(co)).toBe(start - 4);
+    // initialize and notifications/initialized, four calls, tools/list, and this GET itself.
+    expect(await remaining(co)).toBe(start - 8);
+    // A batch: each message once (tools/list twice, ping, a notification, a tool call by its operation).
+    const before = await remaining(co);
+    const batch = await post(co.token, [
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      { jsonrpc: "2.0", id: 3, method: "ping" },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "get_order", arguments: { id: project.id } } },
+    ]);
+    expect(((await batch.json()) as { id: number }[]).map((a) => a.id)).toEqual([1, 2, 3, 4]);
+    expect(await remaining(co)).toBe(before - 6);
+  });
+
+  it("a batch of tools/list over the rest of the minute is refused 429 as a whole, before any message runs", async () => {
+    await earlyInMinute(40_000);
+    const co = await newCompany();
+    const { token } = await createToken(db(), { companyId: co.companyId });
+    const redis = new Redis({ port: inject("redisPort"), lazyConnect: true });
+    await redis.connect();
+    try {
+      await redis.set(windowKey(token), 10_000);
+      const refused = await post(token, [
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      ]);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(((await refused.json()) as any).error.code).toBe("rate_limited");
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it("a refused call is a tool error saying when to retry; a refused write changes nothing", async () => {
     const co = await newCompany();
     const { project } = await newOrder(co);
-    // A token the isolate has not counted yet, so it holds no requests reserved ahead for it.
+    // A token the isolate has not counted yet, so it holds no requests reserved ahead for it; no
+    // initialize either (which counts), the calls only: the server is stateless.
     const { token } = await createToken(db(), { companyId: co.companyId });
-    const client = await mcpClient(token);
+    const client = {
+      callTool: async ({ name, arguments: args }: { name: string; arguments: Record<string, unknown> }) => {
+        const res = await post(token, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
+        return ((await res.json()) as any).result;
+      },
+    } as unknown as McpClient;
     const redis = new Redis({ port: inject("redisPort"), lazyConnect: true });
     await redis.connect();
     try {

@@ -1,11 +1,15 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, isJSONRPCRequest, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { Context } from "hono";
+import { countRequests } from "../http/auth";
 import type { AppEnv } from "../http/context";
+import { ApiError, errorBody } from "../http/errors";
 import type { Bindings } from "../platform/env";
-import { toolRequest, toolResult } from "./call";
+import { type ToolResult, toolRequest, toolResult } from "./call";
 import type { Tool } from "./catalog";
+import { MCP_ANSWER_MAX_BYTES, utf8Length } from "./limits";
+import { type Checked, jsonRpcError, readMessages } from "./messages";
 import { answerStateless } from "./stateless";
 
 /** The app's own fetch: a tool's request goes through it like any request to the API. */
@@ -42,10 +46,16 @@ async function tools(): Promise<Map<string, Tool>> {
 
 /**
  * Answers one MCP request (`request`: the one `c` serves, its body read), stateless Streamable HTTP
- * with JSON answers: a server and transport of the SDK per request, for the token this request carries
- * (`c.get("auth")`, checked before). A tool call runs its operation as a request through the app
- * (`dispatch`), with the caller's `Authorization`, so the route's validation, tenancy, scope check,
- * rate limit, idempotency and events apply as they do over HTTP.
+ * with JSON answers, for the token this request carries (`c.get("auth")`, checked before). The
+ * messages are read and checked here (`readMessages`), counted against the rate limit, and run one
+ * after another, each by an SDK server and transport of its own. A tool call runs its operation as a
+ * request through the app (`dispatch`), with the caller's `Authorization`, so the route's validation,
+ * tenancy, scope check, rate limit, idempotency and events apply as they do over HTTP.
+ *
+ * One at a time, every message's answer is known before the next runs: the whole answer stays under
+ * MCP_ANSWER_MAX_BYTES (a message that would take it over is answered with an error, and the later
+ * ones do not run), and `notifications/cancelled` finds nothing running to cancel, so no call is
+ * stopped between its change and its answer and no batch waits for an answer that never comes.
  */
 export async function serveMcp(c: Context<AppEnv>, request: Request, dispatch: Dispatch): Promise<Response> {
   let ctx: ExecutionCtx | undefined;
@@ -57,20 +67,94 @@ export async function serveMcp(c: Context<AppEnv>, request: Request, dispatch: D
   const run = (request: Request) => dispatch(request, c.env, ctx);
   const origin = new URL(c.req.url).origin;
   const { scope } = c.get("auth");
+  const requestId = c.get("requestId");
   // The inner request's log line carries this request's id.
-  const headers = { authorization: c.req.header("authorization")!, "x-request-id": c.get("requestId") };
+  const headers = { authorization: c.req.header("authorization")!, "x-request-id": requestId };
 
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_VALIDATION });
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const all = [...(await tools()).values()];
-    // A read token lists what it may call: the operations that need only the read scope.
-    return { tools: all.filter((t) => scope === "write" || t.operation.scope === "read").map((t) => t.definition) };
-  });
-  server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
-    const tool = (await tools()).get(params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
-    const operation = toolRequest(tool.operation, params.arguments ?? {}, origin, headers);
-    return operation instanceof Request ? toolResult(await run(operation)) : operation;
-  });
-  return answerStateless(server, request);
+  const text = await request.text();
+  const incoming = readMessages(text);
+  // Every message counts as a request would, but a tool call: the operation it runs counts it (one that runs none counts itself, below).
+  const uncounted = incoming && "messages" in incoming ? incoming.messages.filter(runsTool).length : 0;
+  const messages = incoming && "messages" in incoming ? incoming.messages.length : 1;
+  if (messages > uncounted) await countRequests(c, messages - uncounted);
+
+  /** A call refused before it runs an operation counts as the request it would have been; the limiter's refusal comes first. */
+  const countAlone = async (): Promise<ToolResult | undefined> => {
+    try {
+      await countRequests(c, 1);
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      return toolResult(
+        new Response(JSON.stringify(errorBody(requestId, e.code, e.message, e.details)), { status: e.status, headers: e.headers }),
+        requestId,
+        false,
+      );
+    }
+  };
+  // What the answer of the message being run may take, set before each.
+  let room = MCP_ANSWER_MAX_BYTES;
+  const newServer = () => {
+    const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_VALIDATION });
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      const all = [...(await tools()).values()];
+      // A read token lists what it may call: the operations that need only the read scope.
+      return { tools: all.filter((t) => scope === "write" || t.operation.scope === "read").map((t) => t.definition) };
+    });
+    server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
+      const tool = (await tools()).get(params.name);
+      if (!tool) {
+        await countAlone();
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+      }
+      const operation = toolRequest(tool.operation, params.arguments ?? {}, origin, headers);
+      if (!(operation instanceof Request)) return (await countAlone()) ?? operation;
+      return toolResult(await run(operation), requestId, tool.operation.method !== "GET", room);
+    });
+    return server;
+  };
+
+  // Not JSON: the transport answers it (-32700, or 406 and 415 for the headers).
+  if (!incoming)
+    return answerStateless(newServer(), new Request(request.url, { method: request.method, headers: request.headers, body: text }));
+  if ("refused" in incoming) return json(JSON.stringify(incoming.refused), 400);
+  const bare = new Request(request.url, { method: request.method, headers: request.headers });
+  const answers: string[] = [];
+  // Each later message's shortest answer (an error echoing its id) is kept room for.
+  const least = incoming.messages.map((m) => ERROR_ANSWER_BYTES + utf8Length(JSON.stringify(idOf(m) ?? null)));
+  let used = 2 + incoming.messages.length;
+  let status = 200;
+  let full = false;
+  for (const [i, checked] of incoming.messages.entries()) {
+    const reserve = least.slice(i + 1).reduce((a, b) => a + b, 0);
+    let answer: string | undefined;
+    if ("refused" in checked) {
+      answer = JSON.stringify(checked.refused);
+      status = checked.status;
+    } else if (full) {
+      if (isJSONRPCRequest(checked.run)) answer = JSON.stringify(jsonRpcError(checked.run.id, ErrorCode.InvalidRequest, NOT_RUN));
+    } else {
+      room = MCP_ANSWER_MAX_BYTES - used - reserve;
+      const res = await answerStateless(newServer(), bare, checked.run);
+      // 406, 415, 400 for the protocol version: the headers', the same for every message, before any ran.
+      if (res.status !== 200 && res.status !== 202) return res;
+      if (res.status === 200) answer = await res.text();
+      if (answer !== undefined && used + utf8Length(answer) + reserve > MCP_ANSWER_MAX_BYTES) {
+        full = true;
+        answer = JSON.stringify(jsonRpcError(idOf(checked)!, ErrorCode.InvalidRequest, NOT_RUN));
+      }
+    }
+    if (answer === undefined) continue;
+    used += utf8Length(answer);
+    answers.push(answer);
+  }
+  if (!answers.length) return new Response(null, { status: 202 });
+  return incoming.batch ? json(`[${answers.join(",")}]`, 200) : json(answers[0], status);
 }
+
+/** The room kept for an error answer besides its id. */
+const ERROR_ANSWER_BYTES = 400;
+const NOT_RUN = `Invalid Request: not run, since its answer would take this request's answer over ${MCP_ANSWER_MAX_BYTES} bytes: send it in another request`;
+
+const json = (body: string, status: number) => new Response(body, { status, headers: { "content-type": "application/json" } });
+const runsTool = (m: Checked) => "run" in m && isJSONRPCRequest(m.run) && m.run.method === "tools/call";
+const idOf = (m: Checked) => ("refused" in m ? m.refused.id : isJSONRPCRequest(m.run) ? m.run.id : undefined);

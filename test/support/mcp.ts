@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expect } from "vitest";
 import { apiUrl } from "./api";
+import type { Operation } from "./operations";
 
 /**
  * The official SDK's client, connected to the Worker's MCP endpoint with this token (initialize done).
@@ -60,4 +61,40 @@ export async function orderWithTwoItems(client: McpClient, clientName: string) {
   await toolAnswer(client, "create_order_item", { id: project.id, title: "Screen setup", quantity: 2, unit_price: "25.00" });
   const order = await toolAnswer(client, "get_order", { id: project.id });
   return { customer, orderId: project.id as number, order };
+}
+
+/**
+ * POSTs one MCP request as the Streamable HTTP transport does, without the SDK's client: `body` as JSON,
+ * or as raw text when a string (numbers as written, malformed messages).
+ */
+export const postMcp = (token: string | undefined, body: unknown, headers: Record<string, string> = {}, baseUrl: string = apiUrl()) =>
+  fetch(`${baseUrl}/mcp`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...headers,
+    },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  });
+
+/** A tool's arguments for an operation's URL (path and query, as `populated` makes them) and body. */
+export function toolArguments({ path }: Operation, url: string, body?: unknown): Record<string, unknown> {
+  const [pathname, search = ""] = url.split("?");
+  const names: string[] = [];
+  const pattern = new RegExp(
+    `^${path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+      names.push(name);
+      return "([^/]+)";
+    })}$`,
+  );
+  const values = pattern.exec(pathname)!.slice(1).map(decodeURIComponent);
+  const args: Record<string, unknown> = {};
+  names.forEach((name, i) => {
+    args[name] = /^\d+$/.test(values[i]) ? Number(values[i]) : values[i];
+  });
+  for (const [name, value] of new URLSearchParams(search)) args[name] = value;
+  return { ...args, ...(body as object) };
 }
