@@ -1,6 +1,7 @@
 import { API_PREFIX } from "../http/api-prefix";
 import { errorBody } from "../http/errors";
 import { IDEMPOTENCY_HEADER } from "../http/idempotency-contract";
+import { targetTooLong } from "../http/request-limits";
 import { BODY_ARGUMENT, IDEMPOTENCY_ARGUMENT, type Operation } from "./catalog";
 
 /** The MCP tool result (`CallToolResult`). */
@@ -46,7 +47,7 @@ export function toolRequest(
     );
   }
 
-  const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(asText(args[name])));
+  const path = operation.path.replace(/\{([^{}]+)\}/g, (_, name: string) => encodeURIComponent(asText(args[name])));
   const query = new URLSearchParams();
   for (const name of operation.queryParams) {
     const value = args[name];
@@ -65,6 +66,9 @@ export function toolRequest(
     init.headers["content-type"] = "application/json";
   }
   const search = query.size ? `?${query}` : "";
+  // The URL limits of HTTP (414), checked before the request is made: a long argument costs its encoding only.
+  const tooLong = targetTooLong(API_PREFIX.length + path.length, Math.max(search.length - 1, 0));
+  if (tooLong) return toolError(errorBody(requestId, "invalid_request", tooLong.message, tooLong.details));
   try {
     return new Request(`${origin}${API_PREFIX}${path}${search}`, init);
   } catch {
@@ -96,5 +100,10 @@ export async function toolResult(res: Response): Promise<ToolResult> {
 
 /** An error the arguments caused before any request, in the API's envelope. */
 function invalidArguments(requestId: string, message: string, details: { field: string; message: string }[]): ToolResult {
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(errorBody(requestId, "invalid_request", message, details)) }] };
+  return toolError(errorBody(requestId, "invalid_request", message, details));
 }
+
+const toolError = (envelope: ReturnType<typeof errorBody>): ToolResult => ({
+  isError: true,
+  content: [{ type: "text", text: JSON.stringify(envelope) }],
+});
