@@ -39,7 +39,7 @@ export function checkPattern(pattern: string, flags = ""): string | undefined {
   // The automaton checker proves a verdict (the fuzzing one samples, and can pass or fail a pattern by
   // chance); it takes no lookaround or back-reference, so such a pattern is reported. Bounded, so one
   // pattern cannot stall the lint; a pattern recheck cannot decide in time is reported, not passed.
-  const result = checkSync(pattern, flags, { checker: "automaton", timeout: 10_000 });
+  const result = checkSync(pattern, flags, { checker: "automaton", timeout: 60_000 });
   if (result.status === "safe") return undefined;
   if (result.status === "vulnerable") {
     const degree = result.complexity.type === "polynomial" ? `polynomial, degree ${result.complexity.degree}` : "exponential";
@@ -97,29 +97,36 @@ export function sourceFiles(dir = "src"): string[] {
     .sort();
 }
 
-/** The lint over `files` (relative to the repository): one finding per pattern that is not safe. */
-export function lintPatterns(files = sourceFiles()): { checked: number; findings: Finding[] } {
+/** The lint of one file's text: one finding per pattern that is not safe (`verdicts` caches recheck's answers by pattern). */
+export function lintSource(
+  source: string,
+  file: string,
+  verdicts = new Map<string, string | undefined>(),
+): { checked: number; findings: Finding[] } {
   const findings: Finding[] = [];
-  let checked = 0;
-  const verdicts = new Map<string, string | undefined>();
-  for (const file of files) {
-    for (const p of findPatterns(readFileSync(path.join(root, file), "utf8"), file)) {
-      checked++;
-      if (p.pattern === undefined) {
-        if (!p.reason)
-          findings.push({
-            file,
-            line: p.line,
-            message:
-              "a pattern built at run time cannot be checked: use a literal, or say why it is safe in a `// regex-lint:` comment on the line before",
-          });
-        continue;
-      }
-      const key = `/${p.pattern}/${p.flags}`;
-      if (!verdicts.has(key)) verdicts.set(key, checkPattern(p.pattern, p.flags));
-      const verdict = verdicts.get(key);
-      if (verdict) findings.push({ file, line: p.line, message: `${key}: ${verdict}` });
+  const found = findPatterns(source, file);
+  for (const p of found) {
+    if (p.pattern === undefined) {
+      if (!p.reason)
+        findings.push({
+          file,
+          line: p.line,
+          message:
+            "a pattern built at run time cannot be checked: use a literal, or say why it is safe in a `// regex-lint:` comment on the line before",
+        });
+      continue;
     }
+    const key = `/${p.pattern}/${p.flags}`;
+    if (!verdicts.has(key)) verdicts.set(key, checkPattern(p.pattern, p.flags));
+    const verdict = verdicts.get(key);
+    if (verdict) findings.push({ file, line: p.line, message: `${key}: ${verdict}` });
   }
-  return { checked, findings };
+  return { checked: found.length, findings };
+}
+
+/** The lint over `files` (relative to the repository). */
+export function lintPatterns(files = sourceFiles()): { checked: number; findings: Finding[] } {
+  const verdicts = new Map<string, string | undefined>();
+  const results = files.map((file) => lintSource(readFileSync(path.join(root, file), "utf8"), file, verdicts));
+  return { checked: results.reduce((n, r) => n + r.checked, 0), findings: results.flatMap((r) => r.findings) };
 }
