@@ -13,7 +13,6 @@ import { paramsGuard } from "./http/params-guard";
 import { requestContext, requestId } from "./http/request-context";
 import { refuseLongTarget } from "./http/request-limits";
 import { createRouter } from "./http/router";
-import type { Bindings } from "./platform/env";
 import { RESOURCES, WEBHOOK_EVENTS } from "./resources";
 
 const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", ...RESOURCES.flatMap((r) => r.publicPaths ?? [])]);
@@ -101,5 +100,4 @@ export const app = createApp();
  * The Worker's fetch (and the MCP tools' way in): a path or query string over its limit is answered
  * 414 before the app routes or reads anything (src/http/request-limits.ts); the rest goes to the app.
  */
-export const fetchApp = (request: Request, env: Bindings, ctx?: Parameters<typeof app.fetch>[2]) =>
-  refuseLongTarget(request) ?? app.fetch(request, env, ctx);
+export const fetchApp = (...[request, env, ctx]: Parameters<typeof app.fetch>) => refuseLongTarget(request) ?? app.fetch(request, env, ctx);

@@ -15,13 +15,14 @@ export const MAX_QUERY_BYTES = 8192;
 export function targetTooLong(pathBytes: number, queryBytes: number) {
   const part =
     pathBytes > MAX_PATH_BYTES
-      ? { name: "path", bytes: pathBytes, max_bytes: MAX_PATH_BYTES }
+      ? { name: "path", max_bytes: MAX_PATH_BYTES }
       : queryBytes > MAX_QUERY_BYTES
-        ? { name: "query", bytes: queryBytes, max_bytes: MAX_QUERY_BYTES }
+        ? { name: "query", max_bytes: MAX_QUERY_BYTES }
         : undefined;
   if (!part) return undefined;
-  const message = `The request ${part.name === "path" ? "path" : "query string"} is ${part.bytes} bytes; at most ${part.max_bytes} are accepted`;
-  return { message, details: { part: part.name, bytes: part.bytes, max_bytes: part.max_bytes } };
+  // The length is not repeated: an MCP tool call refuses a value longer than the limit without encoding it whole.
+  const message = `The request ${part.name === "path" ? "path" : "query string"} is longer than ${part.max_bytes} bytes`;
+  return { message, details: { part: part.name, max_bytes: part.max_bytes } };
 }
 
 /** The path's and the query string's lengths in an absolute URL, found by position (nothing parsed). */

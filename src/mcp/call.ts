@@ -47,6 +47,12 @@ export function toolRequest(
     );
   }
 
+  // A value longer than a limit makes a part longer still, encoded: refused before it is encoded (linear, but megabytes of work).
+  const textLength = (value: unknown): number =>
+    value == null ? 0 : Array.isArray(value) ? value.reduce((n: number, v) => n + textLength(v), 0) : asText(value).length;
+  const longest = (names: string[]) => Math.max(0, ...names.map((name) => textLength(args[name])));
+  const overLong = targetTooLong(longest(operation.pathParams), longest(operation.queryParams));
+  if (overLong) return toolError(errorBody(requestId, "invalid_request", overLong.message, overLong.details));
   const path = operation.path.replace(/\{([^{}]+)\}/g, (_, name: string) => encodeURIComponent(asText(args[name])));
   const query = new URLSearchParams();
   for (const name of operation.queryParams) {
