@@ -13,12 +13,11 @@ describe("request target limits", () => {
   it("refuses a part over its limit, path first, and names it", () => {
     expect(targetTooLong(MAX_PATH_BYTES, MAX_QUERY_BYTES)).toBeUndefined();
     expect(targetTooLong(MAX_PATH_BYTES + 1, MAX_QUERY_BYTES + 1)).toEqual({
-      message: `The request path is ${MAX_PATH_BYTES + 1} bytes; at most ${MAX_PATH_BYTES} are accepted`,
-      details: { part: "path", bytes: MAX_PATH_BYTES + 1, max_bytes: MAX_PATH_BYTES },
+      message: `The request path is longer than ${MAX_PATH_BYTES} bytes`,
+      details: { part: "path", max_bytes: MAX_PATH_BYTES },
     });
     expect(targetTooLong(1, MAX_QUERY_BYTES + 1)?.details).toEqual({
       part: "query",
-      bytes: MAX_QUERY_BYTES + 1,
       max_bytes: MAX_QUERY_BYTES,
     });
   });
