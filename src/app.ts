@@ -11,6 +11,7 @@ import { mountLazy } from "./http/lazy-resource";
 import { addLazyRoutes } from "./http/lazy-route";
 import { paramsGuard } from "./http/params-guard";
 import { requestContext, requestId } from "./http/request-context";
+import { refuseLongTarget } from "./http/request-limits";
 import { createRouter } from "./http/router";
 import { RESOURCES, WEBHOOK_EVENTS } from "./resources";
 
@@ -31,11 +32,7 @@ function createApi() {
   }
   // The MCP endpoint (docs/mcp.md), loaded on its first request: its tools run the operations above as
   // requests through this app. Not a resource: it adds no operation to the document.
-  mountLazy(
-    api,
-    { prefix: "/mcp", load: async () => (await import("./mcp")).createMcpApi((request, env, ctx) => app.fetch(request, env, ctx)) },
-    noRoute,
-  );
+  mountLazy(api, { prefix: "/mcp", load: async () => (await import("./mcp")).createMcpApi(fetchApp) }, noRoute);
 
   // Built at build time (src/openapi-document.ts, docs/bundle.md#built-at-build-time): served with this origin.
   api.get("/openapi.json", async (c) =>
@@ -81,10 +78,13 @@ function noRoute(c: Context<AppEnv>, routes: { method: string; path: string }[])
 /** Hono answers 404 for a known path with another method; we say 405 with an Allow header. */
 function methodNotAllowed(c: Context<AppEnv>, routes: { method: string; path: string }[]) {
   const allowed = new Set<string>();
+  const segments = c.req.path.split("/");
   for (const route of routes) {
     if (route.method === "ALL" || route.path.includes("*")) continue;
-    const pattern = new RegExp(`^${route.path.replace(/:[^/]+/g, "[^/]+")}$`);
-    if (pattern.test(c.req.path)) allowed.add(route.method);
+    // Segment by segment (a parameter, `:id`, takes any non-empty one): linear in the path's length.
+    const pattern = route.path.split("/");
+    if (pattern.length === segments.length && pattern.every((p, i) => (p.startsWith(":") ? segments[i] !== "" : p === segments[i])))
+      allowed.add(route.method);
   }
   if (!allowed.size) return undefined;
   c.header("Allow", [...allowed].join(", "));
@@ -95,3 +95,9 @@ function methodNotAllowed(c: Context<AppEnv>, routes: { method: string; path: st
 }
 
 export const app = createApp();
+
+/**
+ * The Worker's fetch (and the MCP tools' way in): a path or query string over its limit is answered
+ * 414 before the app routes or reads anything (src/http/request-limits.ts); the rest goes to the app.
+ */
+export const fetchApp = (...[request, env, ctx]: Parameters<typeof app.fetch>) => refuseLongTarget(request) ?? app.fetch(request, env, ctx);

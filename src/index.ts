@@ -1,4 +1,4 @@
-import { app } from "./app";
+import { fetchApp } from "./app";
 import type { Bindings, OutboxMessage, WebhookMessage } from "./platform/env";
 import { WEBHOOK_RENDERERS } from "./resources";
 
@@ -7,7 +7,8 @@ import { WEBHOOK_RENDERERS } from "./resources";
  * isolate that serves requests never builds them (docs/bundle.md#start-up-cpu).
  */
 export default {
-  fetch: app.fetch,
+  // A request whose path or query string is over its limit is answered 414 before anything else.
+  fetch: fetchApp,
   // Queues, told apart by name: webhook delivery (and its dead-letter queue), else accounting delivery
   // (the outbox queue and its dead-letter queue).
   queue: async (batch, env) => {

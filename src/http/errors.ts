@@ -70,6 +70,7 @@ const descriptions = {
   404: "not_found: no such resource for the caller's company (another company's rows answer the same)",
   409: "integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete; conflict: the resource's state does not allow the operation (`message` says why)",
   413: "invalid_request: the request body is larger than this route accepts",
+  414: "invalid_request: the path or the query string is longer than 8192 bytes (`details.part` says which); answered before the token is looked at",
   412: "invalid_request: the If-Match ETag is not the resource's current one (it changed); nothing was written; `details.etag` is the current ETag",
   415: "invalid_request: a request body must be sent as application/json",
   422: "invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written",
@@ -89,7 +90,7 @@ export function errorResponses(...statuses: ErrorStatus[]) {
   return Object.fromEntries(statuses.map((s) => [s, { description: descriptions[s], content: jsonContent(errorSchema) }]));
 }
 /** Errors every authenticated route can answer. */
-export const authErrors = errorResponses(401, 429, 500, 503);
+export const authErrors = errorResponses(401, 414, 429, 500, 503);
 
 /** The error envelope; `request_id` is the request's (X-Request-Id), so a support request can quote one string. */
 export function errorBody(requestId: string, code: ErrorCode, message: string, details: unknown = null) {

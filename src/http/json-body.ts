@@ -130,7 +130,7 @@ export async function readLimited(req: Request, maxBytes: number, timeoutMs = BO
  * left alone), so the client receives the answer instead of a reset connection. Nothing is kept;
  * bounded by DISCARD_CAP and the read deadline.
  */
-async function discardBody(req: Request): Promise<void> {
+export async function discardBody(req: Request): Promise<void> {
   if (!req.body || req.bodyUsed) return;
   await withDeadline(BODY_READ_TIMEOUT_MS, (signal) => readBytes(req.body, 0, DISCARD_CAP, signal)).catch(() => undefined);
 }

@@ -24,7 +24,7 @@ export interface RouteEntry {
 export const lazyRoute = (method: Method, path: string, load: () => Promise<RegisterRoute>): RouteEntry => ({ method, path, load });
 
 /** A contract's path as the router writes it (`/clients/{id}` → `/clients/:id`), as @hono/zod-openapi does. */
-const routerPath = (path: string) => path.replaceAll(/\/{(.+?)}/g, "/:$1");
+const routerPath = (path: string) => path.replaceAll(/\/\{([^{}]+)\}/g, "/:$1");
 
 /**
  * Every route of the table registered at once, in the table's order: what the OpenAPI document is

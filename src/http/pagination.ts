@@ -58,7 +58,7 @@ const b64url = (text: string) =>
   btoa(String.fromCharCode(...new TextEncoder().encode(text)))
     .replace(/\+/g, "-")
     .replace(/\//g, "_")
-    .replace(/=+$/, "");
+    .replace(/=/g, ""); // base64 has "=" only as its end's padding
 const fromB64url = (text: string) =>
   new TextDecoder().decode(Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)));
 

@@ -3,6 +3,7 @@ import { errorBody } from "../http/errors";
 import { RawJson, stringifyWithRaw } from "../http/exact-json";
 import { IDEMPOTENCY_HEADER } from "../http/idempotency-contract";
 import { LONE_SURROGATE } from "../http/json-body";
+import { targetTooLong } from "../http/request-limits";
 import { BODY_ARGUMENT, IDEMPOTENCY_ARGUMENT, type Operation } from "./catalog";
 import { FRAME_BYTES, MCP_ANSWER_MAX_BYTES, utf8Length } from "./limits";
 
@@ -79,7 +80,12 @@ export function toolRequest(
   ];
   if (badArguments.length) return invalidArguments(requestId, "Invalid tool arguments", badArguments);
 
-  const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(texts.get(name)![0]));
+  // A value longer than a limit makes a part longer still, encoded: refused before it is encoded (linear, but megabytes of work).
+  const longest = (names: string[]) =>
+    Math.max(0, ...names.map((name) => (texts.get(name) ?? []).reduce((n, v) => n + v.length, 0)));
+  const overLong = targetTooLong(longest(operation.pathParams), longest(operation.queryParams));
+  if (overLong) return toolError(errorBody(requestId, "invalid_request", overLong.message, overLong.details));
+  const path = operation.path.replace(/\{([^{}]+)\}/g, (_, name: string) => encodeURIComponent(texts.get(name)![0]));
   const query = new URLSearchParams();
   for (const name of operation.queryParams) for (const v of texts.get(name) ?? []) query.append(name, v);
   const init: RequestInit & { headers: Record<string, string> } = {
@@ -103,6 +109,9 @@ export function toolRequest(
     init.headers["content-type"] = "application/json";
   }
   const search = query.size ? `?${query}` : "";
+  // The URL limits of HTTP (414), checked before the request is made: a long argument costs its encoding only.
+  const tooLong = targetTooLong(API_PREFIX.length + path.length, Math.max(search.length - 1, 0));
+  if (tooLong) return toolError(errorBody(requestId, "invalid_request", tooLong.message, tooLong.details));
   try {
     return new Request(`${origin}${API_PREFIX}${path}${search}`, init);
   } catch {
@@ -155,5 +164,10 @@ export function answerTooLarge(requestId: string, bytes: number, room: number, c
 
 /** An error the arguments caused before any request, in the API's envelope. */
 function invalidArguments(requestId: string, message: string, details: { field: string; message: string }[]): ToolResult {
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(errorBody(requestId, "invalid_request", message, details)) }] };
+  return toolError(errorBody(requestId, "invalid_request", message, details));
 }
+
+const toolError = (envelope: ReturnType<typeof errorBody>): ToolResult => ({
+  isError: true,
+  content: [{ type: "text", text: JSON.stringify(envelope) }],
+});

@@ -172,7 +172,7 @@ const describesObject = (s: JsonSchema): boolean =>
  * the scope sentence, which the tool list already reflects), then what calling it means.
  */
 function describe(op: OperationObject, method: string, idempotent: boolean): string {
-  const text = (op.description ?? "").replace(/\n*Scope: `(read|write)`[^\n]*$/, "").trim();
+  const text = (op.description ?? "").replace(/(^|\n)Scope: `(read|write)`[^\n]*$/, "").trim();
   const lines = [`${op.summary ?? op.operationId}.`, text];
   if (method === "get") lines.push("Reads only; changes nothing.");
   else lines.push("Changes the company's data: call it when the user asked for this change.");

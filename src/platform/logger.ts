@@ -14,27 +14,37 @@ export interface Logger {
  * or stack traces. Errors are logged as name, message, SQLSTATE code and cause.
  */
 
-/** 32 or more hex digits: SHA-256 digests of tokens, raw tokens, Upstash tokens, signatures. */
-const LONG_HEX = /(?<![0-9a-f])([0-9a-f]{8})[0-9a-f]{24,}(?![0-9a-f])/gi;
+/*
+ * Every pattern runs on what callers send (a request's path is a field of its log line) and so is linear
+ * in the text's length, counting the retries from each position (`npm run lint:regex` checks it).
+ */
+
+/**
+ * A run of 32 or more hex digits: SHA-256 digests of tokens, raw tokens, Upstash tokens, signatures. The
+ * leftmost match of a run starts at its first digit and, greedy, ends at its last: the whole run.
+ */
+const LONG_HEX = /([0-9a-f]{8})[0-9a-f]{24,}/gi;
 const CREDENTIALS = /\b(bearer|basic)(\s+)[^\s"',;]+/gi;
-const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+@/gi;
+/** The password of `scheme://user:password@` (matched from the `://`: a scheme before it would be rescanned from each of its characters). */
+const URL_PASSWORD = /:\/\/([^\s:/@]*:)[^\s@/]+@/gi;
 /** Drizzle's "Failed query: <sql>\nparams: <values>" and anything like it. */
 const FAILED_QUERY = /Failed query:[\s\S]*/g;
 const PARAMS = /\bparams: [^\n]*/g;
 /** A stack trace's frames ("\n    at f (file:1:2)"), as a whole. */
-const STACK_FRAMES = /\n\s+at [\s\S]*/g;
+const STACK_FRAMES = /\n[ \t]+at [\s\S]*/g;
 
 /** What each pattern becomes, applied in this order. */
-const REDACTIONS: [RegExp, string][] = [
+export const REDACTIONS: [RegExp, string][] = [
   [STACK_FRAMES, ""],
   [FAILED_QUERY, "Failed query (SQL and parameters not logged)"],
   [PARAMS, "params: (not logged)"],
   [CREDENTIALS, "$1$2[redacted]"],
-  [URL_PASSWORD, "$1[redacted]@"],
+  [URL_PASSWORD, "://$1[redacted]@"],
   [LONG_HEX, "$1…"],
 ];
 
 /** Any of the patterns (case-insensitive: a superset): text it does not match (most log values) is returned as it is. */
+// regex-lint: the union of the patterns above, each linear with the i flag too (tools/ops/regex-lint.test.ts checks it), is linear
 const MAY_REDACT = new RegExp(REDACTIONS.map(([pattern]) => pattern.source).join("|"), "i");
 
 export function redactText(text: string): string {

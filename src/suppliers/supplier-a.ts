@@ -26,9 +26,20 @@ export const OPERATION = "getProductInfoByStyleColorSize";
  */
 export const STYLE_TOKEN = /^[A-Z]{0,4}\d{2,5}[A-Z]{0,3}$/i;
 
+const ALPHANUMERIC = /[A-Za-z0-9]/;
+
+/** `raw` without its leading and trailing characters that are not letters or digits, in time linear in its length. */
+function trimToAlphanumeric(raw: string): string {
+  let start = 0;
+  let end = raw.length;
+  while (start < end && !ALPHANUMERIC.test(raw[start])) start++;
+  while (end > start && !ALPHANUMERIC.test(raw[end - 1])) end--;
+  return raw.slice(start, end);
+}
+
 export function extractStyleToken(q: string): string | null {
   for (const raw of q.split(/\s+/)) {
-    const token = raw.replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "");
+    const token = trimToAlphanumeric(raw);
     if (STYLE_TOKEN.test(token)) return token.toUpperCase();
   }
   return null;

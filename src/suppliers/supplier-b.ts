@@ -72,7 +72,9 @@ function authHeader(config: SupplierConfig<"supplier_b">): string {
 
 /** GET <base>/v2/<path>; a JSON array of rows, [] on 404, SupplierError otherwise. */
 async function getRows<S extends z.ZodType>(config: SupplierConfig<"supplier_b">, path: string, schema: S, signal: AbortSignal) {
-  const url = `${config.baseUrl.replace(/\/+$/, "")}/v2/${path}`;
+  let base = config.baseUrl;
+  while (base.endsWith("/")) base = base.slice(0, -1);
+  const url = `${base}/v2/${path}`;
   const res = await fetchText(url, { headers: { authorization: authHeader(config), accept: "application/json" } }, signal);
   if (res.status === 404) return [];
   if (res.status === 401 || res.status === 403) throw new SupplierError("auth_failed", res.status);

@@ -22,7 +22,11 @@
  * The database is the local stack (embedded PostgreSQL, the Neon stand-in, redis-server behind the
  * Upstash-protocol server), loaded with the demo seed.
  *   BENCH_CPU_RUNS (fresh isolates per probe, default 5), BENCH_REPLAY_ROUNDS (default 7),
- *   BENCH_REPLAY_REQUESTS (per round, default 1000)
+ *   BENCH_REPLAY_REQUESTS (per round, default 1000), BENCH_REFUSED_REQUESTS (per round, default 100)
+ * - Refused: requests answered before their work (REFUSED_REQUESTS: 401 without a token, a path at the
+ *   8 KiB limit, a 60 KB path's 414, an MCP tool call refused before its request with an empty argument,
+ *   the same in a 300 KB message, and a 300 KB argument), the API's CPU per request in the same replay Worker, against GOALS.refusedMs and
+ *   beside the minimal Worker's replayed GET /clients/{id}. `npm run bench:cpu -- refused` measures only these.
  */
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,7 +41,7 @@ import { openapiDocument } from "../../tools/ops/openapi";
 import { type Bundle, firstRequest, type HarnessRequest, median, readBundle, workerdCpuNs } from "../../tools/ops/workerd-cpu";
 import { buildWorker, startWorker } from "../support/worker";
 
-export const GOALS = { startupMs: 20, firstRequestMs: 30, replayRatio: 1.35 };
+export const GOALS = { startupMs: 20, firstRequestMs: 30, replayRatio: 1.35, refusedMs: 1 };
 
 /** The warm requests measured with replayed answers (names as test/bench/replay/worker.ts knows them). */
 export const REPLAYED_REQUESTS = {
@@ -47,6 +51,20 @@ export const REPLAYED_REQUESTS = {
   getOrder: "GET /orders/{id}",
 } as const;
 export type ReplayedRequest = keyof typeof REPLAYED_REQUESTS;
+/**
+ * Requests refused before their work, measured the same way (names as test/bench/replay/worker.ts knows
+ * them), with the status each answers: the API's CPU for each against GOALS.refusedMs, and against the
+ * minimal Worker's GET /clients/{id} in the same rounds (the floor).
+ */
+export const REFUSED_REQUESTS = {
+  unauthenticated: { name: "GET /clients/1 without a token", status: 401 },
+  path8k: { name: "an 8 KiB path (the limit) without a token", status: 401 },
+  path60k: { name: "a 60 KB path", status: 414 },
+  mcpEmptyArgument: { name: "MCP get_client, id empty (tool error)", status: 200 },
+  mcpEmptyArgument300kMessage: { name: "the same, 300 KB of _meta beside it", status: 200 },
+  mcpArgument300k: { name: "MCP get_client, a 300 KB id (tool error, 414)", status: 200 },
+} as const;
+export type RefusedRequest = keyof typeof REFUSED_REQUESTS;
 /**
  * The Workers a replay round runs (test/bench/replay/worker.ts): the baseline, the API, the API with the
  * in-memory limiter (api − this: the Upstash limiter's call), and that with its log line not written
@@ -279,7 +297,65 @@ export async function replayedCpu(
   }
 }
 
+/**
+ * µs of workerd CPU per request for each of REFUSED_REQUESTS through the API (its log line written, the
+ * Upstash limiter's Worker as deployed) and for the minimal Worker's replayed GET /clients/{id}, the floor;
+ * the median of `rounds` rounds alternating them, `n` requests each.
+ */
+export async function refusedCpu(script: string, company: BenchCompany, opts: { rounds: number; n: number; logFile: string }) {
+  const worker = await startWorker({ script, bindings: company.stack.vars, logFile: opts.logFile, assets: false });
+  try {
+    const tokens = await Promise.all(
+      Array.from({ length: 8 }, async () => (await createToken(company.db, { companyId: company.companyId })).token),
+    );
+    const ids = `company=${company.companyId}&client=${company.ids.northside}`;
+    const run = async (which: "api" | "minimal", request: RefusedRequest | "getClient", n: number, replay: boolean) => {
+      const url = `${worker.url}/?which=${which}&request=${request}&n=${n}&${ids}&replay=${replay ? 1 : 0}&tokens=${tokens.join(",")}`;
+      const before = workerdCpuNs();
+      const answer = (await (await fetch(url)).json()) as { statuses: Record<string, number> };
+      const us = (workerdCpuNs() - before) / n / 1000;
+      const expected = request === "getClient" ? 200 : REFUSED_REQUESTS[request].status;
+      if (Object.keys(answer.statuses).some((status) => status !== String(expected)))
+        throw new Error(`refused ${which} ${request}: expected ${expected}, got ${JSON.stringify(answer)}`);
+      return us;
+    };
+    const requests = Object.keys(REFUSED_REQUESTS) as RefusedRequest[];
+    // Record the floor's answers and each token's lookup, then warm every path.
+    await run("minimal", "getClient", 1, false);
+    for (const request of requests) await run("api", request, tokens.length, false);
+    await run("minimal", "getClient", opts.n, true);
+    for (const request of requests) await run("api", request, opts.n, true);
+    const floor: number[] = [];
+    const samples = Object.fromEntries(requests.map((r) => [r, [] as number[]])) as Record<RefusedRequest, number[]>;
+    for (let round = 0; round < opts.rounds; round++) {
+      floor.push(await run("minimal", "getClient", opts.n, true));
+      for (const request of requests) samples[request].push(await run("api", request, opts.n, true));
+    }
+    return {
+      floor: median(floor),
+      api: Object.fromEntries(requests.map((r) => [r, median(samples[r])])) as Record<RefusedRequest, number>,
+    };
+  } finally {
+    await worker.dispose();
+  }
+}
+
 const verdict = (ok: boolean) => (ok ? "met" : "NOT MET");
+
+/** The refused requests' lines: each one's CPU against the goal, and its ratio to the floor. */
+export function refusedLines(r: Awaited<ReturnType<typeof refusedCpu>>, rounds: number, n: number): string[] {
+  const lines = [
+    `Refused before their work: the API's CPU per request, database answers replayed (median of ${rounds} rounds of ${n}; goal ≤ ${GOALS.refusedMs} ms):`,
+    `  ${"floor: the minimal Worker's GET /clients/{id}".padEnd(52)} ${(r.floor / 1000).toFixed(3)} ms`,
+  ];
+  for (const [request, us] of Object.entries(r.api) as [RefusedRequest, number][]) {
+    const { name, status } = REFUSED_REQUESTS[request];
+    lines.push(
+      `  ${`${name} (${status})`.padEnd(52)} ${(us / 1000).toFixed(3)} ms  ${(us / r.floor).toFixed(2)}× the floor  ${verdict(us / 1000 <= GOALS.refusedMs)}`,
+    );
+  }
+  return lines;
+}
 
 /** The cold path's lines: start-up, then each probe, against the goals; then the floor. */
 export function coldPathLines(c: ColdPath): string[] {
@@ -333,8 +409,20 @@ export function replayLines(r: Awaited<ReturnType<typeof replayedCpu>>, rounds: 
 export async function cpuLines(
   bundles: CpuBundles,
   company: BenchCompany,
-  opts: { runs: number; rounds: number; n: number; logFile: string },
+  opts: { runs: number; rounds: number; n: number; refusedN?: number; logFile: string; refusedOnly?: boolean },
 ): Promise<string[]> {
+  const refusedN = opts.refusedN ?? 100;
+  const refusedRows = async () =>
+    refusedLines(
+      await refusedCpu(bundles.replay, company, {
+        rounds: opts.rounds,
+        n: refusedN,
+        logFile: opts.logFile.replace(/\.log$/, "-refused.log"),
+      }),
+      opts.rounds,
+      refusedN,
+    );
+  if (opts.refusedOnly) return refusedRows();
   const { token } = await createToken(company.db, { companyId: company.companyId });
   const probes = coldProbes((await openapiDocument()) as unknown as Doc, token);
   const cold = await coldPath(bundles, company, probes, opts.runs);
@@ -344,11 +432,11 @@ export async function cpuLines(
     n: opts.n,
     logFile: opts.logFile,
   });
-  return [...coldPathLines(cold), ...replayLines(warm, opts.rounds, opts.n)];
+  return [...coldPathLines(cold), ...replayLines(warm, opts.rounds, opts.n), ...(await refusedRows())];
 }
 
 /** The whole measurement on its own stack: cold path, then warm replay. */
-export async function measureCpu(opts: { runs: number; rounds: number; n: number }) {
+export async function measureCpu(opts: { runs: number; rounds: number; n: number; refusedN?: number; refusedOnly?: boolean }) {
   const dir = mkdtempSync(path.join(tmpdir(), "crm-bench-cpu-"));
   // embedded PostgreSQL runs as another user, which must reach its data folder inside.
   chmodSync(dir, 0o755);
@@ -371,6 +459,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     runs: env("BENCH_CPU_RUNS", 5),
     rounds: env("BENCH_REPLAY_ROUNDS", 7),
     n: env("BENCH_REPLAY_REQUESTS", 1000),
+    refusedN: env("BENCH_REFUSED_REQUESTS", 100),
+    // `npm run bench:cpu -- refused`: the refused requests' rows only.
+    refusedOnly: process.argv[2] === "refused",
   });
   for (const line of lines) console.log(line);
   process.exit(0);

@@ -30,13 +30,12 @@ import { type CpuProfile, differenceLines, profiled, readSourceMaps, summarize, 
 import { openapiDocument } from "../../tools/ops/openapi";
 import { freshIsolate, readBundle } from "../../tools/ops/workerd-cpu";
 import { buildWorker } from "../support/worker";
-import { benchCompany, coldProbes, REPLAY_WORKERS, REPLAYED_REQUESTS } from "./cpu";
+import { benchCompany, coldProbes, REFUSED_REQUESTS, REPLAY_WORKERS, REPLAYED_REQUESTS } from "./cpu";
 
 const [what, target, variant, against] = process.argv.slice(2);
-const usage =
-  "usage: npm run bench:profile -- startup | cold <probe name part> | warm <getClient|listClients|createClient|getOrder> [<worker> [<worker to compare with>]]";
+const usage = `usage: npm run bench:profile -- startup | cold <probe name part> | warm <${[...Object.keys(REPLAYED_REQUESTS), ...Object.keys(REFUSED_REQUESTS)].join("|")}> [<worker> [<worker to compare with>]]`;
 if (!["startup", "cold", "warm"].includes(what) || (what !== "startup" && !target)) throw new Error(usage);
-if (what === "warm" && !(target in REPLAYED_REQUESTS)) throw new Error(usage);
+if (what === "warm" && !(target in REPLAYED_REQUESTS) && !(target in REFUSED_REQUESTS)) throw new Error(usage);
 const runs = what === "warm" ? 1 : Number(process.env.BENCH_PROFILE_RUNS ?? 5);
 const warmRequests = Number(process.env.BENCH_PROFILE_REQUESTS ?? 3000);
 

@@ -1,4 +1,4 @@
-import { app } from "../../../src/app";
+import { fetchApp } from "../../../src/app";
 import minimal from "../minimal/worker";
 
 /**
@@ -35,8 +35,27 @@ globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
 type Env = Record<string, string>;
 let memoryLimiterEnv: Env | undefined;
 
-/** The measured requests: path (under /api/v1 for the API; with `?company=` for the minimal Worker), method, body. */
-const REQUESTS: Record<string, (q: URLSearchParams) => { path: string; method?: string; body?: string }> = {
+/** A tools/call of get_client with this id, as an MCP client sends it. */
+const getClientCall = (id: string, meta?: Record<string, string>) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "get_client", arguments: { id }, ...(meta ? { _meta: meta } : {}) },
+  });
+const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+/**
+ * The measured requests: path (under /api/v1 for the API; with `?company=` for the minimal Worker), method,
+ * body, headers; `anonymous` ones are sent without a token. The last six are refused before their work
+ * (bench:cpu's "refused" rows): without a token (401), a path at the 8 KiB limit without a token (401), a
+ * 60 KB path (414), and an MCP tool call refused before its request: with an empty id, the same with 300 KB
+ * of `_meta` beside it (what reading a 300 KB message costs), and with a 300 KB id (414).
+ */
+const REQUESTS: Record<
+  string,
+  (q: URLSearchParams) => { path: string; method?: string; body?: string; headers?: Record<string, string>; anonymous?: boolean }
+> = {
   getClient: (q) => ({ path: `/clients/${q.get("client")}` }),
   listClients: () => ({ path: "/clients" }),
   createClient: () => ({
@@ -45,6 +64,17 @@ const REQUESTS: Record<string, (q: URLSearchParams) => { path: string; method?: 
     body: JSON.stringify({ company_name: "Replayed Print Co", email: "replayed@example.com" }),
   }),
   getOrder: (q) => ({ path: `/orders/${q.get("order")}` }),
+  unauthenticated: () => ({ path: "/clients/1", anonymous: true }),
+  path8k: () => ({ path: `/clients/${"x".repeat(8192 - "/api/v1/clients/".length)}`, anonymous: true }),
+  path60k: () => ({ path: `/clients/${"x".repeat(60_000)}`, anonymous: true }),
+  mcpEmptyArgument: () => ({ path: "/mcp", method: "POST", body: getClientCall(""), headers: MCP_HEADERS }),
+  mcpEmptyArgument300kMessage: () => ({
+    path: "/mcp",
+    method: "POST",
+    body: getClientCall("", { pad: "x".repeat(300_000) }),
+    headers: MCP_HEADERS,
+  }),
+  mcpArgument300k: () => ({ path: "/mcp", method: "POST", body: getClientCall("x".repeat(300_000)), headers: MCP_HEADERS }),
 };
 
 export default {
@@ -60,7 +90,7 @@ export default {
     const statuses: Record<number, number> = {};
     const writeLog = console.log;
     if (which === "apiLogNotWritten") console.log = () => {};
-    const json = measured.body ? { "content-type": "application/json" } : undefined;
+    const json = measured.headers ?? (measured.body ? { "content-type": "application/json" } : undefined);
     try {
       for (let i = 0; i < n; i++) {
         const res =
@@ -74,10 +104,10 @@ export default {
                 env,
                 ctx,
               )
-            : await app.fetch(
+            : await fetchApp(
                 new Request(`http://bench/api/v1${measured.path}`, {
                   method: measured.method,
-                  headers: { authorization: `Bearer ${tokens[i % tokens.length]}`, ...json },
+                  headers: { ...(measured.anonymous ? {} : { authorization: `Bearer ${tokens[i % tokens.length]}` }), ...json },
                   body: measured.body,
                 }),
                 which === "api" ? env : memoryLimiterEnv,
