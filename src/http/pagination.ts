@@ -24,6 +24,43 @@ import { paginationSchema, schemaOnce, timestamp } from "./openapi";
  * any SQL runs, so an edited cursor is a 400, never a failed query.
  */
 
+/**
+ * Every answer's size is bounded (docs/api-conventions.md#answer-size): no answer is larger than
+ * ANSWER_MAX_BYTES, except the ones a route documents as larger (an email thread is returned whole).
+ */
+export const ANSWER_MAX_BYTES = 6 * 1024 * 1024;
+/**
+ * A list page's rows stop before the row that would take them past this many bytes of JSON, however
+ * many `per_page` asks for (its first row always comes, so a walk never stalls); the page's
+ * `next_cursor` then continues right after its last row. The rest of ANSWER_MAX_BYTES is for the
+ * envelope and for a first row of up to that size (no row of a list is larger: each resource's limits).
+ */
+export const PAGE_BUDGET_BYTES = 4 * 1024 * 1024;
+
+/** The UTF-8 length of a string, without encoding it. */
+export function utf8Bytes(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // Units 0x80-0x7ff take 2 bytes, the rest of the BMP 3; a surrogate pair's two units (2 + 2) take 4.
+    if (c >= 0x80) bytes += c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 1 : 2;
+  }
+  return bytes;
+}
+
+/**
+ * How many of a page's rows, of these sizes in bytes in list order, fit the page's byte budget: the
+ * longest run from the first whose sizes add up to at most `budget`, and at least the first.
+ */
+export function rowsWithinBudget(sizes: readonly number[], budget = PAGE_BUDGET_BYTES): number {
+  let used = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    used += sizes[i];
+    if (used > budget) return Math.max(i, 1);
+  }
+  return sizes.length;
+}
+
 interface Cursor {
   /** The last row's sort key; null for a nullable column's null. */
   key: SortKey;
@@ -170,18 +207,21 @@ export function listPosition(
       return pageIdsCte(db, sort, { after, limit, offset }, table, id, where, split);
     },
     /**
-     * The page's rows and the pagination object, from the fetched rows (the extra row, if any, dropped);
-     * with `next_updated_since` when the list is an incremental sync, whose next cursor carries the
-     * pass's total and watermark (next_updated_since is the watermark, see syncFilter in
-     * src/platform/incremental-sync.ts).
+     * The page's rows, serialized, and the pagination object, from the fetched rows (the extra row, if
+     * any, dropped); with `next_updated_since` when the list is an incremental sync, whose next cursor
+     * carries the pass's total and watermark (next_updated_since is the watermark, see syncFilter in
+     * src/platform/incremental-sync.ts). The rows stop at the page's byte budget (PAGE_BUDGET_BYTES):
+     * the next cursor then starts right after the last row sent, so nothing is skipped or repeated.
      */
-    finish<T>(rows: T[], sortKey: (row: T) => SortKey, total: number, nextSince?: string | null) {
-      const more = rows.length > q.per_page;
-      const data = more ? rows.slice(0, q.per_page) : rows;
+    finish<T, O>(rows: T[], sortKey: (row: T) => SortKey, total: number, serialize: (row: T) => O, nextSince?: string | null) {
+      const fetched = rows.slice(0, q.per_page).map((row) => ({ row, out: serialize(row) }));
+      const fit = rowsWithinBudget(fetched.map((r) => utf8Bytes(JSON.stringify(r.out))));
+      const more = rows.length > q.per_page || fit < fetched.length;
+      const sent = fetched.slice(0, fit);
       const carry = nextSince ? { total, watermark: Date.parse(nextSince) } : undefined;
-      const next_cursor = more ? encodeCursor(sort, scope, sortKey(data[data.length - 1]), page + 1, carry) : null;
+      const next_cursor = more ? encodeCursor(sort, scope, sortKey(sent[sent.length - 1].row), page + 1, carry) : null;
       const pagination = { page, per_page: q.per_page, total, next_cursor };
-      return { data, pagination: nextSince ? { ...pagination, next_updated_since: nextSince } : pagination };
+      return { data: sent.map((r) => r.out), pagination: nextSince ? { ...pagination, next_updated_since: nextSince } : pagination };
     },
   };
 }
