@@ -1818,7 +1818,7 @@ export interface components {
             per_page: number;
             /** @description Number of matching rows over all pages */
             total: number;
-            /** @description Pass as `cursor` for the page after this one (with the same filters); null on the last page */
+            /** @description Pass as `cursor` for the page after this one (with the same filters); null on the last page. A page may hold fewer than `per_page` rows while more follow (it stops at 4 MiB of rows): walk until this is null */
             next_cursor: string | null;
         };
         ClientEnvelope: {
@@ -2613,7 +2613,7 @@ export interface components {
         Event: components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["OrderCreatedEvent"] | components["schemas"]["OrderUpdatedEvent"] | components["schemas"]["OrderDeletedEvent"] | components["schemas"]["OrderStatusChangedEvent"] | components["schemas"]["EmailThreadUpsertedEvent"];
         EventsPagination: {
             per_page: number;
-            /** @description Pass as `cursor` (with the same filters) for the older events after this page; null on the last page */
+            /** @description Pass as `cursor` (with the same filters) for the older events after this page; null on the last page. A page may hold fewer than `per_page` events while more follow (it stops at 4 MiB of events): walk until this is null */
             next_cursor: string | null;
         };
         WebhookEndpoint: {
@@ -2901,7 +2901,7 @@ export interface operations {
             query?: {
                 /** @description Page number, from 1 */
                 page?: number;
-                /** @description Page size, 1 to 100 (default 25) */
+                /** @description Page size, 1 to 100 (default 25); a page also stops early at 4 MiB of rows (follow `next_cursor`, which continues right after its last row) */
                 per_page?: number;
                 /** @description Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row (stable while rows are added or deleted). Use it with the same filters; not together with `page`. */
                 cursor?: string;
@@ -3883,7 +3883,7 @@ export interface operations {
             query?: {
                 /** @description Page number, from 1 */
                 page?: number;
-                /** @description Page size, 1 to 100 (default 25) */
+                /** @description Page size, 1 to 100 (default 25); a page also stops early at 4 MiB of rows (follow `next_cursor`, which continues right after its last row) */
                 per_page?: number;
                 /** @description Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row (stable while rows are added or deleted). Use it with the same filters; not together with `page`. */
                 cursor?: string;
@@ -8361,7 +8361,7 @@ export interface operations {
                 created_after?: string;
                 /** @description Only events created before this instant */
                 created_before?: string;
-                /** @description Page size, 1 to 100 (default 25) */
+                /** @description Page size, 1 to 100 (default 25); a page also stops early at 4 MiB of rows (follow `next_cursor`, which continues right after its last row) */
                 per_page?: number;
                 /** @description Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row (stable while rows are added or deleted). Use it with the same filters; not together with `page`. */
                 cursor?: string;
@@ -8576,7 +8576,7 @@ export interface operations {
             query?: {
                 /** @description Page number, from 1 */
                 page?: number;
-                /** @description Page size, 1 to 100 (default 25) */
+                /** @description Page size, 1 to 100 (default 25); a page also stops early at 4 MiB of rows (follow `next_cursor`, which continues right after its last row) */
                 per_page?: number;
                 /** @description Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row (stable while rows are added or deleted). Use it with the same filters; not together with `page`. */
                 cursor?: string;
@@ -9404,7 +9404,7 @@ export interface operations {
             query?: {
                 /** @description Page number, from 1 */
                 page?: number;
-                /** @description Page size, 1 to 100 (default 25) */
+                /** @description Page size, 1 to 100 (default 25); a page also stops early at 4 MiB of rows (follow `next_cursor`, which continues right after its last row) */
                 per_page?: number;
                 /** @description Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row (stable while rows are added or deleted). Use it with the same filters; not together with `page`. */
                 cursor?: string;

@@ -6,7 +6,7 @@ import type { Db } from "../platform/db";
 import { type Carried, carriedTotalSql, SYNC_LAG_SECONDS } from "../platform/incremental-sync";
 import { afterKey, type KeyColumn, type KeysetSort, pageIdsCte, type SortKey, type Split } from "../platform/keyset";
 import { invalid } from "./errors";
-import { paginationSchema, schemaOnce, timestamp } from "./openapi";
+import { PAGE_BUDGET_BYTES, paginationSchema, schemaOnce, timestamp } from "./openapi";
 
 /*
  * The wire side of pagination: the `cursor` and sync query parameters, the cursor codec and the
@@ -24,18 +24,7 @@ import { paginationSchema, schemaOnce, timestamp } from "./openapi";
  * any SQL runs, so an edited cursor is a 400, never a failed query.
  */
 
-/**
- * Every answer's size is bounded (docs/api-conventions.md#answer-size): no answer is larger than
- * ANSWER_MAX_BYTES, except the ones a route documents as larger (an email thread is returned whole).
- */
-export const ANSWER_MAX_BYTES = 6 * 1024 * 1024;
-/**
- * A list page's rows stop before the row that would take them past this many bytes of JSON, however
- * many `per_page` asks for (its first row always comes, so a walk never stalls); the page's
- * `next_cursor` then continues right after its last row. The rest of ANSWER_MAX_BYTES is for the
- * envelope and for a first row of up to that size (no row of a list is larger: each resource's limits).
- */
-export const PAGE_BUDGET_BYTES = 4 * 1024 * 1024;
+export { ANSWER_MAX_BYTES, PAGE_BUDGET_BYTES } from "./openapi";
 
 /** The UTF-8 length of a string, without encoding it. */
 export function utf8Bytes(text: string): number {
