@@ -3,6 +3,7 @@ import { ANSWER_MAX_BYTES, PAGE_BUDGET_BYTES } from "../src/http/pagination";
 import { EMAIL_THREAD_BODY_LIMIT } from "../src/routes/mail/schema";
 import { EVENT_OBJECT_MAX_BYTES } from "../src/webhooks/event-data";
 import { apiUrl, newCompany, sql, type TestCompany, waitFor } from "./support/api";
+import { documentChecker, tokenOperations } from "./support/operations";
 
 /*
  * Every answer's size is bounded (docs/api-conventions.md#answer-size), tested with the largest objects
@@ -10,11 +11,17 @@ import { apiUrl, newCompany, sql, type TestCompany, waitFor } from "./support/ap
  * stopped; an event whose object is large carries a reference, and the reference's URL answers the object.
  */
 
+/**
+ * These tests move megabytes: about 15 s each alone on a 2-core machine, 30 s and more on one loaded
+ * by other work; the limit allows for a machine three times slower than that.
+ */
+const MEGABYTES_TIMEOUT_MS = 120_000;
+
 /** A GET's status, its size in bytes as sent, and its parsed body. */
 async function sized(co: TestCompany, path: string) {
   const res = await fetch(`${apiUrl()}${path}`, { headers: { authorization: `Bearer ${co.token}` } });
   const bytes = Buffer.from(await res.arrayBuffer());
-  return { status: res.status, bytes: bytes.length, body: JSON.parse(bytes.toString("utf8")) };
+  return { status: res.status, headers: res.headers, bytes: bytes.length, body: JSON.parse(bytes.toString("utf8")) };
 }
 
 /** Follows next_cursor from `path` to the end: every page's size and rows. */
@@ -64,98 +71,114 @@ const largestClient = (i: number) => ({
 });
 
 describe("answer size", () => {
-  it("a large thread's event carries a reference in the feed (up to an 8 MiB thread), and the reference's URL answers the thread", async () => {
-    const co = await newCompany();
-    const legacy = `big-${Date.now()}`;
-    // Over the threshold through the API: the payload is made after commit from the PUT's answer.
-    const put = await co.put(`/mail/email-threads/${legacy}`, thread(2 * EVENT_OBJECT_MAX_BYTES, 1));
-    expect(put.status, JSON.stringify(put.body).slice(0, 300)).toBe(200);
-    await settled(co);
-    // The largest thread the API stores (an 8 MiB PUT; written here in SQL, which a loaded machine does
-    // faster than the PUT), with an event whose payload the after-commit step lost: the feed renders it.
-    await sql(
-      `update email_threads set messages = jsonb_build_array(jsonb_build_object('id', 'm1', 'body_html', repeat('x', $2::int)))
+  it(
+    "a large thread's event carries a reference in the feed (up to an 8 MiB thread), and the reference's URL answers the thread",
+    async () => {
+      const co = await newCompany();
+      const legacy = `big-${Date.now()}`;
+      // Over the threshold through the API: the payload is made after commit from the PUT's answer.
+      const put = await co.put(`/mail/email-threads/${legacy}`, thread(2 * EVENT_OBJECT_MAX_BYTES, 1));
+      expect(put.status, JSON.stringify(put.body).slice(0, 300)).toBe(200);
+      await settled(co);
+      // The reference's URL (relative to the API's origin) answers the thread.
+      const [first] = (await sized(co, "/events")).body.data;
+      const res = await fetch(`${new URL(apiUrl()).origin}${first.data.object_reference.url}`, {
+        headers: { authorization: `Bearer ${co.token}` },
+      });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as any).email_thread).toEqual(put.body.email_thread);
+      // The largest thread the API stores (an 8 MiB PUT; written here in SQL, which a loaded machine does
+      // faster than the PUT), with an event whose payload the after-commit step lost: the feed renders it.
+      await sql(
+        `update email_threads set messages = jsonb_build_array(jsonb_build_object('id', 'm1', 'body_html', repeat('x', $2::int)))
        where id = $1`,
-      [put.body.email_thread.id, EMAIL_THREAD_BODY_LIMIT - 1024],
-    );
-    const [lost] = await sql<{ event_id: string }>(
-      `insert into webhook_events (company_id, type, resource_type, resource_id, created_at)
+        [put.body.email_thread.id, EMAIL_THREAD_BODY_LIMIT - 1024],
+      );
+      const [lost] = await sql<{ event_id: string }>(
+        `insert into webhook_events (company_id, type, resource_type, resource_id, created_at)
        values ($1, 'email_thread.upserted', 'email_thread', $2, now() - interval '6 minutes') returning event_id`,
-      [co.companyId, put.body.email_thread.id],
-    );
-    const reference = (size: (n: number) => boolean) => ({
-      resource: "email_thread",
-      id: put.body.email_thread.id,
-      url: `/api/v1/mail/email-threads/${legacy}?account_email=big%40shop.example`,
-      size_bytes: expect.toSatisfy(size),
-    });
-    const origin = new URL(apiUrl()).origin;
-    for (const perPage of [1, 2, 100]) {
-      const page = await sized(co, `/events?per_page=${perPage}`);
-      expect(page.status).toBe(200);
-      expect(page.bytes).toBeLessThanOrEqual(EVENT_OBJECT_MAX_BYTES);
-      for (const event of page.body.data) {
-        expect(event.type).toBe("email_thread.upserted");
-        expect(event.data.object).toBeUndefined();
-        const largest = event.id === lost.event_id;
-        expect(event.data.object_reference).toEqual(
-          reference((n) =>
-            largest ? n > EMAIL_THREAD_BODY_LIMIT - 2048 : n > 2 * EVENT_OBJECT_MAX_BYTES && n < 3 * EVENT_OBJECT_MAX_BYTES,
-          ),
-        );
-        expect((await sized(co, `/events/${event.id}`)).body).toEqual(event);
+        [co.companyId, put.body.email_thread.id],
+      );
+      const reference = (size: (n: number) => boolean) => ({
+        resource: "email_thread",
+        id: put.body.email_thread.id,
+        url: `/api/v1/mail/email-threads/${legacy}?account_email=big%40shop.example`,
+        size_bytes: expect.toSatisfy(size),
+      });
+      const conforms = await documentChecker();
+      const listEvents = (await tokenOperations()).find((o) => o.op.operationId === "listEvents")!;
+      for (const perPage of [1, 2, 100]) {
+        const page = await sized(co, `/events?per_page=${perPage}`);
+        expect(page.status).toBe(200);
+        // The reference is what the document says an event's data may be.
+        conforms(listEvents, page);
+        expect(page.bytes).toBeLessThanOrEqual(EVENT_OBJECT_MAX_BYTES);
+        for (const event of page.body.data) {
+          expect(event.type).toBe("email_thread.upserted");
+          expect(event.data.object).toBeUndefined();
+          const largest = event.id === lost.event_id;
+          expect(event.data.object_reference).toEqual(
+            reference((n) =>
+              largest ? n > EMAIL_THREAD_BODY_LIMIT - 2048 : n > 2 * EVENT_OBJECT_MAX_BYTES && n < 3 * EVENT_OBJECT_MAX_BYTES,
+            ),
+          );
+          expect((await sized(co, `/events/${event.id}`)).body).toEqual(event);
+        }
       }
-    }
-    // The reference's URL (relative to the API's origin) answers the thread as it is now: all 8 MiB.
-    const res = await fetch(`${origin}${reference(() => true).url}`, { headers: { authorization: `Bearer ${co.token}` } });
-    expect(res.status).toBe(200);
-    const read = (await res.json()) as any;
-    expect(read.email_thread.id).toBe(put.body.email_thread.id);
-    expect(read.email_thread.messages[0].body_html).toHaveLength(EMAIL_THREAD_BODY_LIMIT - 1024);
-  });
+    },
+    MEGABYTES_TIMEOUT_MS,
+  );
 
-  it("GET /events: pages of large events stop at the budget, and the cursors walk every event once, in order", async () => {
-    const co = await newCompany();
-    // 40 events of about 200 KiB each (under the reference threshold): about 8 MB, over any page's budget.
-    const n = 40;
-    await inBatches(
-      Array.from({ length: n }, (_, i) => i),
-      4,
-      async (i) => {
-        const res = await co.put(`/mail/email-threads/t${i}`, thread(200 * 1024, i));
-        expect(res.status).toBe(200);
-      },
-    );
-    await settled(co);
-    const expected = (
-      await sql<{ event_id: string }>("select event_id from webhook_events where company_id = $1 order by id desc", [co.companyId])
-    ).map((r) => r.event_id);
-    expect(expected).toHaveLength(n);
-    const pages = await walk(co, "/events?per_page=100");
-    expect(pages.length).toBeGreaterThan(1);
-    for (const page of pages) expect(page.bytes).toBeLessThanOrEqual(PAGE_BUDGET_BYTES + 64 * 1024);
-    expect(pages.flatMap((p) => p.rows.map((e) => e.id))).toEqual(expected);
-    for (const e of pages.flatMap((p) => p.rows)) expect(e.data.object.messages[0].body_html).toHaveLength(200 * 1024);
-  });
-
-  it("GET /clients: a page of the largest clients stays under the maximum, and its cursor continues exactly where it stopped", async () => {
-    const co = await newCompany();
-    const n = 100;
-    // Loaded in one statement by the operator's import (the same validation and write as POST /clients/batch).
-    const refs = await co.load({ clients: Array.from({ length: n }, (_, i) => ({ ref: `c${i}`, ...largestClient(i) })) });
-    const ids = Object.values(refs) as number[];
-    expect(ids).toHaveLength(n);
-    ids.sort((a, b) => a - b);
-    // Changed long enough ago for an incremental sync to list them.
-    await sql("update clients set updated_at = now() - interval '1 hour' where company_id = $1", [co.companyId]);
-    const one = await sized(co, `/clients/${ids[0]}`);
-    expect(one.bytes).toBeGreaterThan(60_000);
-    for (const path of ["/clients?per_page=100", "/clients?per_page=100&updated_since=2000-01-01T00:00:00Z&include_deleted=true"]) {
-      const pages = await walk(co, path);
+  it(
+    "GET /events: pages of large events stop at the budget, and the cursors walk every event once, in order",
+    async () => {
+      const co = await newCompany();
+      // 24 events of about 200 KiB each (under the reference threshold): about 5 MB, over a page's budget.
+      const n = 24;
+      await inBatches(
+        Array.from({ length: n }, (_, i) => i),
+        4,
+        async (i) => {
+          const res = await co.put(`/mail/email-threads/t${i}`, thread(200 * 1024, i));
+          expect(res.status).toBe(200);
+        },
+      );
+      await settled(co);
+      const expected = (
+        await sql<{ event_id: string }>("select event_id from webhook_events where company_id = $1 order by id desc", [co.companyId])
+      ).map((r) => r.event_id);
+      expect(expected).toHaveLength(n);
+      const pages = await walk(co, "/events?per_page=100");
       expect(pages.length).toBeGreaterThan(1);
-      expect(pages[0].rows.length).toBeLessThan(n);
-      for (const page of pages) expect(page.bytes).toBeLessThanOrEqual(ANSWER_MAX_BYTES);
-      expect(pages.flatMap((p) => p.rows.map((c) => c.id))).toEqual(ids);
-    }
-  });
+      for (const page of pages) expect(page.bytes).toBeLessThanOrEqual(PAGE_BUDGET_BYTES + 64 * 1024);
+      expect(pages.flatMap((p) => p.rows.map((e) => e.id))).toEqual(expected);
+      for (const e of pages.flatMap((p) => p.rows)) expect(e.data.object.messages[0].body_html).toHaveLength(200 * 1024);
+    },
+    MEGABYTES_TIMEOUT_MS,
+  );
+
+  it(
+    "GET /clients: a page of the largest clients stays under the maximum, and its cursor continues exactly where it stopped",
+    async () => {
+      const co = await newCompany();
+      const n = 100;
+      // Loaded in one statement by the operator's import (the same validation and write as POST /clients/batch).
+      const refs = await co.load({ clients: Array.from({ length: n }, (_, i) => ({ ref: `c${i}`, ...largestClient(i) })) });
+      const ids = Object.values(refs) as number[];
+      expect(ids).toHaveLength(n);
+      ids.sort((a, b) => a - b);
+      // Changed long enough ago for an incremental sync to list them.
+      await sql("update clients set updated_at = now() - interval '1 hour' where company_id = $1", [co.companyId]);
+      const one = await sized(co, `/clients/${ids[0]}`);
+      expect(one.bytes).toBeGreaterThan(60_000);
+      for (const path of ["/clients?per_page=100", "/clients?per_page=100&updated_since=2000-01-01T00:00:00Z&include_deleted=true"]) {
+        const pages = await walk(co, path);
+        expect(pages.length).toBeGreaterThan(1);
+        expect(pages[0].rows.length).toBeLessThan(n);
+        for (const page of pages) expect(page.bytes).toBeLessThanOrEqual(ANSWER_MAX_BYTES);
+        expect(pages.flatMap((p) => p.rows.map((c) => c.id))).toEqual(ids);
+      }
+    },
+    MEGABYTES_TIMEOUT_MS,
+  );
 });

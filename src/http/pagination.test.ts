@@ -13,6 +13,8 @@ describe("utf8Bytes", () => {
       "\ud800",
       "x\udc00y",
       "\u07ff\u0800\uffff",
+      "\ud800\ud800\udc00",
+      "😀\ud83d",
       JSON.stringify({ k: '😀\n"' }),
     ]) {
       expect(utf8Bytes(text), JSON.stringify(text)).toBe(Buffer.byteLength(text, "utf8"));

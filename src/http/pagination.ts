@@ -26,13 +26,17 @@ import { PAGE_BUDGET_BYTES, paginationSchema, schemaOnce, timestamp } from "./op
 
 export { ANSWER_MAX_BYTES, PAGE_BUDGET_BYTES } from "./openapi";
 
-/** The UTF-8 length of a string, without encoding it. */
+/** The UTF-8 length of a string, without encoding it (a lone surrogate is sent as U+FFFD, 3 bytes). */
 export function utf8Bytes(text: string): number {
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    // Units 0x80-0x7ff take 2 bytes, the rest of the BMP 3; a surrogate pair's two units (2 + 2) take 4.
-    if (c >= 0x80) bytes += c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 1 : 2;
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2; // a surrogate pair: 2 units, 4 bytes
+      i++;
+    } else bytes += 2;
   }
   return bytes;
 }
