@@ -608,7 +608,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description The company's change events of the last 30 days, newest first, each exactly as its webhook deliveries send it (`id`, `type`, `created_at`, `data.object`). Every change that sends a webhook is here, whether or not an endpoint subscribes to its type, so an integration without a public URL (or one whose endpoint was down) can see what happened. `type` takes one type or several (repeated, or comma-separated); `resource_id` the id of the client, order or thread; `created_after` / `created_before` bound `created_at` (both exclusive). Follow `pagination.next_cursor` (with the same filters) for older events; new events arrive at the top.
+         * @description The company's change events of the last 30 days, newest first, each exactly as its webhook deliveries send it (`id`, `type`, `created_at`, `data.object`). Every change that sends a webhook is here, whether or not an endpoint subscribes to its type, so an integration without a public URL (or one whose endpoint was down) can see what happened. `type` takes one type or several (repeated, or comma-separated); `resource_id` the id of the client, order or thread; `created_after` / `created_before` bound `created_at` (both exclusive). Follow `pagination.next_cursor` (with the same filters) for older events; new events arrive at the top. A page holds at most `per_page` events and stops early at 4 MiB of events (`next_cursor` then continues right after its last event); an event whose object's JSON is over 256 KiB carries `data.object_reference` (where to read the object) instead of `data.object`.
          *
          *     Scope: `read` (any token may call it).
          */
@@ -990,9 +990,12 @@ export interface components {
              * @example 2026-11-21T13:37:00.000Z
              */
             created_at: string;
+            /** @description Either `object` (the client) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
             data: {
                 /** @description The client as POST /clients, PATCH /clients/{id}, PUT /clients/by-external-id/{external_id} and GET /clients/{id} return it (null if it no longer exists) */
                 object: components["schemas"]["Client"] | null;
+            } | {
+                object_reference: components["schemas"]["EventObjectReference"];
             };
         };
         Client: {
@@ -1035,6 +1038,26 @@ export interface components {
              */
             deleted_at: string | null;
         };
+        /** @description Sent instead of `data.object` when the object's JSON is over 256 KiB */
+        EventObjectReference: {
+            /**
+             * @description What the object is: the event's resource (`client`, `order`, `email_thread`)
+             * @example email_thread
+             */
+            resource: string;
+            /**
+             * @description The resource's id
+             * @example 0b5e3c1a-6f2d-4e8b-9a7c-2d1e0f3b4a5c
+             */
+            id: string;
+            /**
+             * @description Path of the GET that answers the object now, relative to the API's origin (send your token)
+             * @example /api/v1/mail/email-threads/18c2f1a9b7e4d305?account_email=orders%40printshop.example
+             */
+            url: string;
+            /** @description Size of the object's JSON when the event was written, in bytes */
+            size_bytes: number;
+        };
         ClientUpdatedEvent: {
             /**
              * @description The event id, also sent as `webhook-id`
@@ -1049,9 +1072,12 @@ export interface components {
              * @example 2026-11-21T13:37:00.000Z
              */
             created_at: string;
+            /** @description Either `object` (the client) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
             data: {
                 /** @description The client as POST /clients, PATCH /clients/{id}, PUT /clients/by-external-id/{external_id} and GET /clients/{id} return it (null if it no longer exists) */
                 object: components["schemas"]["Client"] | null;
+            } | {
+                object_reference: components["schemas"]["EventObjectReference"];
             };
         };
         ClientDeletedEvent: {
@@ -1068,9 +1094,12 @@ export interface components {
              * @example 2026-11-21T13:37:00.000Z
              */
             created_at: string;
+            /** @description Either `object` (the client) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
             data: {
                 /** @description The client as POST /clients, PATCH /clients/{id}, PUT /clients/by-external-id/{external_id} and GET /clients/{id} return it (null if it no longer exists) */
                 object: components["schemas"]["Client"] | null;
+            } | {
+                object_reference: components["schemas"]["EventObjectReference"];
             };
         };
         OrderCreatedEvent: {
@@ -1087,9 +1116,12 @@ export interface components {
              * @example 2026-11-21T13:37:00.000Z
              */
             created_at: string;
+            /** @description Either `object` (the order) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
             data: {
                 /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
                 object: components["schemas"]["OrderEnvelope"] | null;
+            } | {
+                object_reference: components["schemas"]["EventObjectReference"];
             };
         };
         OrderEnvelope: {
@@ -1213,9 +1245,12 @@ export interface components {
              * @example 2026-11-21T13:37:00.000Z
              */
             created_at: string;
+            /** @description Either `object` (the order) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
             data: {
                 /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
                 object: components["schemas"]["OrderEnvelope"] | null;
+            } | {
+                object_reference: components["schemas"]["EventObjectReference"];
             };
         };
         OrderDeletedEvent: {
@@ -1232,9 +1267,12 @@ export interface components {
              * @example 2026-11-21T13:37:00.000Z
              */
             created_at: string;
+            /** @description Either `object` (the order) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
             data: {
                 /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
                 object: components["schemas"]["OrderEnvelope"] | null;
+            } | {
+                object_reference: components["schemas"]["EventObjectReference"];
             };
         };
         OrderStatusChangedEvent: {
@@ -1251,9 +1289,13 @@ export interface components {
              * @example 2026-11-21T13:37:00.000Z
              */
             created_at: string;
+            /** @description Either `object` (the order) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
             data: {
                 /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
                 object: components["schemas"]["OrderEnvelope"] | null;
+                previous_attributes: components["schemas"]["OrderStatusChangePrevious"];
+            } | {
+                object_reference: components["schemas"]["EventObjectReference"];
                 previous_attributes: components["schemas"]["OrderStatusChangePrevious"];
             };
         };
@@ -1279,9 +1321,12 @@ export interface components {
              * @example 2026-11-21T13:37:00.000Z
              */
             created_at: string;
+            /** @description Either `object` (the email thread) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
             data: {
                 /** @description The email thread as PUT and GET /mail/email-threads/{legacyThreadId} return it (null if it no longer exists) */
                 object: components["schemas"]["EmailThread"] | null;
+            } | {
+                object_reference: components["schemas"]["EventObjectReference"];
             };
         };
         EmailThread: {
@@ -1773,7 +1818,7 @@ export interface components {
             per_page: number;
             /** @description Number of matching rows over all pages */
             total: number;
-            /** @description Pass as `cursor` for the page after this one (with the same filters); null on the last page */
+            /** @description Pass as `cursor` for the page after this one (with the same filters); null on the last page. A page may hold fewer than `per_page` rows while more follow (it stops at 4 MiB of rows): walk until this is null */
             next_cursor: string | null;
         };
         ClientEnvelope: {
@@ -2568,7 +2613,7 @@ export interface components {
         Event: components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["OrderCreatedEvent"] | components["schemas"]["OrderUpdatedEvent"] | components["schemas"]["OrderDeletedEvent"] | components["schemas"]["OrderStatusChangedEvent"] | components["schemas"]["EmailThreadUpsertedEvent"];
         EventsPagination: {
             per_page: number;
-            /** @description Pass as `cursor` (with the same filters) for the older events after this page; null on the last page */
+            /** @description Pass as `cursor` (with the same filters) for the older events after this page; null on the last page. A page may hold fewer than `per_page` events while more follow (it stops at 4 MiB of events): walk until this is null */
             next_cursor: string | null;
         };
         WebhookEndpoint: {
@@ -2870,7 +2915,7 @@ export interface operations {
             query?: {
                 /** @description Page number, from 1 */
                 page?: number;
-                /** @description Page size, 1 to 100 (default 25) */
+                /** @description Page size, 1 to 100 (default 25); a page also stops early at 4 MiB of rows (follow `next_cursor`, which continues right after its last row) */
                 per_page?: number;
                 /** @description Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row (stable while rows are added or deleted). Use it with the same filters; not together with `page`. */
                 cursor?: string;
@@ -3936,7 +3981,7 @@ export interface operations {
             query?: {
                 /** @description Page number, from 1 */
                 page?: number;
-                /** @description Page size, 1 to 100 (default 25) */
+                /** @description Page size, 1 to 100 (default 25); a page also stops early at 4 MiB of rows (follow `next_cursor`, which continues right after its last row) */
                 per_page?: number;
                 /** @description Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row (stable while rows are added or deleted). Use it with the same filters; not together with `page`. */
                 cursor?: string;
@@ -8820,7 +8865,7 @@ export interface operations {
                 created_after?: string;
                 /** @description Only events created before this instant */
                 created_before?: string;
-                /** @description Page size, 1 to 100 (default 25) */
+                /** @description Page size, 1 to 100 (default 25); a page also stops early at 4 MiB of rows (follow `next_cursor`, which continues right after its last row) */
                 per_page?: number;
                 /** @description Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row (stable while rows are added or deleted). Use it with the same filters; not together with `page`. */
                 cursor?: string;
@@ -9063,7 +9108,7 @@ export interface operations {
             query?: {
                 /** @description Page number, from 1 */
                 page?: number;
-                /** @description Page size, 1 to 100 (default 25) */
+                /** @description Page size, 1 to 100 (default 25); a page also stops early at 4 MiB of rows (follow `next_cursor`, which continues right after its last row) */
                 per_page?: number;
                 /** @description Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row (stable while rows are added or deleted). Use it with the same filters; not together with `page`. */
                 cursor?: string;
@@ -9975,7 +10020,7 @@ export interface operations {
             query?: {
                 /** @description Page number, from 1 */
                 page?: number;
-                /** @description Page size, 1 to 100 (default 25) */
+                /** @description Page size, 1 to 100 (default 25); a page also stops early at 4 MiB of rows (follow `next_cursor`, which continues right after its last row) */
                 per_page?: number;
                 /** @description Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row (stable while rows are added or deleted). Use it with the same filters; not together with `page`. */
                 cursor?: string;

@@ -10,7 +10,7 @@ import { productsResource } from "./routes/products/resource";
 import { statusesResource } from "./routes/statuses/resource";
 import { taxesResource } from "./routes/taxes/resource";
 import { webhookEndpointsResource } from "./routes/webhook-endpoints/resource";
-import { type EventCatalog, eventCatalog, type ResourceEvents, type WebhookRenderers } from "./webhooks/events-catalog";
+import { type EventCatalog, eventCatalog, eventRenderer, type ResourceEvents, type WebhookRenderers } from "./webhooks/events-catalog";
 
 /**
  * A resource, described once in its own folder (`routes/<resource>/resource.ts`): its path prefix and
@@ -51,4 +51,4 @@ export const WEBHOOK_EVENTS: EventCatalog = eventCatalog(declared);
 /** The event types in catalog order. */
 export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS);
 /** Each resource type's renderer (webhook delivery renders a payload the change did not fill). */
-export const WEBHOOK_RENDERERS: WebhookRenderers = Object.fromEntries(declared.map((events) => [events.resource, events.render]));
+export const WEBHOOK_RENDERERS: WebhookRenderers = Object.fromEntries(declared.map((events) => [events.resource, eventRenderer(events)]));

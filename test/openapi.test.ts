@@ -189,7 +189,7 @@ describe("OpenAPI document and docs page", () => {
     expect(checked).toBeGreaterThanOrEqual(4);
   });
 
-  it("describes every webhook event type under `webhooks`: signature headers and the { id, type, created_at, data.object } payload", async () => {
+  it("describes every webhook event type under `webhooks`: signature headers and the { id, type, created_at, data.object | data.object_reference } payload", async () => {
     const doc = (await call("GET", "/openapi.json")).body;
     expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
     const objectRef: Record<string, string> = { client: "Client", order: "OrderEnvelope", email_thread: "EmailThread" };
@@ -205,19 +205,29 @@ describe("OpenAPI document and docs page", () => {
       const payload = doc.components.schemas[ref.replace("#/components/schemas/", "")];
       expect(payload.required.sort()).toEqual(["created_at", "data", "id", "type"]);
       expect(payload.properties.type).toMatchObject({ type: "string", enum: [type] });
-      // The resource's object, or null (a payload rendered after the resource was gone).
-      const object = payload.properties.data.properties.object;
+      // `data` is either the resource's object (or null: a payload rendered after the resource was gone),
+      // or, for an object too large to send, a reference to it; the member present tells them apart.
+      const [full, thin] = payload.properties.data.anyOf;
+      const object = full.properties.object;
       expect(object.anyOf?.[1]).toEqual({ type: "null" });
       expect(object.anyOf?.[0].$ref).toBe(`#/components/schemas/${objectRef[WEBHOOK_EVENTS[type].resource]}`);
-      // Only a status change says what it replaced.
-      const previous = payload.properties.data.properties.previous_attributes;
-      if (type !== "order.status_changed") expect(previous, type).toBeUndefined();
-      else {
-        expect(payload.properties.data.required.sort()).toEqual(["object", "previous_attributes"]);
-        const schema = doc.components.schemas[(previous.$ref ?? previous.allOf[0].$ref).replace("#/components/schemas/", "")];
-        expect(schema.properties.status_id.type).toEqual(["integer", "null"]);
+      expect(full.properties.object_reference).toBeUndefined();
+      expect(thin.properties.object).toBeUndefined();
+      expect(thin.properties.object_reference.$ref).toBe("#/components/schemas/EventObjectReference");
+      // Only a status change says what it replaced, in either form.
+      for (const data of [full, thin]) {
+        const previous = data.properties.previous_attributes;
+        if (type !== "order.status_changed") expect(previous, type).toBeUndefined();
+        else {
+          expect(data.required.sort()).toEqual([data === full ? "object" : "object_reference", "previous_attributes"]);
+          const schema = doc.components.schemas[(previous.$ref ?? previous.allOf[0].$ref).replace("#/components/schemas/", "")];
+          expect(schema.properties.status_id.type).toEqual(["integer", "null"]);
+        }
       }
+      if (type !== "order.status_changed") expect([full.required, thin.required]).toEqual([["object"], ["object_reference"]]);
     }
+    const reference = doc.components.schemas.EventObjectReference;
+    expect(reference.required.sort()).toEqual(["id", "resource", "size_bytes", "url"]);
   });
 
   it("serves the interactive reference page without a token", async () => {

@@ -10,7 +10,9 @@ import { withIdempotency } from "../http/idempotency";
 import type { Db } from "../platform/db";
 import type { Bindings } from "../platform/env";
 import { enqueueWebhookDeliveries } from "../webhooks/enqueue";
+import { type EventData, eventData } from "../webhooks/event-data";
 import { publishWebhookEvents, type WrittenEvent } from "../webhooks/events";
+import type { ResourceEvents } from "../webhooks/events-catalog";
 import { type Effects, effectsOf, type Written } from "./effects";
 
 /*
@@ -26,6 +28,9 @@ export type EventObject = (
   db: Db,
   event: { companyId: number; type: string; resourceId: string },
 ) => string | undefined | Promise<string | undefined>;
+
+/** An event's data (its object, or a reference to a large one) from an EventObject; undefined when it makes no object. */
+type EventDataOf = (db: Db, event: { companyId: number; type: string; resourceId: string }) => Promise<EventData | undefined>;
 
 /**
  * What a change needs of its request: the token's company, the rate limiter's verdict, the log, a way to
@@ -92,7 +97,7 @@ export class Change {
   private readonly written: Written = { outbox: [], events: [] };
   private readonly deliveries: number[] = [];
   private readonly resumed: number[] = [];
-  private object: EventObject | undefined;
+  private object: EventDataOf | undefined;
 
   constructor(
     private readonly c: ChangeContext,
@@ -184,11 +189,16 @@ export class Change {
   /**
    * How the events' objects are made after commit (without it, delivery renders them from the rows). A
    * change writing several kinds of rows (a batch's creates and updates) gives one for each: the last
-   * given that answers an event's object makes it.
+   * given that answers an event's object makes it. `events` is the resource whose object it makes: an
+   * object too large to send becomes a reference to where it is read (src/webhooks/event-data.ts).
    */
-  objects(object: EventObject): void {
+  objects(events: ResourceEvents, object: EventObject): void {
     const earlier = this.object;
-    this.object = earlier ? async (db, event) => (await object(db, event)) ?? earlier(db, event) : object;
+    const data: EventDataOf = async (db, event) => {
+      const json = await object(db, event);
+      return json === undefined ? undefined : eventData(events.resource, events.path, event.resourceId, json);
+    };
+    this.object = earlier ? async (db, event) => (await data(db, event)) ?? earlier(db, event) : data;
   }
 
   /** A line of the request's log (a write redone under row locks, say). */

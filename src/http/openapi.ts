@@ -89,6 +89,19 @@ export function createAuthRoute<P extends string, R extends AuthRouteConfig & { 
 
 export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;
+/**
+ * Every answer's size is bounded (docs/api-conventions.md#answer-size): no answer is larger than
+ * ANSWER_MAX_BYTES, except the ones that page documents (an email thread is returned whole).
+ */
+export const ANSWER_MAX_BYTES = 6 * 1024 * 1024;
+/**
+ * A list page's rows stop before the row that would take them past this many bytes of JSON, however
+ * many `per_page` asks for (its first row always comes, so a walk never stalls); the page's
+ * `next_cursor` then continues right after its last row (src/http/pagination.ts). The rest of
+ * ANSWER_MAX_BYTES is for the envelope and for a first row larger than the budget (no row of a list
+ * comes near 6 MiB: each resource's limits).
+ */
+export const PAGE_BUDGET_BYTES = 4 * 1024 * 1024;
 
 export const MAX_INT_ID = 2_147_483_647;
 
@@ -124,7 +137,9 @@ export const paginationQuery = schemaOnce(() => ({
     .default(DEFAULT_PER_PAGE)
     .openapi({
       param: { name: "per_page", in: "query" },
-      description: `Page size, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE})`,
+      description:
+        `Page size, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}); a page also stops early at ${PAGE_BUDGET_BYTES / 1048576} MiB of rows ` +
+        "(follow `next_cursor`, which continues right after its last row)",
       example: 25,
     }),
 }));
@@ -135,9 +150,14 @@ export const paginationSchema = schemaOnce(() =>
       page: z.number().int(),
       per_page: z.number().int(),
       total: z.number().int().openapi({ description: "Number of matching rows over all pages" }),
-      next_cursor: z.string().nullable().openapi({
-        description: "Pass as `cursor` for the page after this one (with the same filters); null on the last page",
-      }),
+      next_cursor: z
+        .string()
+        .nullable()
+        .openapi({
+          description:
+            "Pass as `cursor` for the page after this one (with the same filters); null on the last page. A page may hold fewer " +
+            `than \`per_page\` rows while more follow (it stops at ${PAGE_BUDGET_BYTES / 1048576} MiB of rows): walk until this is null`,
+        }),
     })
     .openapi("Pagination"),
 );

@@ -6,7 +6,7 @@ import type { Db } from "../platform/db";
 import { type Carried, carriedTotalSql, SYNC_LAG_SECONDS } from "../platform/incremental-sync";
 import { afterKey, type KeyColumn, type KeysetSort, pageIdsCte, type SortKey, type Split } from "../platform/keyset";
 import { invalid } from "./errors";
-import { paginationSchema, schemaOnce, timestamp } from "./openapi";
+import { PAGE_BUDGET_BYTES, paginationSchema, schemaOnce, timestamp } from "./openapi";
 
 /*
  * The wire side of pagination: the `cursor` and sync query parameters, the cursor codec and the
@@ -23,6 +23,36 @@ import { paginationSchema, schemaOnce, timestamp } from "./openapi";
  * A cursor is client input: each key is checked against its column's type and range (`KEY_RANGE`) before
  * any SQL runs, so an edited cursor is a 400, never a failed query.
  */
+
+export { ANSWER_MAX_BYTES, PAGE_BUDGET_BYTES } from "./openapi";
+
+/** The UTF-8 length of a string, without encoding it (a lone surrogate is sent as U+FFFD, 3 bytes). */
+export function utf8Bytes(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2; // a surrogate pair: 2 units, 4 bytes
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+}
+
+/**
+ * How many of a page's rows, of these sizes in bytes in list order, fit the page's byte budget: the
+ * longest run from the first whose sizes add up to at most `budget`, and at least the first.
+ */
+export function rowsWithinBudget(sizes: readonly number[], budget = PAGE_BUDGET_BYTES): number {
+  let used = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    used += sizes[i];
+    if (used > budget) return Math.max(i, 1);
+  }
+  return sizes.length;
+}
 
 interface Cursor {
   /** The last row's sort key; null for a nullable column's null. */
@@ -170,18 +200,21 @@ export function listPosition(
       return pageIdsCte(db, sort, { after, limit, offset }, table, id, where, split);
     },
     /**
-     * The page's rows and the pagination object, from the fetched rows (the extra row, if any, dropped);
-     * with `next_updated_since` when the list is an incremental sync, whose next cursor carries the
-     * pass's total and watermark (next_updated_since is the watermark, see syncFilter in
-     * src/platform/incremental-sync.ts).
+     * The page's rows, serialized, and the pagination object, from the fetched rows (the extra row, if
+     * any, dropped); with `next_updated_since` when the list is an incremental sync, whose next cursor
+     * carries the pass's total and watermark (next_updated_since is the watermark, see syncFilter in
+     * src/platform/incremental-sync.ts). The rows stop at the page's byte budget (PAGE_BUDGET_BYTES):
+     * the next cursor then starts right after the last row sent, so nothing is skipped or repeated.
      */
-    finish<T>(rows: T[], sortKey: (row: T) => SortKey, total: number, nextSince?: string | null) {
-      const more = rows.length > q.per_page;
-      const data = more ? rows.slice(0, q.per_page) : rows;
+    finish<T, O>(rows: T[], sortKey: (row: T) => SortKey, total: number, serialize: (row: T) => O, nextSince?: string | null) {
+      const fetched = rows.slice(0, q.per_page).map((row) => ({ row, out: serialize(row) }));
+      const fit = rowsWithinBudget(fetched.map((r) => utf8Bytes(JSON.stringify(r.out))));
+      const more = rows.length > q.per_page || fit < fetched.length;
+      const sent = fetched.slice(0, fit);
       const carry = nextSince ? { total, watermark: Date.parse(nextSince) } : undefined;
-      const next_cursor = more ? encodeCursor(sort, scope, sortKey(data[data.length - 1]), page + 1, carry) : null;
+      const next_cursor = more ? encodeCursor(sort, scope, sortKey(sent[sent.length - 1].row), page + 1, carry) : null;
       const pagination = { page, per_page: q.per_page, total, next_cursor };
-      return { data, pagination: nextSince ? { ...pagination, next_updated_since: nextSince } : pagination };
+      return { data: sent.map((r) => r.out), pagination: nextSince ? { ...pagination, next_updated_since: nextSince } : pagination };
     },
   };
 }

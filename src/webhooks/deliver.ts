@@ -224,8 +224,7 @@ export async function renderPayload(
   event: { id: number; companyId: number; type: string; resourceType: string; resourceId: string },
 ): Promise<string> {
   const render = ctx.renderers[event.resourceType];
-  const object = render ? await render(ctx.db, event) : undefined;
-  return fillPayload(ctx.db, event.id, object ?? null);
+  return fillPayload(ctx.db, event.id, render ? await render(ctx.db, event) : null);
 }
 
 /**

@@ -6,6 +6,8 @@ import { expectError, newCompany, sql, type TestCompany, waitFor } from "../../t
 import { scanLog } from "../../test/support/log-scan";
 import { createWebhookEndpoint, newWebhookSecret, recordDelivery, webhookDeliveries, webhookEvents } from "../../test/support/webhooks";
 import { type RunningWorker, startWorker } from "../../test/support/worker";
+import { EMAIL_THREAD_BODY_LIMIT } from "../routes/mail/schema";
+import { EVENT_OBJECT_MAX_BYTES } from "./event-data";
 
 /**
  * Webhook delivery through the real queue consumer in workerd (Miniflare runs the webhook queue, its
@@ -203,6 +205,56 @@ describe("webhook delivery: signatures", () => {
     expect(second.headers["webhook-signature"].split(" ")).toHaveLength(1);
     expect(new Webhook(endpoint.secret).verify(second.body, second.headers)).toEqual(second.json);
     expect(() => new Webhook(old).verify(second.body, second.headers)).toThrow(/signature/i);
+  });
+});
+
+describe("webhook delivery: large objects", () => {
+  it("a large thread's delivery carries a reference (signed as any payload), and its URL answers the thread; so does a lost payload's render of an 8 MiB thread", async () => {
+    const { company, path: p, endpoint } = await companyWithEndpoint(["email_thread.upserted"]);
+    const body = { account_email: "big@shop.example", messages: [{ id: "m1", body_html: "x".repeat(2 * EVENT_OBJECT_MAX_BYTES) }] };
+    const put = await company.put("/mail/email-threads/big-1", body, on(fast));
+    expect(put.status).toBe(200);
+    const [req] = await waitReceived(p, 1);
+    expect(Buffer.byteLength(req.body)).toBeLessThan(EVENT_OBJECT_MAX_BYTES);
+    expect(new Webhook(endpoint.secret).verify(req.body, req.headers)).toEqual(req.json);
+    const reference = {
+      resource: "email_thread",
+      id: put.body.email_thread.id,
+      url: "/api/v1/mail/email-threads/big-1?account_email=big%40shop.example",
+      size_bytes: expect.any(Number),
+    };
+    expect(req.json).toMatchObject({ type: "email_thread.upserted", data: { object_reference: reference } });
+    expect(req.json.data.object).toBeUndefined();
+    const fetched = await fetch(`${new URL(fast.api).origin}${req.json.data.object_reference.url}`, {
+      headers: { authorization: `Bearer ${company.token}` },
+    });
+    expect(fetched.status).toBe(200);
+    expect(((await fetched.json()) as any).email_thread).toEqual(put.body.email_thread);
+
+    // The largest thread the API stores (an 8 MiB PUT, written here in SQL), with an event whose payload
+    // the after-commit step lost: the cron pass renders it, as the same reference.
+    await sql(
+      `update email_threads set messages = jsonb_build_array(jsonb_build_object('id', 'm1', 'body_html', repeat('x', $2::int)))
+       where id = $1`,
+      [put.body.email_thread.id, EMAIL_THREAD_BODY_LIMIT - 1024],
+    );
+    const [lost] = await sql<{ id: string; event_id: string }>(
+      `insert into webhook_events (company_id, type, resource_type, resource_id, created_at)
+       values ($1, 'email_thread.upserted', 'email_thread', $2, now() - interval '6 minutes') returning id, event_id`,
+      [company.companyId, put.body.email_thread.id],
+    );
+    await sql(
+      `insert into webhook_deliveries (company_id, endpoint_id, event_id, resource_type, resource_id, created_at)
+       values ($1, $2, $3, 'email_thread', $4, now() - interval '6 minutes')`,
+      [company.companyId, endpoint.id, lost.id, put.body.email_thread.id],
+    );
+    await scheduled(fast);
+    await waitDeliveries(endpoint.id, allSettled(2));
+    const [recovered] = receiver.received(p).filter((r) => r.json.id === lost.event_id);
+    expect(recovered.json).toMatchObject({ type: "email_thread.upserted", data: { object_reference: reference } });
+    expect(recovered.json.data.object_reference.size_bytes).toBeGreaterThan(EMAIL_THREAD_BODY_LIMIT - 2048);
+    expect(Buffer.byteLength(recovered.body)).toBeLessThan(EVENT_OBJECT_MAX_BYTES);
+    expect(new Webhook(endpoint.secret).verify(recovered.body, recovered.headers)).toEqual(recovered.json);
   });
 });
 

@@ -1,5 +1,9 @@
 import type { z } from "@hono/zod-openapi";
 import type { Db } from "../platform/db";
+import { type EventRenderer, eventData, type ObjectPath } from "./event-data";
+
+/** Routes read the threshold here (they reach webhooks only through what a resource declares). */
+export { EVENT_OBJECT_MAX_BYTES } from "./event-data";
 
 /**
  * What a resource declares about its webhook events, in its own folder (`routes/<resource>/events.ts`),
@@ -10,8 +14,8 @@ import type { Db } from "../platform/db";
 
 /** The JSON text of the object as the API returns it now; undefined when the resource is gone. */
 export type WebhookRenderer = (db: Db, event: { companyId: number; type: string; resourceId: string }) => Promise<string | undefined>;
-/** One renderer per resource type (`resource_type` of an event). */
-export type WebhookRenderers = Record<string, WebhookRenderer>;
+/** One renderer of event data per resource type (`resource_type` of an event). */
+export type WebhookRenderers = Record<string, EventRenderer>;
 
 export interface ResourceEvents {
   /** The events' `resource_type`: what their `data.object` is. */
@@ -25,6 +29,11 @@ export interface ResourceEvents {
   /** The object as the API returns it now, for an event whose payload the change did not fill. */
   render: WebhookRenderer;
   /**
+   * Where the object is read (the path of its GET under the API's prefix): the URL of the reference an
+   * event carries instead of an object too large to send (src/webhooks/event-data.ts).
+   */
+  path: ObjectPath;
+  /**
    * The types whose `data` also carries `previous_attributes` (what the change replaced, written with the
    * event), each with that member's schema, loaded with the resource's routes.
    */
@@ -36,13 +45,22 @@ export interface ResourceEvents {
  * and renderer; in the declarations' order.
  */
 export type EventCatalog = Readonly<
-  Record<string, { resource: string; description: string; schema: ResourceEvents["schema"]; render: WebhookRenderer }>
+  Record<string, { resource: string; description: string; schema: ResourceEvents["schema"]; render: EventRenderer; path: ObjectPath }>
 >;
+
+/** A resource's renderer of event data: its object, or a reference to it when it is large. */
+export const eventRenderer =
+  (events: ResourceEvents): EventRenderer =>
+  async (db, event) =>
+    eventData(events.resource, events.path, event.resourceId, await events.render(db, event));
 
 export function eventCatalog(declarations: readonly ResourceEvents[]): EventCatalog {
   return Object.fromEntries(
-    declarations.flatMap(({ resource, types, schema, render }) =>
-      Object.entries(types).map(([type, description]) => [type, { resource, description, schema, render }]),
+    declarations.flatMap((events) =>
+      Object.entries(events.types).map(([type, description]) => [
+        type,
+        { resource: events.resource, description, schema: events.schema, render: eventRenderer(events), path: events.path },
+      ]),
     ),
   );
 }

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { type Router, timestamp } from "../http/openapi";
+import { type Router, schemaOnce, timestamp } from "../http/openapi";
+import { EVENT_OBJECT_MAX_BYTES } from "./event-data";
 import { eventComponent, type ResourceEvents } from "./events-catalog";
 
 /*
@@ -28,6 +29,25 @@ const signatureHeaders = () =>
     }),
   });
 
+/** `data.object_reference`: what an event carries instead of an object too large to send (src/webhooks/event-data.ts). */
+const objectReferenceSchema = schemaOnce(() =>
+  z
+    .object({
+      resource: z
+        .string()
+        .openapi({ description: "What the object is: the event's resource (`client`, `order`, `email_thread`)", example: "email_thread" }),
+      id: z.string().openapi({ description: "The resource's id", example: "0b5e3c1a-6f2d-4e8b-9a7c-2d1e0f3b4a5c" }),
+      url: z.string().openapi({
+        description: "Path of the GET that answers the object now, relative to the API's origin (send your token)",
+        example: "/api/v1/mail/email-threads/18c2f1a9b7e4d305?account_email=orders%40printshop.example",
+      }),
+      size_bytes: z.number().int().openapi({ description: "Size of the object's JSON when the event was written, in bytes" }),
+    })
+    .openapi("EventObjectReference", {
+      description: `Sent instead of \`data.object\` when the object's JSON is over ${EVENT_OBJECT_MAX_BYTES / 1024} KiB`,
+    }),
+);
+
 const pascal = (type: string) => type.replace(/(^|[._])([a-z])/g, (_, __, ch: string) => ch.toUpperCase());
 
 function eventSchema(type: string, events: ResourceEvents, object: z.ZodType, previous: z.ZodType | undefined) {
@@ -35,19 +55,19 @@ function eventSchema(type: string, events: ResourceEvents, object: z.ZodType, pr
   const objectMember = z.union([object, z.null()]).openapi({
     description: `The ${events.resource.replace("_", " ")} as ${events.returnedBy} return it (null if it no longer exists)`,
   });
+  const previousMember = previous?.openapi({ description: "The attributes this change replaced, with the values they had before it" });
+  const full = z.object({ object: objectMember, ...(previousMember && { previous_attributes: previousMember }) });
+  const thin = z.object({ object_reference: objectReferenceSchema(), ...(previousMember && { previous_attributes: previousMember }) });
   return z
     .object({
       id: z.string().openapi({ description: "The event id, also sent as `webhook-id`", example: "evt_5f2b8c1e9a4d4f0bb0e7c3d2a1f6e9b8" }),
       type: z.literal(type),
       created_at: timestamp().openapi({ description: "When the change was committed" }),
-      data: previous
-        ? z.object({
-            object: objectMember,
-            previous_attributes: previous.openapi({
-              description: "The attributes this change replaced, with the values they had before it",
-            }),
-          })
-        : z.object({ object: objectMember }),
+      data: z.union([full, thin]).openapi({
+        description:
+          `Either \`object\` (the ${events.resource.replace("_", " ")}) or, when its JSON is over ${EVENT_OBJECT_MAX_BYTES / 1024} KiB, ` +
+          "`object_reference` (where to read it): the member present tells them apart",
+      }),
     })
     .openapi(eventComponent(type));
 }

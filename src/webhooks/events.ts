@@ -5,6 +5,7 @@ import type { Bindings } from "../platform/env";
 import type { Logger } from "../platform/logger";
 import { insertFrom, rowsOf } from "../platform/sql-kit";
 import { enqueueWebhookDeliveries } from "./enqueue";
+import type { EventData } from "./event-data";
 
 /**
  * The writers' side of webhooks: a change writes its event, and the event's deliveries to the company's
@@ -65,25 +66,30 @@ export function webhookEventCte(db: Db, row: WebhookEventRow, from: SQL, suffix 
 }
 
 /**
- * The delivered body `{ id, type, created_at, data: { object, previous_attributes? } }` for an event row,
- * from the object's JSON text (jsonb keeps its numbers exact) and the row's previous attributes (only an
- * event that has them carries the member). For `update webhook_events … where id = …`.
+ * The delivered body `{ id, type, created_at, data: { object | object_reference, previous_attributes? } }`
+ * for an event row, from the object's JSON text (jsonb keeps its numbers exact), or a reference's when
+ * the object is large (src/webhooks/event-data.ts), and the row's previous attributes (only an event
+ * that has them carries the member). For `update webhook_events … where id = …`.
  */
-const payloadSql = (objectJson: SQL | string | null) =>
+const payloadSql = (objectJson: SQL | string | null, referenceJson: SQL | string | null) =>
   sql`jsonb_build_object('id', event_id, 'type', type,
       'created_at', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-      'data', jsonb_build_object('object', ${objectJson}::jsonb)
+      'data', case when ${referenceJson}::text is null then jsonb_build_object('object', ${objectJson}::jsonb)
+                   else jsonb_build_object('object_reference', ${referenceJson}::jsonb) end
         || coalesce(jsonb_build_object('previous_attributes', previous_attributes), '{}'::jsonb))`;
+
+const objectOf = (data: EventData) => (data && "object" in data ? data.object : null);
+const referenceOf = (data: EventData) => (data && "reference" in data ? data.reference : null);
 
 /**
  * Sets an event's payload unless it has one (a payload never changes once written); answers the
  * stored payload as text, the exact bytes every attempt sends.
  */
-export async function fillPayload(db: Db, eventId: number, objectJson: string | null): Promise<string> {
+export async function fillPayload(db: Db, eventId: number, data: EventData): Promise<string> {
   const [row] = rowsOf<{ payload: string }>(
     await db.execute(sql`
       with filled as (
-        update ${webhookEvents} set payload = ${payloadSql(objectJson)}
+        update ${webhookEvents} set payload = ${payloadSql(objectOf(data), referenceOf(data))}
         where id = ${eventId} and payload is null
         returning payload::text as payload)
       select coalesce((select payload from filled), (select payload::text from ${webhookEvents} where id = ${eventId})) as payload`),
@@ -92,11 +98,12 @@ export async function fillPayload(db: Db, eventId: number, objectJson: string | 
 }
 
 /** Sets the payloads of many events in one statement, each unless it has one (a change of many rows, the cron's renders). */
-export async function fillPayloads(db: Db, objects: { event: number; object: string | null }[]): Promise<void> {
+export async function fillPayloads(db: Db, objects: { event: number; data: EventData }[]): Promise<void> {
   if (!objects.length) return;
+  const records = objects.map(({ event, data }) => ({ event, object: objectOf(data), reference: referenceOf(data) }));
   await db.execute(sql`
-    update ${webhookEvents} set payload = ${payloadSql(sql`o.object`)}
-    from jsonb_to_recordset(${JSON.stringify(objects)}::jsonb) as o(event bigint, object text)
+    update ${webhookEvents} set payload = ${payloadSql(sql`o.object`, sql`o.reference`)}
+    from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as o(event bigint, object text, reference text)
     where ${webhookEvents.id} = o.event and ${webhookEvents.payload} is null`);
 }
 
@@ -107,8 +114,8 @@ export interface PublishContext {
 }
 type PublishVariables = { db: Db; defer: (task: Promise<unknown>) => void; logger: Logger };
 
-/** An event's object JSON text, made after the response: from the response's own body, or rendered from the current rows. */
-export type WebhookObject = (event: WrittenEvent) => string | undefined | Promise<string | undefined>;
+/** An event's data, made after the response: from the response's own body, or rendered from the current rows. */
+export type WebhookObject = (event: WrittenEvent) => EventData | undefined | Promise<EventData | undefined>;
 
 /**
  * After the commit that wrote the events: fills every event's payload with its object (when the change
@@ -127,7 +134,7 @@ export function publishWebhookEvents(c: PublishContext, written: WrittenEvent[],
     (async () => {
       if (object) {
         try {
-          const objects = await Promise.all(written.map(async (e) => ({ event: e.event, object: (await object(e)) ?? null })));
+          const objects = await Promise.all(written.map(async (e) => ({ event: e.event, data: (await object(e)) ?? null })));
           await fillPayloads(db, objects);
         } catch (error) {
           // The cron pass (or delivery, or the feed) renders them from the current state instead.

@@ -2,8 +2,8 @@ import { and, desc, eq, gt, inArray, lt, type SQL, sql } from "drizzle-orm";
 import { webhookEvents } from "../db/schema/webhooks";
 import { RawJson, stringifyWithRaw } from "../http/exact-json";
 import type { Db } from "../platform/db";
+import { EVENT_PAYLOAD_MAX_BYTES, type EventData, type EventRenderer } from "./event-data";
 import { fillPayload, fillPayloads } from "./events";
-import type { WebhookRenderer } from "./events-catalog";
 
 /*
  * The events feed's reads (GET /events, GET /events/{id}): the company's events of the retention
@@ -30,7 +30,11 @@ const columns = {
   type: webhookEvents.type,
   resourceType: webhookEvents.resourceType,
   resourceId: webhookEvents.resourceId,
-  payload: sql<string | null>`${webhookEvents.payload}::text`,
+  // A payload stored before objects had a size limit is left in the database (and rendered again, see payloadsOf).
+  payload: sql<
+    string | null
+  >`case when octet_length(${webhookEvents.payload}::text) <= ${EVENT_PAYLOAD_MAX_BYTES} then ${webhookEvents.payload}::text end`,
+  oversized: sql<boolean>`coalesce(octet_length(${webhookEvents.payload}::text) > ${EVENT_PAYLOAD_MAX_BYTES}, false)`,
   previousAttributes: sql<string | null>`${webhookEvents.previousAttributes}::text`,
   createdAt: sql<string>`to_char(${webhookEvents.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   old: sql<boolean>`${webhookEvents.createdAt} < now() - make_interval(secs => ${STORE_RENDER_AFTER_SECONDS})`,
@@ -79,29 +83,30 @@ export async function findEvent(db: Db, companyId: number, eventId: string) {
   return row;
 }
 
-/** The delivered body for an event, as `fillPayload` writes it, from the object's JSON text. */
-const payloadText = (row: FeedRow, object: string | undefined) =>
+/** The delivered body for an event, as `fillPayload` writes it, from its data (the object's JSON text, or a reference's). */
+const payloadText = (row: FeedRow, data: EventData) =>
   stringifyWithRaw({
     id: row.eventId,
     type: row.type,
     created_at: row.createdAt,
     data: {
-      object: object === undefined ? null : new RawJson(object),
+      ...(data && "reference" in data ? { object_reference: new RawJson(data.reference) } : { object: data && new RawJson(data.object) }),
       ...(row.previousAttributes === null ? {} : { previous_attributes: new RawJson(row.previousAttributes) }),
     },
   });
 
 /**
  * Each event's payload text (the stored one, or rendered by its resource's renderer); renders of events
- * old enough are stored (a payload never changes once stored).
+ * old enough are stored (a payload never changes once stored). A stored payload larger than any written
+ * now (from before objects had a size limit) is rendered again, so the feed carries a reference instead.
  */
-export async function payloadsOf(db: Db, rows: FeedRow[], renderer: (type: string) => WebhookRenderer | undefined): Promise<string[]> {
+export async function payloadsOf(db: Db, rows: FeedRow[], renderer: (type: string) => EventRenderer | undefined): Promise<string[]> {
   return Promise.all(
     rows.map(async (row) => {
       if (row.payload !== null) return row.payload;
       const render = renderer(row.type);
-      const object = render ? await render(db, { companyId: row.companyId, type: row.type, resourceId: row.resourceId }) : undefined;
-      return row.old ? fillPayload(db, row.id, object ?? null) : payloadText(row, object);
+      const data = render ? await render(db, { companyId: row.companyId, type: row.type, resourceId: row.resourceId }) : null;
+      return row.old && !row.oversized ? fillPayload(db, row.id, data) : payloadText(row, data);
     }),
   );
 }
@@ -113,7 +118,7 @@ const RENDER_LIMIT = 500;
  * The cron pass's fallback: events whose payload is still missing a minute after they were written (the
  * after-commit step was lost) are rendered from the current state and stored, all in one statement.
  */
-export async function renderLostPayloads(db: Db, renderer: (resourceType: string) => WebhookRenderer | undefined): Promise<number> {
+export async function renderLostPayloads(db: Db, renderer: (resourceType: string) => EventRenderer | undefined): Promise<number> {
   const rows = await db
     .select({ ...columns, old: sql<boolean>`true` })
     .from(webhookEvents)
@@ -125,8 +130,8 @@ export async function renderLostPayloads(db: Db, renderer: (resourceType: string
   const objects = await Promise.all(
     rows.map(async (row) => {
       const render = renderer(row.resourceType);
-      const object = render ? await render(db, { companyId: row.companyId, type: row.type, resourceId: row.resourceId }) : undefined;
-      return { event: row.id, object: object ?? null };
+      const data = render ? await render(db, { companyId: row.companyId, type: row.type, resourceId: row.resourceId }) : null;
+      return { event: row.id, data };
     }),
   );
   await fillPayloads(db, objects);

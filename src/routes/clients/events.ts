@@ -10,5 +10,6 @@ export const clientEvents = {
     "client.deleted": "A client was soft-deleted (`deleted_at` set)",
   },
   schema: async () => (await import("../../domain/client")).clientSchema(),
+  path: (id) => `/clients/${id}`,
   render: async (db, event) => (await import("./webhook-object")).renderClientObject(db, event),
 } as const satisfies ResourceEvents;

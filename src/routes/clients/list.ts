@@ -121,6 +121,12 @@ export const registerListClients = (api: Router) =>
       .where(eq(companies.id, companyId))
       .orderBy(...orderBySql(sort));
     const found = rows.flatMap((r) => (r.client ? [{ client: r.client, sortKey: r.sortKey }] : []));
-    const { data, pagination } = pos.finish(found, (r) => r.sortKey, rows[0]?.total ?? 0, rows[0]?.nextSince);
-    return c.json({ data: data.map((r) => serializeClient(r.client)), pagination }, 200);
+    const page = pos.finish(
+      found,
+      (r) => r.sortKey,
+      rows[0]?.total ?? 0,
+      (r) => serializeClient(r.client),
+      rows[0]?.nextSince,
+    );
+    return c.json(page, 200);
   });

@@ -257,7 +257,7 @@ export async function writeClients(change: Change, writes: ClientWrite[]): Promi
   }
   const done = outcomes as ClientOutcome[];
   const objects = new Map(done.flatMap((o) => ("client" in o ? [[String(o.client.id), JSON.stringify(o.client)]] : [])));
-  change.objects((_db, event) => (event.type.startsWith("client.") ? objects.get(event.resourceId) : undefined));
+  change.objects(clientEvents, (_db, event) => (event.type.startsWith("client.") ? objects.get(event.resourceId) : undefined));
   return done;
 }
 

@@ -175,7 +175,7 @@ describe("GET /events", () => {
     // The cron pass fills any other lost one.
     await sql("update webhook_events set payload = null, created_at = now() - interval '2 minutes' where company_id = $1", [co.companyId]);
     expect(
-      await renderLostPayloads(db(), () => async (_db, e) => JSON.stringify({ id: Number(e.resourceId), rendered: true })),
+      await renderLostPayloads(db(), () => async (_db, e) => ({ object: JSON.stringify({ id: Number(e.resourceId), rendered: true }) })),
     ).toBeGreaterThanOrEqual(2);
     const payloads = await sql<{ payload: any }>("select payload from webhook_events where company_id = $1", [co.companyId]);
     expect(payloads.map((p) => p.payload.data.object)).toEqual([

@@ -3,10 +3,10 @@ import type { JSONValue } from "hono/utils/types";
 import { webhookEvents } from "../../db/schema/webhooks";
 import { jsonWithRaw, RawJson } from "../../http/exact-json";
 import { createAuthRoute, jsonContent, paginationQuery, type Router } from "../../http/openapi";
-import { cursorQuery, decodeCursor, encodeCursor } from "../../http/pagination";
+import { cursorQuery, decodeCursor, encodeCursor, PAGE_BUDGET_BYTES, rowsWithinBudget, utf8Bytes } from "../../http/pagination";
 import { isoDateTime } from "../../platform/dates";
 import type { KeysetSort } from "../../platform/keyset";
-import type { EventCatalog } from "../../webhooks/events-catalog";
+import { EVENT_OBJECT_MAX_BYTES, type EventCatalog } from "../../webhooks/events-catalog";
 import { listEvents, payloadsOf, WEBHOOK_RETENTION_DAYS } from "../../webhooks/feed";
 import { eventsPaginationSchema } from "./schema";
 
@@ -29,7 +29,9 @@ export function registerListEvents(api: Router, catalog: EventCatalog, eventSche
       "subscribes to its type, so an integration without a public URL (or one whose endpoint was down) can see what happened. " +
       "`type` takes one type or several (repeated, or comma-separated); `resource_id` the id of the client, order or thread; " +
       "`created_after` / `created_before` bound `created_at` (both exclusive). Follow `pagination.next_cursor` (with the same " +
-      "filters) for older events; new events arrive at the top.",
+      "filters) for older events; new events arrive at the top. A page holds at most `per_page` events and stops early at " +
+      `${PAGE_BUDGET_BYTES / 1048576} MiB of events (\`next_cursor\` then continues right after its last event); an event whose ` +
+      `object's JSON is over ${EVENT_OBJECT_MAX_BYTES / 1024} KiB carries \`data.object_reference\` (where to read the object) instead of \`data.object\`.`,
     request: {
       query: z.object({
         type: z
@@ -102,11 +104,16 @@ export function registerListEvents(api: Router, catalog: EventCatalog, eventSche
       },
       query.per_page + 1,
     );
-    const page = rows.slice(0, query.per_page);
-    const payloads = await payloadsOf(c.get("db"), page, (type) => catalog[type]?.render);
-    const last = page[page.length - 1];
+    const fetched = rows.slice(0, query.per_page);
+    const rendered = await payloadsOf(c.get("db"), fetched, (type) => catalog[type]?.render);
+    // The page stops at its byte budget; the cursor then continues right after the last event sent.
+    const fit = rowsWithinBudget(rendered.map(utf8Bytes));
+    const payloads = rendered.slice(0, fit);
+    const last = fetched[fit - 1];
     const next_cursor =
-      rows.length > query.per_page && last ? encodeCursor(EVENTS_SORT, scope, [String(last.id)], (cursor?.page ?? 1) + 1) : null;
+      (rows.length > query.per_page || fit < fetched.length) && last
+        ? encodeCursor(EVENTS_SORT, scope, [String(last.id)], (cursor?.page ?? 1) + 1)
+        : null;
     // Payloads are the stored jsonb text, written into the answer as they are (numbers keep every digit).
     return jsonWithRaw<{ data: JSONValue[]; pagination: { per_page: number; next_cursor: string | null } }, 200>(
       c,

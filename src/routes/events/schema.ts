@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { schemaOnce } from "../../http/openapi";
+import { PAGE_BUDGET_BYTES, schemaOnce } from "../../http/openapi";
 import { type EventCatalog, eventComponent } from "../../webhooks/events-catalog";
 import { WEBHOOK_RETENTION_DAYS } from "../../webhooks/feed";
 
@@ -23,9 +23,14 @@ export const eventsPaginationSchema = schemaOnce(() =>
   z
     .object({
       per_page: z.number().int(),
-      next_cursor: z.string().nullable().openapi({
-        description: "Pass as `cursor` (with the same filters) for the older events after this page; null on the last page",
-      }),
+      next_cursor: z
+        .string()
+        .nullable()
+        .openapi({
+          description:
+            "Pass as `cursor` (with the same filters) for the older events after this page; null on the last page. A page may hold " +
+            `fewer than \`per_page\` events while more follow (it stops at ${PAGE_BUDGET_BYTES / 1048576} MiB of events): walk until this is null`,
+        }),
     })
     .openapi("EventsPagination"),
 );

@@ -129,7 +129,7 @@ export const registerPutEmailThread = (api: Router) =>
             .from(thread),
       );
       const object = stringifyWithRaw(serializeEmailThread(row.thread as EmailThreadRow));
-      change.objects(() => object);
+      change.objects(emailThreadEvents, () => object);
       c.header("ETag", row.etag);
       return c.body(`{"email_thread":${object}}`, 200, { "content-type": "application/json" }) as unknown as Response &
         TypedResponse<EmailThreadEnvelope, 200, "json">;

@@ -92,7 +92,7 @@ export const registerDeleteOrder = (api: Router) =>
         throw current ? preconditionFailed(current.etag) : notFound("Order");
       }
       // The event's object is the order as the delete left it (the envelope every order event carries).
-      change.objects(renderOrderObject);
+      change.objects(orderEvents, renderOrderObject);
       return c.json({ deleted: true as const, id }, 200);
     });
   });

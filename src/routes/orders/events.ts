@@ -13,6 +13,7 @@ export const orderEvents = {
       "An order moved to another status (sent beside its `order.updated`); `data.previous_attributes.status_id` is the status it left",
   },
   schema: async () => (await import("./schema")).orderEnvelopeSchema(),
+  path: (id) => `/orders/${id}`,
   render: async (db, event) => (await import("./webhook-object")).renderOrderObject(db, event),
   previousAttributes: { "order.status_changed": async () => (await import("./schema")).statusChangePreviousSchema() },
 } as const satisfies ResourceEvents;

@@ -312,24 +312,24 @@ export const registerListOrders = (api: Router) =>
     const found = rows.flatMap((r) =>
       r.project && r.invoice && r.clientName !== null ? [{ ...r, project: r.project, invoice: r.invoice }] : [],
     );
-    const { data, pagination } = pos.finish(found, (r) => r.sortKey, rows[0]?.total ?? 0, rows[0]?.nextSince);
-    return c.json(
-      {
-        data: data.map((r) => {
-          const totals = orderTotals(r);
-          return {
-            ...serializeProject(r.project),
-            status_name: r.statusName,
-            client_name: r.clientName as string,
-            invoice_id: r.invoice.id,
-            total: totals.total,
-            amount_paid: totals.amount_paid,
-            balance_due: totals.balance_due,
-            ...wireFields(r.project, ["deletedAt"]),
-          };
-        }),
-        pagination,
+    const page = pos.finish(
+      found,
+      (r) => r.sortKey,
+      rows[0]?.total ?? 0,
+      (r) => {
+        const totals = orderTotals(r);
+        return {
+          ...serializeProject(r.project),
+          status_name: r.statusName,
+          client_name: r.clientName as string,
+          invoice_id: r.invoice.id,
+          total: totals.total,
+          amount_paid: totals.amount_paid,
+          balance_due: totals.balance_due,
+          ...wireFields(r.project, ["deletedAt"]),
+        };
       },
-      200,
+      rows[0]?.nextSince,
     );
+    return c.json(page, 200);
   });

@@ -399,7 +399,7 @@ export async function updateOrders(change: Change, writes: OrderUpdateWrite[]): 
   const done = outcomes as OrderUpdateOutcome[];
   const objects = new Map(done.flatMap((o) => ("order" in o ? [[String(o.projectId), JSON.stringify(o.order)]] : [])));
   // `order.updated` and `order.status_changed` both carry the order as the update answers it.
-  change.objects((_db, event) =>
+  change.objects(orderEvents, (_db, event) =>
     event.type === "order.updated" || event.type === "order.status_changed" ? objects.get(event.resourceId) : undefined,
   );
   return done;

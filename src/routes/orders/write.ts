@@ -263,6 +263,6 @@ export async function createOrders(change: Change, creates: OrderCreateWrite[]):
   });
   // Each `order.created` event carries the order as its create answers it.
   const objects = new Map(outcomes.flatMap((o) => ("order" in o ? [[String(o.project.id), JSON.stringify(o.order)]] : [])));
-  change.objects((_db, event) => (event.type === "order.created" ? objects.get(event.resourceId) : undefined));
+  change.objects(orderEvents, (_db, event) => (event.type === "order.created" ? objects.get(event.resourceId) : undefined));
   return outcomes;
 }

@@ -71,6 +71,13 @@ export const registerListWebhookDeliveries = (api: Router) =>
       .orderBy(...orderBySql(SORT));
     if (!rows.length) throw notFound("Webhook endpoint");
     const found = rows.flatMap((r) => (r.delivery && r.event ? [{ delivery: r.delivery, event: r.event, sortKey: r.sortKey }] : []));
-    const { data, pagination } = pos.finish(found, (r) => r.sortKey, rows[0].total);
-    return c.json({ data: data.map((r) => serializeDelivery(r.delivery, r.event)), pagination }, 200);
+    return c.json(
+      pos.finish(
+        found,
+        (r) => r.sortKey,
+        rows[0].total,
+        (r) => serializeDelivery(r.delivery, r.event),
+      ),
+      200,
+    );
   });

@@ -49,6 +49,13 @@ export const registerListWebhookEndpoints = (api: Router) =>
       .where(eq(companies.id, companyId))
       .orderBy(...orderBySql(SORT));
     const found = rows.flatMap((r) => (r.endpoint ? [{ endpoint: r.endpoint, sortKey: r.sortKey }] : []));
-    const { data, pagination } = pos.finish(found, (r) => r.sortKey, rows[0]?.total ?? 0);
-    return c.json({ data: data.map((r) => serializeEndpoint(r.endpoint)), pagination }, 200);
+    return c.json(
+      pos.finish(
+        found,
+        (r) => r.sortKey,
+        rows[0]?.total ?? 0,
+        (r) => serializeEndpoint(r.endpoint),
+      ),
+      200,
+    );
   });

@@ -4,6 +4,7 @@ import type { invoices, projects } from "../../../db/schema/orders";
 import type { InvoiceTotals } from "../../../domain/totals";
 import type { AppEnv } from "../../../http/context";
 import { notFound } from "../../../http/errors";
+import { orderEvents } from "../events";
 import { serializeInvoice, serializeProject } from "../serialize";
 import { type ContentsKind, type OrderContents, readContents, WHAT } from "./read";
 
@@ -35,7 +36,7 @@ async function contentsChange<K extends ContentsKind, R extends Written>(
       failed: "invoice changed under its row lock",
     },
   );
-  change.objects(() =>
+  change.objects(orderEvents, () =>
     JSON.stringify({ project: serializeProject(result.project), invoice: serializeInvoice(result.invoice, result.totals) }),
   );
   return result;
