@@ -43,6 +43,7 @@ const route = createAuthRoute({
     "`deadline` also sets the invoice due date and `client_id` changes both. The body must hold at least one field besides " +
     "`quickbooks_enabled`; unknown fields are 400. `client_id`, `status_id` and `tax_id` must name rows of your company " +
     "(a missing, deleted or other company's row is 400 `invalid_request` naming the field; nothing changes). " +
+    "An `external_id` another live order has is 409 `conflict` naming that order (nothing changes). " +
     "`tax_id` 0 or null removes the tax; `status_id` null clears the status. `discount_amount_type` accepts `fixed` and `amount` " +
     "for `fixed_amount`. A percentage discount must stay within 0–100, also against the stored type when only one of the two is sent. " +
     "When accounting sync applies (`quickbooks_enabled` when sent, else the company setting) and an accounting-relevant field was sent " +
@@ -52,7 +53,7 @@ const route = createAuthRoute({
     body: { required: true, content: { "application/json": { schema: orderPatchSchema() } } },
     headers: ifMatchHeader(),
   },
-  errors: [404, 412],
+  errors: [404, 409, 412],
   responses: {
     200: withEtag({
       description: "The updated project and invoice (with totals); the ETag is the order's (as GET /orders/{id} answers it)",
