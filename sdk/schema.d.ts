@@ -203,7 +203,7 @@ export interface paths {
         head?: never;
         /**
          * Update an order
-         * @description Partial update, all or nothing: project fields change the project, invoice fields the default invoice; `deadline` also sets the invoice due date and `client_id` changes both. The body must hold at least one field besides `quickbooks_enabled`; unknown fields are 400. `client_id`, `status_id` and `tax_id` must name rows of your company (a missing, deleted or other company's row is 400 `invalid_request` naming the field; nothing changes). `tax_id` 0 or null removes the tax; `status_id` null clears the status. `discount_amount_type` accepts `fixed` and `amount` for `fixed_amount`. A percentage discount must stay within 0–100, also against the stored type when only one of the two is sent. When accounting sync applies (`quickbooks_enabled` when sent, else the company setting) and an accounting-relevant field was sent (description, deadline, client_id, client_notes, discount fields, tax_id, tax_exempt), a sparse accounting `update` is queued with it (all or nothing).
+         * @description Partial update, all or nothing: project fields change the project, invoice fields the default invoice; `deadline` also sets the invoice due date and `client_id` changes both. The body must hold at least one field besides `quickbooks_enabled`; unknown fields are 400. `client_id`, `status_id` and `tax_id` must name rows of your company (a missing, deleted or other company's row is 400 `invalid_request` naming the field; nothing changes). An `external_id` another live order has is 409 `conflict` naming that order (nothing changes). `tax_id` 0 or null removes the tax; `status_id` null clears the status. `discount_amount_type` accepts `fixed` and `amount` for `fixed_amount`. A percentage discount must stay within 0–100, also against the stored type when only one of the two is sent. When accounting sync applies (`quickbooks_enabled` when sent, else the company setting) and an accounting-relevant field was sent (description, deadline, client_id, client_notes, discount fields, tax_id, tax_exempt), a sparse accounting `update` is queued with it (all or nothing).
          *
          *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
@@ -1844,7 +1844,7 @@ export interface components {
              * @default false
              */
             atomic: boolean;
-            /** @description 1–100 items, answered in order */
+            /** @description 1–100 items, answered in order. Each should match `ClientBatchItem`; each is checked on its own, so one that is not is that item's 400 and the others are still answered */
             items: components["schemas"]["ClientBatchItem"][];
         };
         OrderSummary: components["schemas"]["Project"] & {
@@ -1894,7 +1894,7 @@ export interface components {
              * @default false
              */
             atomic: boolean;
-            /** @description 1–100 items, answered in order */
+            /** @description 1–100 items, answered in order. Each should match `OrderBatchItem`; each is checked on its own, so one that is not is that item's 400 and the others are still answered */
             items: components["schemas"]["OrderBatchItem"][];
         };
         OrderDetail: {
@@ -4894,6 +4894,20 @@ export interface operations {
             };
             /** @description invalid_request: the request body did not arrive within 10 s */
             408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete; conflict: the resource's state does not allow the operation (`message` says why) */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
@@ -8858,7 +8872,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of these types: repeat the parameter, or separate types with commas */
-                type?: ("client.created" | "client.updated" | "client.deleted" | "order.created" | "order.updated" | "order.deleted" | "order.status_changed" | "email_thread.upserted")[];
+                type?: (("client.created" | "client.updated" | "client.deleted" | "order.created" | "order.updated" | "order.deleted" | "order.status_changed" | "email_thread.upserted") | string)[];
                 /** @description Only events about this resource (a client or order id, a thread id) */
                 resource_id?: string;
                 /** @description Only events created after this instant */

@@ -10,8 +10,8 @@ import { inRunnableOrder, type Operation, populated } from "./support/operations
  * A seeded, bounded fuzz of every operation of the OpenAPI document (driven by the document, so a new
  * operation is fuzzed without being named here): wrong types, missing and unknown fields, oversized
  * strings, deep JSON, odd numbers, bad Unicode and bytes, hostile path ids and query values, edited
- * cursors and odd headers. Whatever is sent, the answer is never a 5xx, and every 4xx carries the error
- * envelope. FUZZ_SEED replays a run (the seed is in every failure message); FUZZ_REQUESTS sets its size.
+ * cursors and odd headers. Whatever is sent, the answer is never a 5xx, its status is one the operation
+ * documents, and every 4xx carries the error envelope. FUZZ_SEED replays a run (the seed is in every failure message); FUZZ_REQUESTS sets its size.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 25_0525);
 const PER_OPERATION = Number(process.env.FUZZ_REQUESTS ?? 3000) / 33;
@@ -145,6 +145,8 @@ function sample(doc: any, schema: any): unknown {
 }
 
 interface Attempt {
+  /** The statuses the operation documents; none to check when the URL no longer routes to it (a `..` segment resolved). */
+  documented: string[] | undefined;
   what: string;
   method: string;
   path: string;
@@ -233,6 +235,8 @@ function mutate(r: Rng, operation: Operation, fixture: { url: string; body: unkn
   }
   const search = [params.toString(), ...raw].filter(Boolean).join("&");
   return {
+    documented:
+      new URL(pathname, "http://host").pathname.split("/").length === pathname.split("/").length ? Object.keys(op.responses) : undefined,
     what: what.join(", ") || "as is",
     method: method.toUpperCase(),
     path: search ? `${pathname}?${search}` : pathname,
@@ -422,6 +426,11 @@ describe("fuzz", () => {
           continue;
         }
         statuses[status] = (statuses[status] ?? 0) + 1;
+        // Whatever is sent, the answer's status is one the operation documents (so the SDK knows it).
+        if (a.documented && !a.documented.includes(String(status)))
+          failures.push(
+            `${a.method} ${a.path.slice(0, 120)} [${a.what}]: ${status}, not a status the operation documents (${a.documented})`,
+          );
         if (status >= 500) failures.push(`${a.method} ${a.path.slice(0, 120)} [${a.what}]: ${status} ${text.slice(0, 200)}`);
         else if (status >= 400) {
           if (!isEnvelope(text))

@@ -55,8 +55,14 @@ export function batchRequestSchema(name: string, itemRef: string) {
         .array(z.unknown())
         .min(1)
         .max(BATCH_MAX_ITEMS)
-        // Each item is validated by itself (a bad item refuses only itself), so its schema is stated here.
-        .openapi({ items: { $ref: `#/components/schemas/${itemRef}` }, description: `1–${BATCH_MAX_ITEMS} items, answered in order` }),
+        // Each item is validated by itself (a bad item refuses only itself): the body takes any item, and the
+        // item's schema is the one it should match (a validating client must not refuse the batch for one item).
+        .openapi({
+          items: { anyOf: [{ $ref: `#/components/schemas/${itemRef}` }, {}] },
+          description:
+            `1–${BATCH_MAX_ITEMS} items, answered in order. Each should match \`${itemRef}\`; each is checked on its own, so one ` +
+            "that is not is that item's 400 and the others are still answered",
+        }),
     })
     .openapi(`${name}BatchRequest`);
 }

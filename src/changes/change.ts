@@ -237,6 +237,28 @@ export class Change {
   }
 
   /**
+   * Runs `work` so that when it fails the change can go on: in a transaction (`locked`), under a
+   * savepoint that its failure rolls back to (a failed statement aborts the whole transaction
+   * otherwise, and every later statement fails with it); on the request's SQL over HTTP each statement
+   * is its own transaction, so `work` runs as it is. For a write that can lose a race the database
+   * refuses (a unique index): the caller catches the refusal, then reads who won and answers for it.
+   */
+  async undoable<T>(work: () => Promise<T>): Promise<T> {
+    if (!this.locked) return work();
+    await this.db.execute(sql`savepoint change_write`);
+    let result: T;
+    try {
+      result = await work();
+    } catch (error) {
+      // Undone, so the transaction takes statements again; a connection lost meanwhile fails with `error` itself.
+      await this.db.execute(sql`rollback to savepoint change_write`).catch(() => undefined);
+      throw error;
+    }
+    await this.db.execute(sql`release savepoint change_write`);
+    return result;
+  }
+
+  /**
    * Runs `work` in an interactive transaction with a change of its own that reads with row locks
    * (`locked`); once it committed, what it wrote is this change's (published with it). For a change
    * already in a transaction, `work` runs on it.

@@ -202,18 +202,35 @@ export function inRunnableOrder(operations: Operation[]): Operation[] {
   return [...operations].sort((x, y) => rank(x) - rank(y) || (rank(x) === 2 ? y.path.length - x.path.length : 0));
 }
 
-/**
- * Checks an answer against what the OpenAPI document (and so the generated SDK) promises for its
- * operation: the status is one the operation documents, the body matches that status's JSON schema,
- * and every header documented as required is there.
- */
-export async function documentChecker() {
+/** A validator of values against schemas of the OpenAPI document (whose `$ref`s resolve inside it), and the document. */
+async function documentSchemas() {
   const doc = (await call("GET", "/openapi.json")).body;
   // OpenAPI 3.1 schemas are JSON Schema 2020-12; `example` and the like are annotations, not errors.
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema(doc, "openapi.json");
   const compiled = new Map<string, ValidateFunction>();
+  /** The errors of `value` against `schema` (one of the document's), none when it matches. */
+  const errors = (schema: unknown, value: unknown) => {
+    // The operation's schema refers to the document's components: resolved inside the document.
+    const text = JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/');
+    let validate = compiled.get(text);
+    if (!validate) {
+      validate = ajv.compile(JSON.parse(text));
+      compiled.set(text, validate);
+    }
+    return validate(value) ? [] : validate.errors;
+  };
+  return { doc, errors };
+}
+
+/**
+ * Checks an answer against what the OpenAPI document (and so the generated SDK) promises for its
+ * operation: the status is one the operation documents, the body matches that status's JSON schema,
+ * and every header documented as required is there.
+ */
+export async function documentChecker() {
+  const { doc, errors } = await documentSchemas();
   return ({ path, method, op }: Operation, res: ApiResponse) => {
     const what = `${method.toUpperCase()} ${path} → ${res.status}`;
     const response = op.responses[String(res.status)];
@@ -227,13 +244,31 @@ export async function documentChecker() {
       expect(res.body, `${what}: no body`).toBe("");
       return;
     }
-    // The operation's schema refers to the document's components: resolved inside the document.
-    const text = JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/');
-    let validate = compiled.get(text);
-    if (!validate) {
-      validate = ajv.compile(JSON.parse(text));
-      compiled.set(text, validate);
+    expect(errors(schema, res.body), `${what}: ${JSON.stringify(res.body).slice(0, 300)}`).toEqual([]);
+  };
+}
+
+/**
+ * Checks a request the API accepted against the operation's request schemas in the document, so a
+ * client that validates its requests by the document (or a validating proxy) sends it too: the JSON
+ * body, and query parameters given as `name → values` (an array parameter's values as sent, one per
+ * repetition).
+ */
+export async function requestChecker() {
+  const { doc, errors } = await documentSchemas();
+  return ({ path, method, op }: Operation, request: { body?: unknown; query?: Record<string, string[]> }) => {
+    const what = `${method.toUpperCase()} ${path}`;
+    if (request.body !== undefined) {
+      const body = op.requestBody?.$ref ? doc.components.requestBodies[op.requestBody.$ref.split("/").pop()!] : op.requestBody;
+      const schema = body?.content?.["application/json"]?.schema;
+      expect(schema, `${what}: a documented JSON body`).toBeDefined();
+      expect(errors(schema, request.body), `${what}: the body ${JSON.stringify(request.body).slice(0, 300)}`).toEqual([]);
     }
-    expect(validate(res.body) ? [] : validate.errors, `${what}: ${JSON.stringify(res.body).slice(0, 300)}`).toEqual([]);
+    for (const [name, values] of Object.entries(request.query ?? {})) {
+      const param = (op.parameters ?? []).find((p: { in: string; name: string }) => p.in === "query" && p.name === name);
+      expect(param, `${what}: query parameter ${name} documented`).toBeDefined();
+      const value = param.schema?.type === "array" ? values : values[0];
+      expect(errors(param.schema, value), `${what}: ?${name}=${values.join(`&${name}=`)}`).toEqual([]);
+    }
   };
 }

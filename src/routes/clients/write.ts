@@ -243,7 +243,9 @@ export async function writeClients(change: Change, writes: ClientWrite[]): Promi
       throw new ApiError(503, "service_unavailable", "Concurrent writes kept changing these clients; retry", null, { "Retry-After": "1" });
     let answers: (ClientOutcome | undefined)[];
     try {
-      answers = await writeOnce(change, pending);
+      // Undoable: in a transaction (an Idempotency-Key's, an atomic batch's) a refused statement would
+      // otherwise abort it, and the next statement with it.
+      answers = await change.undoable(() => writeOnce(change, pending));
     } catch (error) {
       // An update's external id taken by a write that committed after the statement's snapshot: nothing was
       // written; the next statement sees that row and answers 409.

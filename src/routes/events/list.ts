@@ -14,6 +14,11 @@ import { eventsPaginationSchema } from "./schema";
 const EVENTS_SORT: KeysetSort = { name: "events_desc", direction: "desc", columns: [{ column: webhookEvents.id, kind: "bigint" }] };
 /** Types one request may filter on at most. */
 const MAX_TYPES = 20;
+/** A value of `type` naming several types, comma-separated (up to MAX_TYPES), as a regular expression. */
+const typeList = (types: string[]) => {
+  const one = `(${types.map((t) => t.replaceAll(".", "\\.")).join("|")})`;
+  return `^${one}(,${one}){1,${MAX_TYPES - 1}}$`;
+};
 
 export function registerListEvents(api: Router, catalog: EventCatalog, eventSchema: () => z.ZodType) {
   const types = Object.keys(catalog) as [string, ...string[]];
@@ -44,6 +49,13 @@ export function registerListEvents(api: Router, catalog: EventCatalog, eventSche
             param: { name: "type", in: "query", style: "form", explode: true },
             description: "Only events of these types: repeat the parameter, or separate types with commas",
             example: ["order.created", "order.updated"],
+            // Each value is one type or a comma-separated list of them (the parser splits them).
+            items: {
+              anyOf: [
+                { type: "string", enum: types },
+                { type: "string", pattern: typeList(types), maxLength: MAX_TYPES * (Math.max(...types.map((t) => t.length)) + 1) },
+              ],
+            },
           }),
         resource_id: z
           .string()

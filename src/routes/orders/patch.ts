@@ -43,6 +43,7 @@ const route = createAuthRoute({
     "`deadline` also sets the invoice due date and `client_id` changes both. The body must hold at least one field besides " +
     "`quickbooks_enabled`; unknown fields are 400. `client_id`, `status_id` and `tax_id` must name rows of your company " +
     "(a missing, deleted or other company's row is 400 `invalid_request` naming the field; nothing changes). " +
+    "An `external_id` another live order has is 409 `conflict` naming that order (nothing changes). " +
     "`tax_id` 0 or null removes the tax; `status_id` null clears the status. `discount_amount_type` accepts `fixed` and `amount` " +
     "for `fixed_amount`. A percentage discount must stay within 0–100, also against the stored type when only one of the two is sent. " +
     "When accounting sync applies (`quickbooks_enabled` when sent, else the company setting) and an accounting-relevant field was sent " +
@@ -52,7 +53,7 @@ const route = createAuthRoute({
     body: { required: true, content: { "application/json": { schema: orderPatchSchema() } } },
     headers: ifMatchHeader(),
   },
-  errors: [404, 412],
+  errors: [404, 409, 412],
   responses: {
     200: withEtag({
       description: "The updated project and invoice (with totals); the ETag is the order's (as GET /orders/{id} answers it)",
@@ -297,6 +298,15 @@ function refusal(write: OrderUpdateWrite, order: ReadOrder | undefined, metadata
   return details.length ? invalid("Invalid request body", details) : undefined;
 }
 
+/** The live order of the company that has this external id (null: none now). */
+async function externalIdHolder(db: Db, companyId: number, externalId: string): Promise<number | null> {
+  const [row] = await db
+    .select({ id: projects.id })
+    .from(projects)
+    .where(and(liveProjects(companyId), eq(projects.externalId, externalId)));
+  return row?.id ?? null;
+}
+
 /** The order an update addresses among those read. */
 const addressed = (rows: ReadOrder[], { address }: OrderUpdateWrite) =>
   rows.find((r) => ("id" in address ? r.project.id === address.id : r.project.externalId === address.externalId));
@@ -346,12 +356,18 @@ async function updateOnce(change: Change, writes: OrderUpdateWrite[]): Promise<(
     const changes = sync && write.contents?.items ? { ...fields, lines: true as const } : fields;
     // The read ran while the rate limiter answered (readsFirst); the change's write waits for its answer.
     let written: Awaited<ReturnType<typeof writeOrder>>;
+    const run = () => writeOrder(change, read, write, changes, metadata);
     try {
-      written = await writeOrder(change, read, write, changes, metadata);
+      // Only a write that sets an external id can lose it to a concurrent one (the unique index refuses);
+      // in a transaction that write is undoable, so the refusal is this item's answer, not the request's.
+      written = await (body.external_id ? change.undoable(run) : run());
     } catch (error) {
-      // An external id taken by a write that committed after the read: the locked attempt answers the 409.
-      if (isUniqueViolation(error, "projects_company_external_id_uq") && !lock) return undefined;
-      throw error;
+      if (!isUniqueViolation(error, "projects_company_external_id_uq")) throw error;
+      // The external id was taken by a write that committed after the read. Over HTTP (nothing written) the
+      // locked attempt reads again and answers; in a transaction (rolled back to before this write) the
+      // order that has it now is this write's 409.
+      if (!lock) return undefined;
+      return { error: externalIdTaken("order", await externalIdHolder(db, companyId, body.external_id!)) };
     }
     if (!written) {
       // Under the row locks only the client (part of the ETag, not locked) can have changed since the read.

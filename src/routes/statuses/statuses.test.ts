@@ -3,6 +3,7 @@ import { asRequest, db, expectError, newCompany, sql, type TestCompany } from ".
 import { holdRow } from "../../../test/support/locks";
 import { newOrder } from "../../../test/support/orders";
 import { createOrderStatus } from "../../../tools/ops/commands";
+import { LOCK_STATUSES } from "./queries";
 
 const names = async (co: TestCompany) => ((await co.get("/statuses")).body.data as { name: string }[]).map((s) => s.name);
 
@@ -212,6 +213,45 @@ describe("DELETE /statuses/{id}", () => {
     expect(expectError(deleted, 409, "conflict").details).toEqual({ live_orders: 1 });
     const [row] = await sql<{ deleted_at: Date | null }>("select deleted_at from order_statuses where id = $1", [status.id]);
     expect(row.deleted_at).toBeNull();
+  });
+});
+
+describe("DELETE /statuses/{id} under the company's status lock", () => {
+  it("holds the company's status lock while it waits for the status row, so a move of another status waits behind it", async () => {
+    const co = await newCompany();
+    const target = await create(co, { name: "Target" });
+    const other = await create(co, { name: "Other" });
+    // The status row is held here: the delete takes the company lock, then waits for the row.
+    const held = await holdRow("order_statuses", target.id);
+    const deleting = co.del(`/statuses/${target.id}`);
+    await held.blocked(1);
+    const locks = await sql<{ granted: boolean }>(
+      `select granted from pg_locks where locktype = 'advisory' and classid = $1 and objid = $2 and objsubid = 2`,
+      [LOCK_STATUSES, co.companyId],
+    );
+    expect(locks).toEqual([{ granted: true }]);
+    // A move waits for the company lock the delete holds (behind the held row, through the delete).
+    const moving = co.patch(`/statuses/${other.id}`, { position: 0 });
+    await held.blocked(2);
+    await held.release();
+    const [deleted, moved] = await Promise.all([deleting, moving]);
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect((await stored(co)).map((s) => [s.name, s.position])).toEqual([["Other", 0]]);
+  });
+
+  it("concurrent deletes and moves are applied one after the other: every answer 200, positions dense", async () => {
+    const co = await newCompany();
+    const ids: number[] = [];
+    for (let i = 0; i < 10; i++) ids.push((await create(co, { name: `S${i}` })).id);
+    const answers = await Promise.all([
+      ...[0, 2, 4, 6, 8].map((i) => co.del(`/statuses/${ids[i]}`)),
+      ...[1, 3, 5].map((i) => co.patch(`/statuses/${ids[i]}`, { position: 9 - i })),
+    ]);
+    expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
+    const rows = await stored(co);
+    expect(rows.map((r) => r.position)).toEqual([0, 1, 2, 3, 4]);
+    expect(rows.map((r) => r.name).sort()).toEqual(["S1", "S3", "S5", "S7", "S9"]);
   });
 });
 
