@@ -210,6 +210,7 @@ async function endpointsFor(client: pg.Client, companyId: number, hitFirst: (pat
       [t.commonProduct, "20 %"],
       [t.fewProduct, "3 %"],
       [t.oneInHundredProduct, "1 %"],
+      [t.crossoverProduct, "0.3 %"],
       [t.rareProduct, "0.1 %"],
     ].map(([q, share]) => ({
       name: `search q=${q} (in ${share} of lines)`,
