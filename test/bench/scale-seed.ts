@@ -41,7 +41,14 @@ export const SEED_TERMS = {
   noClient: "maria",
   /** In ~10 % of catalog titles and ~20 % of invoice lines (a line's number is mostly odd, which favours it). */
   commonProduct: "sweatshirt",
-  /** In 1 catalog title of every 997 and about 1 invoice line of every 2,000. */
+  /** In ~3 % of invoice lines (the description of 1 odd line number in 33) and no catalog title. */
+  fewProduct: "glitter",
+  /** In ~10 % of catalog titles and ~1 % of invoice lines (every second line of an invoice, 1 invoice in 100). */
+  oneInHundredProduct: "hoodie",
+  /** In no catalog title and ~0.33 % of invoice lines (the description of a third of the `hoodie` lines): a
+   * term just too rare for the product search's walk, which then reads every match through the index. */
+  crossoverProduct: "embroidery",
+  /** In 1 catalog title of every 997 and about 1 invoice line of every 1,000. */
   rareProduct: "carhartt",
 };
 
@@ -111,7 +118,7 @@ export async function seedCompany(client: pg.ClientBase, name: string, n: number
     "invoice lines",
     `insert into invoice_items (company_id, invoice_id, title, description, quantity, unit_price, position, created_at, updated_at, deleted_at)
      select v.company_id, v.id, ${title("k")},
-       case when k % 4 <> 0 then ${pick(DECORATION, "k")} end,
+       case when k % 33 = 0 then 'Glitter vinyl front' when k % 4 <> 0 then ${pick(DECORATION, "k")} end,
        12 + k % 96, (6 + k % 20)::numeric + 0.5, x, v.created_at, v.created_at, ${deletedAt("k", "v.created_at")}
      from (select row_number() over (order by id) as r, id, company_id, created_at from invoices where company_id = $1) v
      cross join lateral generate_series(1, case when v.r % 100 = 0 then 2 else 1 end) x

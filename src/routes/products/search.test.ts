@@ -1,8 +1,11 @@
+import { type SQL, sql as sqlOf } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { overlapped } from "../../../test/fakes/server";
 import { SERVICE_PATH } from "../../../test/fakes/supplier-a";
-import { expectError, newCompany, sql, type TestCompany, workerLogLines } from "../../../test/support/api";
+import { db, expectError, newCompany, sql, type TestCompany, workerLogLines } from "../../../test/support/api";
 import { addOrder, connectSupplierA, connectSupplierB, leaked, useFakeSuppliers } from "../../../test/support/products";
+import { rowsOf } from "../../platform/sql-kit";
+import { searchInvoiceLines, WALK } from "./queries";
 
 const fakes = useFakeSuppliers();
 /** Every credential any test here stored: none may show up in a response or a log line. */
@@ -17,6 +20,33 @@ async function search(co: TestCompany, params: Record<string, string>) {
 
 async function connectBoth(co: TestCompany, scenarioA = "ok", scenarioB = "ok") {
   secrets.push(await connectSupplierA(co.companyId, fakes.a, scenarioA), await connectSupplierB(co.companyId, fakes.b, scenarioB));
+}
+
+/**
+ * `count` lines on one new live order of `co`, titled by the SQL expression `title(i)` of i = 0 … count - 1, the
+ * later the newer (one second apart, in the past); their ids in order of i.
+ */
+async function addLines(co: TestCompany, count: number, title: (i: string) => string) {
+  const { invoiceId } = await addOrder(co, [{ title: "First line" }]);
+  const rows = await sql<{ id: number; position: number }>(
+    `insert into invoice_items (company_id, invoice_id, title, position, created_at, updated_at)
+     select $1, $2, ${title("i")}, i + 1, now() - interval '1 day' + make_interval(secs => i), now()
+     from generate_series(0, $3::int - 1) i returning id, position`,
+    [co.companyId, invoiceId, count],
+  );
+  return rows.sort((a, b) => a.position - b.position).map((r) => r.id);
+}
+
+/** Every node of the plan of `statement`, run (EXPLAIN ANALYZE). */
+async function explain(statement: SQL): Promise<Record<string, any>[]> {
+  const result = await db().execute(sqlOf`explain (analyze, format json) ${statement}`);
+  const nodes: Record<string, any>[] = [];
+  const visit = (node: Record<string, any>) => {
+    nodes.push(node);
+    for (const child of node.Plans ?? []) visit(child);
+  };
+  visit(rowsOf<{ "QUERY PLAN": { Plan: Record<string, any> }[] }>(result)[0]["QUERY PLAN"][0].Plan);
+  return nodes;
 }
 
 const CATALOG = [
@@ -137,28 +167,49 @@ describe("GET /products/search — a large catalog and many lines (more than a s
     );
   }, 60_000);
 
-  it("finds the newest live invoice lines behind the 1,000 newest that do not match", async () => {
+  it(`finds the newest live invoice lines behind the ${WALK.lines.toLocaleString("en")} newest that do not match`, async () => {
     const co = await newCompany();
     const old = await addOrder(co, [{ title: "Quokka hoodie 1" }, { title: "Quokka hoodie 2" }, { title: "Plain" }]);
     const gone = await addOrder(co, [{ title: "Quokka hoodie on a deleted order" }], { projectDeleted: true });
-    // 1,050 newer lines on two orders (an order holds at most 1,000).
-    const newer: number[] = [];
-    for (const part of [0, 1]) {
-      newer.push(
-        ...(
-          await addOrder(
-            co,
-            Array.from({ length: 525 }, (_, i) => ({ title: `Filler line ${part * 525 + i}` })),
-          )
-        ).items,
-      );
-    }
+    const newer = await addLines(co, WALK.lines + 50, (i) => `'Filler line ' || ${i}`);
     await sql("update invoice_items set created_at = '2026-01-01' where id = any($1)", [[...old.items, ...gone.items]]);
-    await sql("update invoice_items set created_at = '2026-02-01'::timestamptz + (id || ' seconds')::interval where id = any($1)", [newer]);
     const res = await search(co, { q: "quokka", include: "lines" });
     expect(res.body.invoice_lines.map((l: any) => l.id)).toEqual([old.items[1], old.items[0]]);
     const common = await search(co, { q: "filler line", include: "lines" });
     expect(common.body.invoice_lines.map((l: any) => l.id)).toEqual([...newer].sort((a, b) => b - a).slice(0, 25));
+  }, 60_000);
+
+  it("answers a term in 1 % of the lines from a walk of about the lines its page needs, never reading every match", async () => {
+    const co = await newCompany();
+    // 4,000 lines, one in 100 a match, the newest first by created_at (not by id); among the newest matches
+    // some are deleted or on a deleted order, which the page skips.
+    const lines = await addLines(co, 4000, (i) => `case when ${i} % 100 = 7 then 'Quokka hoodie ' || ${i} else 'Filler line ' || ${i} end`);
+    const matching = lines.filter((_, i) => i % 100 === 7);
+    const gone = await addOrder(co, [{ title: "Quokka hoodie on a deleted order" }], { projectDeleted: true });
+    await sql("update invoice_items set created_at = now() where id = any($1)", [gone.items]);
+    await sql("update invoice_items set deleted_at = now() where id = any($1)", [matching.slice(-3)]);
+
+    const res = await search(co, { q: "QUOKKA", include: "lines" });
+    // The documented answer, the 25 newest live matches, newest first, from every match of the company.
+    const expected = await sql<{ id: number }>(
+      `select i.id from invoice_items i join invoices v on v.id = i.invoice_id join projects p on p.id = v.project_id
+       where i.company_id = $1 and i.deleted_at is null and v.deleted_at is null and p.deleted_at is null
+         and (i.title ilike '%quokka%' or i.description ilike '%quokka%')
+       order by i.created_at desc, i.id desc limit 25`,
+      [co.companyId],
+    );
+    expect(expected).toHaveLength(25);
+    expect(res.body.invoice_lines.map((l: any) => l.id)).toEqual(expected.map((r) => r.id));
+
+    // What the statement reads: the newest lines down to the page's last match (2,791 here: about 25 × 100),
+    // and no other line: the fallback that reads every match (through the trigram indexes at scale) never runs.
+    const plan = await explain(searchInvoiceLines(db(), co.companyId, "QUOKKA"));
+    const scans = plan.filter((n) => n["Relation Name"] === "invoice_items" && n["Actual Loops"] > 0);
+    const read = (n: Record<string, any>) => (n["Actual Rows"] + (n["Rows Removed by Filter"] ?? 0)) * n["Actual Loops"];
+    const describe = (n: Record<string, any>) => `${n["Node Type"]} ${n["Index Name"] ?? ""}: ${read(n)} rows`;
+    expect(scans.map(describe)).toEqual([`Index Scan invoice_items_company_created_idx: ${read(scans[0])} rows`]);
+    expect(read(scans[0])).toBeGreaterThan(2700);
+    expect(read(scans[0])).toBeLessThan(2900);
   }, 60_000);
 });
 
