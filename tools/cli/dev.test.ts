@@ -325,23 +325,24 @@ function devExits(env: Record<string, string>) {
 }
 
 /**
- * Builds this checkout's Worker into dist/worker (as `npm run build` or `npm run worker:build` do) over and
- * over until stopped: each build empties the folder first, so it is half-written most of the time.
+ * Empties this checkout's dist/worker (wrangler.toml's build output) every few milliseconds until stopped, as
+ * each build of the checkout does before it writes (`npm run build`, `npm run worker:build`, and the Worker
+ * builds of every `npm run dev` that used it): a stack that read its build from there would find it missing.
  */
-function keepBuildingDistWorker() {
-  let stopped = false;
-  let builds = 0;
-  const done = (async () => {
-    while (!stopped) {
-      await execFileAsync(process.execPath, ["--import", "tsx", "tools/cli/worker-build.ts"], { cwd: projectRoot, timeout: 120_000 });
-      builds++;
+function keepEmptyingDistWorker() {
+  const dir = path.join(projectRoot, "dist", "worker");
+  let removed = 0;
+  const timer = setInterval(() => {
+    for (const f of existsSync(dir) ? readdirSync(dir) : []) {
+      if (!f.endsWith(".js")) continue;
+      rmSync(path.join(dir, f), { force: true });
+      removed++;
     }
-  })();
+  }, 5);
   return {
-    stop: async () => {
-      stopped = true;
-      await done;
-      return builds;
+    stop: () => {
+      clearInterval(timer);
+      return removed;
     },
   };
 }
@@ -385,20 +386,20 @@ describe("npm run dev (the real script, redis-server missing)", () => {
   let demoClients = 0;
 
   it(
-    "two stacks run side by side (own PORT, CRM_DATA_DIR, Worker build; DevTools on INSPECTOR_PORT) while dist/worker is rebuilt; secrets stay off argv; every Worker setting arrives; " +
+    "two stacks run side by side (own PORT, CRM_DATA_DIR, Worker build; DevTools on INSPECTOR_PORT) while dist/worker is emptied; secrets stay off argv; every Worker setting arrives; " +
       "the cron fires; accounting connect delivers waiting rows at once; webhooks reach a local receiver; Ctrl-C stops every child and removes the secrets file",
     async () => {
-      // Started together, while this checkout's dist/worker is being rebuilt over and over: wrangler builds each
-      // stack's Worker at start and again when its file watcher is ready, and reads the output after each build.
-      // Each stack builds into its own folder, so neither meets the other's or dist/worker's half-written output.
-      const builder = keepBuildingDistWorker();
+      // Started together, while this checkout's dist/worker keeps being emptied as a build of it would: wrangler
+      // builds each stack's Worker at start and again when its file watcher is ready, and reads the output after
+      // each build. Each stack builds into its own folder, so neither meets the other's or dist/worker's
+      // half-written output (with one shared dist/worker, a stack's wrangler found its build gone and exited).
+      const emptier = keepEmptyingDistWorker();
       const inspectorPort = await freePort();
       const [run, other] = await Promise.all([
         startDev({ env: { ACCOUNTING_MAX_ATTEMPTS: "5", PRODUCT_SOURCE_TIMEOUT_MS: "3000", INSPECTOR_PORT: String(inspectorPort) } }),
         startDev({ dataDir: otherDataDir, env: { DEV_CRON: "*/2 * * * * *" } }),
       ]);
-      const [token, otherToken] = await Promise.all([ready(run), ready(other)]).finally(() => builder.stop());
-      expect(await builder.stop()).toBeGreaterThan(0);
+      const [token, otherToken] = await Promise.all([ready(run), ready(other)]).finally(() => emptier.stop());
       firstToken = token;
       for (const r of [run, other]) {
         expect(r.output()).not.toMatch(/was not found after running custom build|Could not resolve "|ENOENT/);
