@@ -37,6 +37,10 @@ const git = (...args: string[]) => {
   return res.stdout.trim();
 };
 
+/** One line on stderr per stage, with the seconds since start: a run stopped at its time limit says how far it got. */
+const started = Date.now();
+const progress = (stage: string) => console.error(`[bench:compare ${((Date.now() - started) / 1000).toFixed(0)} s] ${stage}`);
+
 /** Median minus `base`, to one decimal; and the change between two such figures. */
 const ms = (samples: number[], base: number) => median(samples) - base;
 const signed = (x: number, digits: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(digits)}`;
@@ -106,7 +110,9 @@ async function compare(revision: string, probeParts: string[]) {
       replay: rounds ? build(from, `${name}-replay`, "test/bench/replay/worker.ts") : "",
     });
     const builds = { base: buildsOf(tree, "base"), head: buildsOf(root, "head") };
+    progress("both builds done");
     const company = await benchCompany(dir);
+    progress("stack started, demo seed loaded");
     try {
       const { token } = await createToken(company.db, { companyId: company.companyId });
       const probes = coldProbes((await openapiDocument()) as never, token).filter(
@@ -130,6 +136,7 @@ async function compare(revision: string, probeParts: string[]) {
           }
         }
       }
+      progress("cold path measured");
       const warm = { base: [] as Awaited<ReturnType<typeof replayedCpu>>[], head: [] as Awaited<ReturnType<typeof replayedCpu>>[] };
       for (let round = 0; round < rounds; round++)
         for (const which of order(round))

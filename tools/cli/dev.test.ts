@@ -1,5 +1,16 @@
 import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
@@ -313,29 +324,99 @@ function devExits(env: Record<string, string>) {
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
 }
 
+/**
+ * Empties this checkout's dist/worker (wrangler.toml's build output) every few milliseconds until stopped, as
+ * each build of the checkout does before it writes (`npm run build`, `npm run worker:build`, and the Worker
+ * builds of every `npm run dev` that used it): a stack that read its build from there would find it missing.
+ */
+function keepEmptyingDistWorker() {
+  const dir = path.join(projectRoot, "dist", "worker");
+  let removed = 0;
+  const timer = setInterval(() => {
+    for (const f of existsSync(dir) ? readdirSync(dir) : []) {
+      if (!f.endsWith(".js")) continue;
+      rmSync(path.join(dir, f), { force: true });
+      removed++;
+    }
+  }, 5);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return removed;
+    },
+  };
+}
+
+/** Sockets a process holds open now (its file descriptors that are sockets). */
+function socketsOf(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("socket:");
+      } catch {
+        return false; // closed while listing
+      }
+    }).length;
+  } catch {
+    return 0; // exited
+  }
+}
+
+/** Samples the sockets of every process of a run until stopped; returns the most any one process held, and which. */
+function watchSockets(run: DevRun) {
+  let peak = { sockets: 0, cmd: "" };
+  const sample = () => {
+    for (const p of tree(run.pid)) {
+      const sockets = socketsOf(p.pid);
+      if (sockets > peak.sockets) peak = { sockets, cmd: p.cmd.slice(0, 120) };
+    }
+  };
+  const timer = setInterval(sample, 100);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      sample();
+      return peak;
+    },
+  };
+}
+
 describe("npm run dev (the real script, redis-server missing)", () => {
   let firstToken = "";
   let demoClients = 0;
 
   it(
-    "two stacks run side by side (own PORT, CRM_DATA_DIR, inspector port); secrets stay off argv; every Worker setting arrives; " +
+    "two stacks run side by side (own PORT, CRM_DATA_DIR, Worker build; DevTools on INSPECTOR_PORT) while dist/worker is emptied; secrets stay off argv; every Worker setting arrives; " +
       "the cron fires; accounting connect delivers waiting rows at once; webhooks reach a local receiver; Ctrl-C stops every child and removes the secrets file",
     async () => {
-      // Started together: both would take wrangler's default inspector port 9229 if the script did not pick free ones.
+      // Started together, while this checkout's dist/worker keeps being emptied as a build of it would: wrangler
+      // builds each stack's Worker at start and again when its file watcher is ready, and reads the output after
+      // each build. Each stack builds into its own folder, so neither meets the other's or dist/worker's
+      // half-written output (with one shared dist/worker, a stack's wrangler found its build gone and exited).
+      const emptier = keepEmptyingDistWorker();
+      const inspectorPort = await freePort();
       const [run, other] = await Promise.all([
-        startDev({ env: { ACCOUNTING_MAX_ATTEMPTS: "5", PRODUCT_SOURCE_TIMEOUT_MS: "3000" } }),
+        startDev({ env: { ACCOUNTING_MAX_ATTEMPTS: "5", PRODUCT_SOURCE_TIMEOUT_MS: "3000", INSPECTOR_PORT: String(inspectorPort) } }),
         startDev({ dataDir: otherDataDir, env: { DEV_CRON: "*/2 * * * * *" } }),
       ]);
-      const [token, otherToken] = await Promise.all([ready(run), ready(other)]);
+      const [token, otherToken] = await Promise.all([ready(run), ready(other)]).finally(() => emptier.stop());
       firstToken = token;
+      for (const r of [run, other]) {
+        expect(r.output()).not.toMatch(/was not found after running custom build|Could not resolve "|ENOENT/);
+        // Its own wrangler configuration, whose build goes to a folder of its own beside it.
+        const configFile = /--config (\S+)/.exec(secretsCmd(r))?.[1] ?? "";
+        expect(path.dirname(configFile)).toBe(path.dirname(secretsFile(tree(r.pid))));
+        expect(JSON.parse(readFileSync(configFile, "utf8"))).toMatchObject({ main: "worker/index.js", base_dir: "worker" });
+        expect(existsSync(path.join(path.dirname(configFile), "worker", "index.js"))).toBe(true);
+      }
       expect(otherToken).not.toBe(token); // its own database
       const lines = run.output().split("\n");
       expect(lines.filter((l) => l.includes("redis-server") || l.includes("in-memory"))).toEqual([REDIS_NOTICE]);
       expect(lines).toContain(`[dev] API:       http://127.0.0.1:${run.port}/api/v1`);
       expect(lines.find((l) => l.startsWith("[dev] MCP:"))).toContain(` http://127.0.0.1:${run.port}/api/v1/mcp `);
-      const inspectorPorts = [run, other].map((r) => Number(/--inspector-port (\d+)/.exec(secretsCmd(r))?.[1]));
-      expect(new Set(inspectorPorts).size).toBe(2);
-      expect(inspectorPorts).not.toContain(9229);
+      // DevTools (wrangler's inspector proxy) only where INSPECTOR_PORT asks for it, on that port.
+      expect(/--inspector-port (\d+)/.exec(secretsCmd(run))?.[1]).toBe(String(inspectorPort));
+      expect(secretsCmd(other)).not.toContain("--inspector-port");
 
       const base = `http://127.0.0.1:${run.port}/api/v1`;
       const first = await fetch(`${base}/clients`, { headers: { authorization: `Bearer ${token}` } });
@@ -455,7 +536,8 @@ describe("npm run dev (the real script, redis-server missing)", () => {
       "PostgreSQL (restarted, said in one line); Ctrl-C to the dev process alone also stops every child",
     async () => {
       expect(firstToken).not.toBe("");
-      const run = await startDev();
+      // A database deadline for a loaded machine: this test is about the stack, not about the deadline.
+      const run = await startDev({ env: { DB_DEADLINE_MS: "30000" } });
       const token = await ready(run);
       expect(token).toBe(firstToken);
       expect(run.output()).toContain(REDIS_NOTICE);
@@ -463,6 +545,40 @@ describe("npm run dev (the real script, redis-server missing)", () => {
       const clients = () => fetch(`http://127.0.0.1:${run.port}/api/v1/clients`, { headers: { authorization: `Bearer ${token}` } });
       const res = await clients();
       expect(((await res.json()) as { pagination: { total: number } }).pagination.total).toBe(demoClients);
+
+      // Large answers: eight reads at once of a 4 MB email thread (the Worker reads a SQL-over-HTTP answer as
+      // large). Each answers whole, and no process of the stack holds more than a few dozen sockets. With
+      // wrangler's inspector proxy on, each ~4 KB of those answers cost a socket in workerd and in wrangler
+      // (thousands here; eight 16 MB reads ran them out of file descriptors).
+      const thread = `http://127.0.0.1:${run.port}/api/v1/mail/email-threads/large-thread`;
+      const messages = Array.from({ length: 4000 }, (_, i) => ({ i, body: "x".repeat(1000) }));
+      const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+      const put = await fetch(thread, {
+        method: "PUT",
+        headers: auth,
+        body: JSON.stringify({ account_email: "large@dev.example", messages }),
+      });
+      expect(put.status, await put.text()).toBe(200);
+      // wrangler builds the Worker a second time once its file watcher is ready and then restarts it, which cuts
+      // requests in flight: the reads start after that restart.
+      await until("the build once the watcher is ready", run, START_TIMEOUT_MS, async () => {
+        const afterSecondBuild = run.output().split("[custom build] built").slice(2).join("");
+        return /(Starting|Reloading) local server/.test(afterSecondBuild) && (await clients()).status === 200 ? true : undefined;
+      });
+      const sockets = watchSockets(run);
+      const reads = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          fetch(`${thread}?account_email=large@dev.example`, { headers: auth }).then(
+            async (r) => `${r.status} ${(await r.arrayBuffer()).byteLength}`,
+            (e) => `${e} (${e.cause})`,
+          ),
+        ),
+      );
+      const peak = sockets.stop();
+      expect(reads[0], run.output().slice(-3000)).toMatch(/^200 \d{7,}$/);
+      expect(reads).toEqual(Array(8).fill(reads[0]));
+      expect(peak.sockets, peak.cmd).toBeLessThan(200);
+      expect((await clients()).status).toBe(200);
 
       // A backend killed under load (PostgreSQL then ends every session and recovers): only the requests in
       // flight may fail; dev stays up and answers again. (It used to exit on a pg client's unheard 'error'.)

@@ -9,7 +9,6 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../src/db/schema";
 import { unreachableByPostgres, unreachableDataDirMessage } from "../local/data-dir";
-import { freePort } from "../local/ports";
 import { type Stack, startStack } from "../local/stack";
 import { dataDir, dataRoot, localConfig, projectRoot, WORKER_VARS } from "../ops/config";
 import { announceDevServer, runScheduled, withdrawDevServer } from "../ops/dev-server";
@@ -70,24 +69,56 @@ const portFree = (port: number) =>
   });
 
 /**
- * wrangler.toml's cron triggers, read by wrangler's own config reader in a child process: loading wrangler
- * here would install its SIGINT handler, which exits at once and would leave PostgreSQL running.
+ * wrangler.toml as written (TOML parsed, nothing resolved), read by wrangler's own config reader in a child
+ * process: loading wrangler here would install its SIGINT handler, which exits at once and would leave
+ * PostgreSQL running.
  */
-const readCrons = async (): Promise<string[]> => {
-  const script = `console.log(JSON.stringify(require("wrangler").unstable_readConfig({ config: "wrangler.toml" }).triggers.crons ?? []))`;
+type RawWranglerConfig = Record<string, unknown> & { triggers?: { crons?: string[] }; build?: Record<string, unknown> };
+const readWranglerToml = async (): Promise<RawWranglerConfig> => {
+  const script = `console.log(JSON.stringify(require("wrangler").experimental_readRawConfig({ config: "wrangler.toml" }).rawConfig))`;
   const { stdout } = await promisify(execFile)(process.execPath, ["-e", script], { cwd: projectRoot });
   return JSON.parse(stdout.trim().split("\n").at(-1)!);
 };
 
+/**
+ * This run's wrangler configuration, written to `file`: wrangler.toml's top level (what `wrangler dev` runs)
+ * with the Worker's build going to `outdir`, this run's own folder, instead of dist/worker. wrangler runs
+ * the build at start and again when its watcher is ready and on every change under src/, and reads the
+ * output after each: two stacks of one checkout building into one folder would find each other's output
+ * half-written (the build empties the folder first), and so would a stack beside `npm run build`. Paths
+ * are written relative to the file's folder, as wrangler reads them (watch_dir is joined to it, not resolved).
+ */
+function writeRunConfig(toml: RawWranglerConfig, file: string, outdir: string) {
+  const { env: _environments, ...topLevel } = toml;
+  const from = (p: string) => path.relative(path.dirname(file), path.resolve(projectRoot, p));
+  const assets = toml.assets as { directory?: string } | undefined;
+  const quoted = `'${outdir.replaceAll("'", "'\\''")}'`;
+  const runConfig = {
+    ...topLevel,
+    main: from(path.join(outdir, "index.js")),
+    base_dir: from(outdir),
+    build: {
+      ...toml.build,
+      command: `${toml.build?.command} --outdir ${quoted}`,
+      cwd: projectRoot,
+      watch_dir: from(String(toml.build?.watch_dir ?? "src")),
+    },
+    ...(assets?.directory ? { assets: { ...assets, directory: from(assets.directory) } } : {}),
+  };
+  writeFileSync(file, JSON.stringify(runConfig, null, 2));
+}
+
 const port = portSetting("PORT", config.PORT, 8787);
 if (!(await portFree(port)))
   die(`port ${port} on 127.0.0.1 is already in use (another npm run dev?): stop it, or choose another port: PORT=${port + 1} npm run dev`);
-// wrangler's inspector defaults to 9229 for every stack on the machine; each dev run takes a free port unless told.
-const inspectorPort = config.INSPECTOR_PORT ? portSetting("INSPECTOR_PORT", config.INSPECTOR_PORT, 0) : await freePort();
-if (config.INSPECTOR_PORT && !(await portFree(inspectorPort)))
-  die(`INSPECTOR_PORT ${inspectorPort} on 127.0.0.1 is already in use: choose another, or leave INSPECTOR_PORT unset for a free one`);
+// DevTools for the Worker only when asked for, on the port given (see devToolsOff below).
+const inspectorPort = config.INSPECTOR_PORT ? portSetting("INSPECTOR_PORT", config.INSPECTOR_PORT, 0) : undefined;
+if (inspectorPort !== undefined && !(await portFree(inspectorPort)))
+  die(`INSPECTOR_PORT ${inspectorPort} on 127.0.0.1 is already in use: choose another, or leave INSPECTOR_PORT unset (no DevTools)`);
 
-const cronsReady = config.DEV_CRON ? Promise.resolve([config.DEV_CRON]) : readCrons();
+const tomlReady = readWranglerToml();
+tomlReady.catch(() => {}); // awaited below
+const cronsReady = config.DEV_CRON ? Promise.resolve([config.DEV_CRON]) : tomlReady.then((toml) => toml.triggers?.crons ?? []);
 cronsReady.catch(() => {}); // awaited below
 
 const haveDb = Boolean(config.DATABASE_URL);
@@ -143,13 +174,20 @@ try {
   await fail(`could not prepare the database (migrations, demo data): ${firstLine(e)}`);
 }
 
-// A private directory (0700) holding a 0600 file, removed on exit.
+// A private directory (0700) holding a 0600 file, removed on exit; also this run's wrangler configuration
+// and the Worker's build (writeRunConfig).
 secretsDir = mkdtempSync(path.join(tmpdir(), "crm-dev-"));
 const envFile = path.join(secretsDir, "worker.env");
+const configFile = path.join(secretsDir, "wrangler.json");
 try {
   writeFileSync(envFile, dotenv(vars), { mode: 0o600 });
 } catch (e) {
   await fail(firstLine(e));
+}
+try {
+  writeRunConfig(await tomlReady, configFile, path.join(secretsDir, "worker"));
+} catch (e) {
+  await fail(`could not read wrangler.toml: ${firstLine(e)}`);
 }
 
 const base = `http://127.0.0.1:${port}/api/v1`;
@@ -161,12 +199,12 @@ say(`Try:       curl -H "Authorization: Bearer ${token}" ${base}/clients`);
 
 const wranglerArgs = [
   "dev",
+  "--config",
+  configFile,
   "--ip",
   "127.0.0.1",
   "--port",
   String(port),
-  "--inspector-port",
-  String(inspectorPort),
   "--show-interactive-dev-session=false",
   // The Worker's settings come from this file only (wrangler then skips .dev.vars, whose values are in it).
   "--env-file",
@@ -179,12 +217,29 @@ const wranglerArgs = [
   // .wrangler/state lock each other out (SQLITE_BUSY at start-up).
   "--persist-to",
   path.join(root, "wrangler-state"),
+  ...(inspectorPort === undefined ? [] : ["--inspector-port", String(inspectorPort)]),
 ];
+/**
+ * Without INSPECTOR_PORT, wrangler runs without its DevTools proxy. That proxy (wrangler's InspectorProxyWorker)
+ * turns on the runtime's Network events and sends each event to wrangler as an HTTP request of its own, none
+ * awaited, so each opens a socket (in workerd and in wrangler): the runtime reports every ~4 KB of a subrequest's
+ * answer (the local SQL-over-HTTP answers), so a 4 MB read opened about 1,000 sockets, and eight 16 MB reads at once
+ * ran both processes out of file descriptors. wrangler 4.86 (the last for Node 20) has no option to turn the
+ * proxy off; it leaves it out where VS Code's debugger attaches to workerd itself, which VSCODE_INSPECTOR_OPTIONS
+ * says (nothing else reads it unless NODE_OPTIONS loads VS Code's bootloader, and then it is set already).
+ */
+const devToolsOff = inspectorPort === undefined ? { VSCODE_INSPECTOR_OPTIONS: process.env.VSCODE_INSPECTOR_OPTIONS || "{}" } : {};
 if (stackOnly) {
   // `npm run dev -- --stack-only`: the stack and the settings file stay up until Ctrl-C; run wrangler yourself.
-  say(`Stack only: run the Worker with   npx wrangler ${wranglerArgs.join(" ")}`);
+  say(
+    `Stack only: run the Worker with   ${inspectorPort === undefined ? "VSCODE_INSPECTOR_OPTIONS='{}' " : ""}npx wrangler ${wranglerArgs.join(" ")}`,
+  );
 } else {
-  wrangler = spawn(path.join(projectRoot, "node_modules/.bin/wrangler"), wranglerArgs, { stdio: "inherit", cwd: projectRoot });
+  wrangler = spawn(path.join(projectRoot, "node_modules/.bin/wrangler"), wranglerArgs, {
+    stdio: "inherit",
+    cwd: projectRoot,
+    env: { ...process.env, ...devToolsOff },
+  });
 }
 announceDevServer(root, { pid: process.pid, port });
 announced = true;
