@@ -4,6 +4,8 @@ import type { SettingsUser } from "./context";
 /** Same-origin static files (public/settings/, served by Workers static assets): no inline style or script. */
 export const STYLESHEET = "/settings/assets/settings.css";
 export const SCRIPT = "/settings/assets/settings.js";
+/** Named, so the browser does not ask for /favicon.ico (a 404 in the console). */
+export const ICON = "/settings/assets/favicon.svg";
 
 /** The hidden input every state-changing form carries (checked by `checkCsrf`). */
 export const CsrfInput = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
@@ -29,6 +31,7 @@ export function Layout(props: { title: string; user?: SettingsUser; csrfToken?: 
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
         <title>{user ? `${title} · ${user.companyName}` : `${title} · CRM API settings`}</title>
+        <link rel="icon" href={ICON} type="image/svg+xml" />
         <link rel="stylesheet" href={STYLESHEET} />
         <script src={SCRIPT} defer />
       </head>
