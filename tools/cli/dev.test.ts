@@ -334,12 +334,13 @@ describe("npm run dev (the real script, redis-server missing)", () => {
       expect(lines.filter((l) => l.includes("redis-server") || l.includes("in-memory"))).toEqual([REDIS_NOTICE]);
       expect(lines).toContain(`[dev] API:       http://127.0.0.1:${run.port}/api/v1`);
       expect(lines.find((l) => l.startsWith("[dev] MCP:"))).toContain(` http://127.0.0.1:${run.port}/api/v1/mcp `);
-      // The summary ends the output once the Worker answers: the settings URL and the demo owner's sign-in, which works.
-      const summary = lines.findIndex((l) => l.startsWith("[dev] API:"));
-      expect(lines.slice(summary, summary + 6).map((l) => l.split(":")[0])).toEqual(
-        ["API", "MCP", "Docs", "Settings", "Demo token", "Try"].map((k) => `[dev] ${k}`),
-      );
-      const settings = /^\[dev\] Settings: {2}(\S+) {3}\(sign in as (\S+) \/ (\S+);/.exec(lines[summary + 3]);
+      // The summary, printed once the Worker answers: the settings URL and the demo owner's sign-in, which works.
+      const at = ["API", "MCP", "Docs", "Settings", "Demo token", "Try"].map((k) => lines.findIndex((l) => l.startsWith(`[dev] ${k}:`)));
+      expect(
+        at.every((i, n) => i >= 0 && (n === 0 || i > at[n - 1])),
+        run.output(),
+      ).toBe(true);
+      const settings = /^\[dev\] Settings: {2}(\S+) {3}\(sign in as (\S+) \/ ([^\s;]+);/.exec(lines[at[3]]);
       expect(settings?.[1]).toBe(`http://127.0.0.1:${run.port}/settings`);
       const owner = new SettingsClient(`http://127.0.0.1:${run.port}`);
       expect((await owner.signIn(settings![2], settings![3])).status).toBe(303);
