@@ -14,6 +14,7 @@ import { requestContext, requestId } from "./http/request-context";
 import { refuseLongTarget } from "./http/request-limits";
 import { createRouter } from "./http/router";
 import { RESOURCES, WEBHOOK_EVENTS } from "./resources";
+import { mountSettings } from "./settings/mount";
 
 const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", ...RESOURCES.flatMap((r) => r.publicPaths ?? [])]);
 
@@ -64,6 +65,8 @@ export function createApp() {
   app.use("*", requestContext);
   app.use("*", corsPolicy);
   app.route(API_PREFIX, api);
+  // The developers' settings area (docs/settings.md), loaded on its first request.
+  mountSettings(app);
   app.notFound((c) => noRoute(c, app.routes));
   return app;
 }

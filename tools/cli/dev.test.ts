@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeQbo, startFakeQbo } from "../../test/fakes/qbo";
 import { startWebhookReceiver, type WebhookReceiver } from "../../test/fakes/webhook-receiver";
 import { mcpClient, orderWithTwoItems } from "../../test/support/mcp";
+import { SettingsClient } from "../../test/support/settings";
 import { freePort } from "../local/ports";
 import { projectRoot } from "../ops/config";
 
@@ -417,6 +418,17 @@ describe("npm run dev (the real script, redis-server missing)", () => {
       // DevTools (wrangler's inspector proxy) only where INSPECTOR_PORT asks for it, on that port.
       expect(/--inspector-port (\d+)/.exec(secretsCmd(run))?.[1]).toBe(String(inspectorPort));
       expect(secretsCmd(other)).not.toContain("--inspector-port");
+      // The summary, printed once the Worker answers: the settings URL and the demo owner's sign-in, which works.
+      const at = ["API", "MCP", "Docs", "Settings", "Demo token", "Try"].map((k) => lines.findIndex((l) => l.startsWith(`[dev] ${k}:`)));
+      expect(
+        at.every((i, n) => i >= 0 && (n === 0 || i > at[n - 1])),
+        run.output(),
+      ).toBe(true);
+      const settings = /^\[dev\] Settings: {2}(\S+) {3}\(sign in as (\S+) \/ ([^\s;]+);/.exec(lines[at[3]]);
+      expect(settings?.[1]).toBe(`http://127.0.0.1:${run.port}/settings`);
+      const owner = new SettingsClient(`http://127.0.0.1:${run.port}`);
+      expect((await owner.signIn(settings![2], settings![3])).status).toBe(303);
+      expect((await owner.get("/settings/account")).html).toContain("Demo Print Shop");
 
       const base = `http://127.0.0.1:${run.port}/api/v1`;
       const first = await fetch(`${base}/clients`, { headers: { authorization: `Bearer ${token}` } });
