@@ -3,7 +3,14 @@
  * below are also the tables of docs/architecture.md: `npm run docs:architecture` writes them there, and
  * tools/cli/architecture-doc.test.ts fails when the page and this file disagree.
  */
-const TEST = "\\.test\\.ts$";
+// dependency-cruiser has swc parse every file as TypeScript without JSX (its parse options set no `tsx`),
+// so the settings pages (src/settings/*.tsx, Hono JSX) would not parse: swc reads .tsx files as TSX.
+// dependency-cruiser imports the same @swc/core module object, after this config is loaded.
+const swc = require("@swc/core");
+const parseFileSync = swc.parseFileSync;
+swc.parseFileSync = (file, options) => parseFileSync(file, String(file).endsWith(".tsx") ? { ...options, tsx: true } : options);
+
+const TEST = "\\.(test\\.ts|test\\.tsx)$";
 
 /**
  * The layers of src/, bottom up. A layer imports only itself and the layers below it (tests beside the
@@ -66,6 +73,12 @@ const LAYERS = [
     paths: ["src/mcp/"],
     holds:
       "the remote MCP endpoint (`/api/v1/mcp`): one tool per operation of the OpenAPI document, each run as a request through the app (the app passes it its `fetch`)",
+  },
+  {
+    rule: "settings-below-the-app",
+    paths: ["src/settings/"],
+    holds:
+      "the developers' settings area under `/settings` (server-rendered pages: sign-in, sessions, setup links, users, account; the frame other pages build on: layout, guards, audit), loaded on its first request (`mount.ts`)",
   },
   {
     rule: "the-document-below-the-app",

@@ -13,6 +13,7 @@ import { paramsGuard } from "./http/params-guard";
 import { requestContext, requestId } from "./http/request-context";
 import { createRouter } from "./http/router";
 import { RESOURCES, WEBHOOK_EVENTS } from "./resources";
+import { mountSettings } from "./settings/mount";
 
 const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", ...RESOURCES.flatMap((r) => r.publicPaths ?? [])]);
 
@@ -67,6 +68,8 @@ export function createApp() {
   app.use("*", requestContext);
   app.use("*", corsPolicy);
   app.route(API_PREFIX, api);
+  // The developers' settings area (docs/settings.md), loaded on its first request.
+  mountSettings(app);
   app.notFound((c) => noRoute(c, app.routes));
   return app;
 }

@@ -176,6 +176,15 @@ export const workerSettings = {
   /** Webhook delivery: an endpoint failing without a success this long (and at least WEBHOOK_DISABLE_MIN_FAILURES times) is disabled. */
   WEBHOOK_DISABLE_AFTER_HOURS: wholeNumber("WEBHOOK_DISABLE_AFTER_HOURS", "hours", 0, 24 * 90, 72),
   WEBHOOK_DISABLE_MIN_FAILURES: wholeNumber("WEBHOOK_DISABLE_MIN_FAILURES", "failed attempts", 1, 10_000, 10),
+  /** Settings area (docs/settings.md): a session unused this long ends (NIST 800-63B AAL2: 30 minutes). */
+  SETTINGS_SESSION_IDLE_SECONDS: wholeNumber("SETTINGS_SESSION_IDLE_SECONDS", "seconds", 1, 24 * 3600, 30 * 60),
+  /** Settings area: a session ends this long after sign-in however much it is used (AAL2: 12 hours). */
+  SETTINGS_SESSION_LIFETIME_SECONDS: wholeNumber("SETTINGS_SESSION_LIFETIME_SECONDS", "seconds", 1, 30 * 24 * 3600, 12 * 3600),
+  /** Settings area: sign-in attempts per e-mail address per SIGN_IN_WINDOW_SECONDS. */
+  SIGN_IN_LIMIT_PER_ADDRESS: wholeNumber("SIGN_IN_LIMIT_PER_ADDRESS", "attempts", 1, 1000, 10),
+  /** Settings area: sign-in attempts per client (IP address) per SIGN_IN_WINDOW_SECONDS. */
+  SIGN_IN_LIMIT_PER_CLIENT: wholeNumber("SIGN_IN_LIMIT_PER_CLIENT", "attempts", 1, 10_000, 50),
+  SIGN_IN_WINDOW_SECONDS: wholeNumber("SIGN_IN_WINDOW_SECONDS", "seconds", 1, 24 * 3600, 15 * 60),
 };
 
 /** What a table of settings parses to: each setting's value (a setting not set and without a default is left out). */

@@ -44,4 +44,10 @@ export interface Bindings {
   WEBHOOK_RETRY_SCHEDULE?: string;
   WEBHOOK_DISABLE_AFTER_HOURS?: string;
   WEBHOOK_DISABLE_MIN_FAILURES?: string;
+  /** Settings area sessions and sign-in throttling (platform/config.ts, docs/settings.md). */
+  SETTINGS_SESSION_IDLE_SECONDS?: string;
+  SETTINGS_SESSION_LIFETIME_SECONDS?: string;
+  SIGN_IN_LIMIT_PER_ADDRESS?: string;
+  SIGN_IN_LIMIT_PER_CLIENT?: string;
+  SIGN_IN_WINDOW_SECONDS?: string;
 }

@@ -3,6 +3,7 @@ import { type ParseArgsConfig, parseArgs } from "node:util";
 import { inexactNumber } from "../../src/http/exact-json";
 import { ConfigError } from "../../src/platform/config";
 import type { Db } from "../../src/platform/db";
+import { createUserWithLink, UserError } from "../../src/settings/setup-links";
 import { accountingStatus, connectAccounting } from "../ops/accounting";
 import { createCompany, createOrderStatus, createTax, createToken, importFile, listTokens, revokeToken, tokenScope } from "../ops/commands";
 import { dataRoot, openDatabase } from "../ops/config";
@@ -66,6 +67,20 @@ function readJsonFile(file: string): unknown {
   return parsed;
 }
 
+/**
+ * Where the settings area is served, for setup links: `--base-url`, else SETTINGS_BASE_URL, else the
+ * running `npm run dev` of this data dir, else the default local address.
+ */
+function settingsBaseUrl(given: string | undefined): string {
+  const url = given ?? process.env.SETTINGS_BASE_URL;
+  if (url !== undefined) {
+    if (!/^https?:\/\/[^\s/@]+(\/[^\s]*)?$/.test(url))
+      throw new CommandError("--base-url must be an http(s) URL such as https://crm.example.com");
+    return url;
+  }
+  return `http://127.0.0.1:${findDevServer(dataRoot())?.port ?? 8787}`;
+}
+
 /** Every admin command; each prints one JSON object as its last line of stdout. */
 export const commands: Record<string, Command> = {
   "company create": {
@@ -93,6 +108,25 @@ export const commands: Record<string, Command> = {
     usage: "token list --company ID",
     options: { company: { type: "string" } },
     run: (db, v) => listTokens(db, { companyId: int(v, "company") }),
+  },
+  "user create": {
+    // The company's first settings user: prints the one-time setup link (24 hours) where they choose a password.
+    usage: "user create --company ID --email ADDRESS --role owner|developer [--base-url URL]",
+    options: { company: { type: "string" }, email: { type: "string" }, role: { type: "string" }, "base-url": { type: "string" } },
+    run: async (db, v) => {
+      try {
+        return await createUserWithLink(db, {
+          companyId: int(v, "company"),
+          email: str(v, "email"),
+          role: str(v, "role"),
+          baseUrl: settingsBaseUrl(optStr(v, "base-url")),
+          actor: { type: "system", id: null },
+        });
+      } catch (e) {
+        if (e instanceof UserError) throw new CommandError(e.message);
+        throw e;
+      }
+    },
   },
   "demo seed": {
     // Preview deployments: the demo company (created once per database) plus a fresh token for

@@ -1,0 +1,92 @@
+import type { Child } from "hono/jsx";
+import type { SettingsUser } from "./context";
+
+/** Same-origin static files (public/settings/, served by Workers static assets): no inline style or script. */
+export const STYLESHEET = "/settings/assets/settings.css";
+export const SCRIPT = "/settings/assets/settings.js";
+
+/** The hidden input every state-changing form carries (checked by `checkCsrf`). */
+export const CsrfInput = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
+
+const NAV: { href: string; label: string; owners?: boolean }[] = [
+  { href: "/settings/tokens", label: "Tokens" },
+  { href: "/settings/webhooks", label: "Webhooks" },
+  { href: "/settings/users", label: "Users", owners: true },
+  { href: "/settings/account", label: "Account" },
+];
+
+/**
+ * Every settings page: the shop's name at the top, the navigation (Users for owners only) with the
+ * current page marked, and sign-out (a form: it changes something, so it is a POST with `_csrf`).
+ * Signed-out pages (sign-in, setup, errors) pass no user and get neither. `current`: the nav entry's path.
+ */
+export function Layout(props: { title: string; user?: SettingsUser; csrfToken?: string; current?: string; children?: Child }) {
+  const { title, user, csrfToken, current, children } = props;
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <title>{user ? `${title} · ${user.companyName}` : `${title} · CRM API settings`}</title>
+        <link rel="stylesheet" href={STYLESHEET} />
+        <script src={SCRIPT} defer />
+      </head>
+      <body>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <header class="top">
+          <div class="brand">
+            <span class="shop" data-testid="shop-name">
+              {user ? user.companyName : "CRM API"}
+            </span>
+            <span class="area">Developer settings</span>
+          </div>
+          {user && (
+            <nav aria-label="Settings">
+              <ul>
+                {NAV.filter((n) => !n.owners || user.role === "owner").map((n) => (
+                  <li>
+                    <a href={n.href} aria-current={current === n.href ? "page" : undefined}>
+                      {n.label}
+                    </a>
+                  </li>
+                ))}
+                <li>
+                  <form method="post" action="/settings/sign-out" class="inline">
+                    {csrfToken && <CsrfInput token={csrfToken} />}
+                    <button type="submit" class="link" data-testid="sign-out">
+                      Sign out
+                    </button>
+                  </form>
+                </li>
+              </ul>
+            </nav>
+          )}
+        </header>
+        <main id="main" tabindex={-1}>
+          <h1>{title}</h1>
+          {children}
+        </main>
+        <footer>
+          {user && (
+            <p>
+              Signed in as {user.email} ({user.role})
+            </p>
+          )}
+          <p>
+            <a href="/api/v1/docs">API reference</a>
+          </p>
+        </footer>
+      </body>
+    </html>
+  );
+}
+
+/** A message above a form: `role="alert"` for errors so screen readers announce them. */
+export const Notice = ({ kind, children }: { kind: "error" | "ok"; children?: Child }) => (
+  <p class={`notice ${kind}`} role={kind === "error" ? "alert" : "status"} data-testid={`notice-${kind}`}>
+    {children}
+  </p>
+);
