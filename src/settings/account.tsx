@@ -3,8 +3,8 @@ import { type Context, Hono } from "hono";
 import { rowsOf } from "../platform/sql-kit";
 import type { SettingsEnv } from "./context";
 import { checkCsrf, field } from "./guards";
-import { CsrfInput, Layout, Notice } from "./layout";
-import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, passwordProblem, verifyPassword } from "./passwords";
+import { CsrfInput, Layout, NewPasswordFields, Notice } from "./layout";
+import { hashPassword, passwordProblem, verifyPassword } from "./passwords";
 import { auditSql, endSessions } from "./session";
 
 /** `/settings/account`: change password (the current one required; ends the user's other sessions), sign out everywhere. */
@@ -30,30 +30,7 @@ function AccountPage({ c, error, notice }: { c: Context<SettingsEnv>; error?: st
           <input type="text" name="username" autocomplete="username" value={user.email} hidden readonly />
           <label for="current_password">Current password</label>
           <input id="current_password" name="current_password" type="password" autocomplete="current-password" required maxlength={1024} />
-          <label for="password">New password</label>
-          <input
-            id="password"
-            name="password"
-            type="password"
-            autocomplete="new-password"
-            required
-            minlength={PASSWORD_MIN}
-            maxlength={PASSWORD_MAX}
-            aria-describedby="new-password-hint"
-          />
-          <p id="new-password-hint" class="hint">
-            {PASSWORD_MIN} to {PASSWORD_MAX} characters. Changing it signs you out everywhere else.
-          </p>
-          <label for="password_confirmation">The new password again</label>
-          <input
-            id="password_confirmation"
-            name="password_confirmation"
-            type="password"
-            autocomplete="new-password"
-            required
-            minlength={PASSWORD_MIN}
-            maxlength={PASSWORD_MAX}
-          />
+          <NewPasswordFields label="New password" again="The new password again" hint="Changing it signs you out everywhere else." />
           <button type="submit">Change password</button>
         </form>
       </section>

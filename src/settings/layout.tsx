@@ -1,9 +1,12 @@
 import type { Child } from "hono/jsx";
 import type { SettingsUser } from "./context";
+import { PASSWORD_MAX, PASSWORD_MIN } from "./passwords";
 
 /** Same-origin static files (public/settings/, served by Workers static assets): no inline style or script. */
 export const STYLESHEET = "/settings/assets/settings.css";
 export const SCRIPT = "/settings/assets/settings.js";
+/** Named, so the browser does not ask for /favicon.ico (a 404 in the console). */
+export const ICON = "/settings/assets/favicon.svg";
 
 /** The hidden input every state-changing form carries (checked by `checkCsrf`). */
 export const CsrfInput = ({ token }: { token: string }) => <input type="hidden" name="_csrf" value={token} />;
@@ -29,6 +32,7 @@ export function Layout(props: { title: string; user?: SettingsUser; csrfToken?: 
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
         <title>{user ? `${title} · ${user.companyName}` : `${title} · CRM API settings`}</title>
+        <link rel="icon" href={ICON} type="image/svg+xml" />
         <link rel="stylesheet" href={STYLESHEET} />
         <script src={SCRIPT} defer />
       </head>
@@ -90,3 +94,19 @@ export const Notice = ({ kind, children }: { kind: "error" | "ok"; children?: Ch
     {children}
   </p>
 );
+
+/** A new password and its confirmation (`password`, `password_confirmation`), with the length rule said. */
+export function NewPasswordFields({ label, again, hint }: { label: string; again: string; hint: string }) {
+  const field = { type: "password", autocomplete: "new-password", required: true, minlength: PASSWORD_MIN, maxlength: PASSWORD_MAX };
+  return (
+    <>
+      <label for="password">{label}</label>
+      <input id="password" name="password" {...field} aria-describedby="password-hint" />
+      <p id="password-hint" class="hint">
+        {PASSWORD_MIN} to {PASSWORD_MAX} characters. {hint}
+      </p>
+      <label for="password_confirmation">{again}</label>
+      <input id="password_confirmation" name="password_confirmation" {...field} />
+    </>
+  );
+}

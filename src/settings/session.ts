@@ -101,6 +101,12 @@ export async function visitorCsrf(c: Context<SettingsEnv>): Promise<void> {
   c.set("csrfToken", await csrfTokenFor(secret));
 }
 
+/** `visitorCsrf` as middleware, before `checkCsrf` on the signed-out forms. */
+export const withVisitorCsrf = createMiddleware<SettingsEnv>(async (c, next) => {
+  await visitorCsrf(c);
+  return next();
+});
+
 /** Where a signed-in user goes: `next` when it is a settings path of this site, else the area's home. */
 export function afterSignIn(next: string | undefined): string {
   return next && /^\/settings(\/[\w/-]*)?$/.test(next) && !next.startsWith(SIGN_IN_PATH) ? next : "/settings";
@@ -152,7 +158,10 @@ export async function endSessions(c: Context<SettingsEnv>, scope: "this" | "all"
   clearCookie(c, SESSION);
 }
 
-/** The signed-in user's own audit entry about themself, as the final statement of a CTE chain. */
+/**
+ * An audit entry by the signed-in user (about themself unless `extra` names another target), for a CTE
+ * of the statement that makes the change or as its final statement.
+ */
 export function auditSql(c: Context<SettingsEnv>, action: string, extra: Partial<AuditEntrySql> = {}) {
   const user = c.get("user");
   return auditInsertSql({

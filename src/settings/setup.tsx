@@ -3,10 +3,10 @@ import { type Context, Hono } from "hono";
 import type { SettingsEnv } from "./context";
 import { errorPage } from "./errors";
 import { checkCsrf, field } from "./guards";
-import { CsrfInput, Layout, Notice } from "./layout";
-import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, passwordProblem } from "./passwords";
+import { CsrfInput, Layout, NewPasswordFields, Notice } from "./layout";
+import { hashPassword, passwordProblem } from "./passwords";
 import { digest } from "./secrets";
-import { startSession, visitorCsrf } from "./session";
+import { startSession, visitorCsrf, withVisitorCsrf } from "./session";
 import { validSetupLink } from "./setup-links";
 
 /**
@@ -33,29 +33,10 @@ function SetupForm({ c, secret, email, error }: { c: Context<SettingsEnv>; secre
       <form method="post" action={`/settings/setup/${secret}`} class="stack" data-testid="setup-form">
         <CsrfInput token={c.get("csrfToken")} />
         <input type="text" name="username" autocomplete="username" value={email} hidden readonly />
-        <label for="password">New password</label>
-        <input
-          id="password"
-          name="password"
-          type="password"
-          autocomplete="new-password"
-          required
-          minlength={PASSWORD_MIN}
-          maxlength={PASSWORD_MAX}
-          aria-describedby="password-hint"
-        />
-        <p id="password-hint" class="hint">
-          {PASSWORD_MIN} to {PASSWORD_MAX} characters. A long phrase is easier to remember than a short string of symbols.
-        </p>
-        <label for="password_confirmation">The same password again</label>
-        <input
-          id="password_confirmation"
-          name="password_confirmation"
-          type="password"
-          autocomplete="new-password"
-          required
-          minlength={PASSWORD_MIN}
-          maxlength={PASSWORD_MAX}
+        <NewPasswordFields
+          label="New password"
+          again="The same password again"
+          hint="A long phrase is easier to remember than a short string of symbols."
         />
         <button type="submit">Set password and sign in</button>
       </form>
@@ -71,27 +52,20 @@ setupRoutes.get("/:secret", async (c) => {
   return c.html(<SetupForm c={c} secret={secret} email={link.email} />);
 });
 
-setupRoutes.post(
-  "/:secret",
-  async (c, next) => {
-    await visitorCsrf(c);
-    return next();
-  },
-  checkCsrf,
-  async (c) => {
-    const secret = c.req.param("secret");
-    const db = c.get("db");
-    const link = await validSetupLink(db, secret);
-    if (!link) return invalidLink(c);
-    const password = await field(c, "password");
-    const confirmation = await field(c, "password_confirmation");
-    const problem = passwordProblem(password, (await c.req.parseBody()).password_confirmation === undefined ? undefined : confirmation);
-    if (problem) return c.html(<SetupForm c={c} secret={secret} email={link.email} error={problem} />, 400);
-    const hash = await hashPassword(password);
-    // One statement: the link is used (only if still unused and unexpired: two posts of the same link
-    // cannot both pass), the password set, the user's other sessions ended, a session started, audited.
-    const started = await startSession(c, {
-      with: sql`link as (
+setupRoutes.post("/:secret", withVisitorCsrf, checkCsrf, async (c) => {
+  const secret = c.req.param("secret");
+  const db = c.get("db");
+  const link = await validSetupLink(db, secret);
+  if (!link) return invalidLink(c);
+  const password = await field(c, "password");
+  const confirmation = await field(c, "password_confirmation");
+  const problem = passwordProblem(password, (await c.req.parseBody()).password_confirmation === undefined ? undefined : confirmation);
+  if (problem) return c.html(<SetupForm c={c} secret={secret} email={link.email} error={problem} />, 400);
+  const hash = await hashPassword(password);
+  // One statement: the link is used (only if still unused and unexpired: two posts of the same link
+  // cannot both pass), the password set, the user's other sessions ended, a session started, audited.
+  const started = await startSession(c, {
+    with: sql`link as (
           update user_setup_links set used_at = now()
           where token_hash = ${await digest(secret)} and used_at is null and expires_at > now()
           returning user_id
@@ -102,19 +76,18 @@ setupRoutes.post(
           returning company_users.id, company_users.company_id
         ),
         others as (delete from user_sessions o using u where o.user_id = u.id)`,
-      userId: sql`u.id`,
-      from: sql`u`,
-      audit: {
-        companyId: sql`u.company_id`,
-        actor: { type: "user", id: sql`u.id` },
-        action: "user.password_set",
-        targetType: "user",
-        targetId: sql`u.id`,
-        clientIp: c.get("clientIp"),
-        requestId: c.get("requestId"),
-      },
-    });
-    if (!started) return invalidLink(c);
-    return c.redirect("/settings", 303);
-  },
-);
+    userId: sql`u.id`,
+    from: sql`u`,
+    audit: {
+      companyId: sql`u.company_id`,
+      actor: { type: "user", id: sql`u.id` },
+      action: "user.password_set",
+      targetType: "user",
+      targetId: sql`u.id`,
+      clientIp: c.get("clientIp"),
+      requestId: c.get("requestId"),
+    },
+  });
+  if (!started) return invalidLink(c);
+  return c.redirect("/settings", 303);
+});

@@ -2,12 +2,11 @@ import { sql } from "drizzle-orm";
 import { type Context, Hono } from "hono";
 import { USER_ROLES } from "../db/schema/users";
 import { rowsOf } from "../platform/sql-kit";
-import { auditInsertSql } from "./audit";
 import type { SettingsEnv } from "./context";
 import { notFoundPage } from "./errors";
 import { checkCsrf, field } from "./guards";
 import { CsrfInput, Layout, Notice } from "./layout";
-import { requireRole } from "./session";
+import { auditSql, requireRole } from "./session";
 import { createUserWithLink, type NewUser, UserError } from "./setup-links";
 
 /**
@@ -179,17 +178,7 @@ usersRoutes.post("/:id/role", checkCsrf, async (c) => {
         where u.id = target.id and target.role <> ${role} and (${role} = 'owner' or target.role <> 'owner' or others_owning.n > 0)
         returning u.id, target.email, target.role as old_role
       ),
-      audited as (${auditInsertSql({
-        companyId: me.companyId,
-        actor: { type: "user", id: me.id },
-        action: "user.role_changed",
-        targetType: "user",
-        targetId: sql`changed.id`,
-        details: sql`jsonb_build_object('email', changed.email, 'from', changed.old_role, 'to', ${role}::text)`,
-        clientIp: c.get("clientIp"),
-        requestId: c.get("requestId"),
-        from: sql`changed`,
-      })})
+      audited as (${auditSql(c, "user.role_changed", { targetId: sql`changed.id`, details: sql`jsonb_build_object('email', changed.email, 'from', changed.old_role, 'to', ${role}::text)`, from: sql`changed` })})
       select (select count(*) from target)::int as found, (select count(*) from changed)::int as changed,
         (select role from target) as old_role`),
   );
@@ -213,17 +202,7 @@ usersRoutes.post("/:id/remove", checkCsrf, async (c) => {
         where u.id = target.id and (target.role <> 'owner' or others_owning.n > 0)
         returning u.id, target.email, target.role
       ),
-      audited as (${auditInsertSql({
-        companyId: me.companyId,
-        actor: { type: "user", id: me.id },
-        action: "user.removed",
-        targetType: "user",
-        targetId: sql`removed.id`,
-        details: sql`jsonb_build_object('email', removed.email, 'role', removed.role)`,
-        clientIp: c.get("clientIp"),
-        requestId: c.get("requestId"),
-        from: sql`removed`,
-      })})
+      audited as (${auditSql(c, "user.removed", { targetId: sql`removed.id`, details: sql`jsonb_build_object('email', removed.email, 'role', removed.role)`, from: sql`removed` })})
       select (select count(*) from target)::int as found, (select count(*) from removed)::int as removed`),
   );
   if (!result.found) return notFoundPage(c);

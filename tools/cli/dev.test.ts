@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeQbo, startFakeQbo } from "../../test/fakes/qbo";
 import { startWebhookReceiver, type WebhookReceiver } from "../../test/fakes/webhook-receiver";
 import { mcpClient, orderWithTwoItems } from "../../test/support/mcp";
+import { SettingsClient } from "../../test/support/settings";
 import { freePort } from "../local/ports";
 import { projectRoot } from "../ops/config";
 
@@ -333,6 +334,16 @@ describe("npm run dev (the real script, redis-server missing)", () => {
       expect(lines.filter((l) => l.includes("redis-server") || l.includes("in-memory"))).toEqual([REDIS_NOTICE]);
       expect(lines).toContain(`[dev] API:       http://127.0.0.1:${run.port}/api/v1`);
       expect(lines.find((l) => l.startsWith("[dev] MCP:"))).toContain(` http://127.0.0.1:${run.port}/api/v1/mcp `);
+      // The summary ends the output once the Worker answers: the settings URL and the demo owner's sign-in, which works.
+      const summary = lines.findIndex((l) => l.startsWith("[dev] API:"));
+      expect(lines.slice(summary, summary + 6).map((l) => l.split(":")[0])).toEqual(
+        ["API", "MCP", "Docs", "Settings", "Demo token", "Try"].map((k) => `[dev] ${k}`),
+      );
+      const settings = /^\[dev\] Settings: {2}(\S+) {3}\(sign in as (\S+) \/ (\S+);/.exec(lines[summary + 3]);
+      expect(settings?.[1]).toBe(`http://127.0.0.1:${run.port}/settings`);
+      const owner = new SettingsClient(`http://127.0.0.1:${run.port}`);
+      expect((await owner.signIn(settings![2], settings![3])).status).toBe(303);
+      expect((await owner.get("/settings/account")).html).toContain("Demo Print Shop");
       const inspectorPorts = [run, other].map((r) => Number(/--inspector-port (\d+)/.exec(secretsCmd(r))?.[1]));
       expect(new Set(inspectorPorts).size).toBe(2);
       expect(inspectorPorts).not.toContain(9229);

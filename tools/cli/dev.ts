@@ -14,7 +14,7 @@ import { type Stack, startStack } from "../local/stack";
 import { dataDir, dataRoot, localConfig, projectRoot, WORKER_VARS } from "../ops/config";
 import { announceDevServer, runScheduled, withdrawDevServer } from "../ops/dev-server";
 import { runMigrations } from "../ops/migrate";
-import { seedDemo } from "../ops/seed";
+import { ensureDemoOwner, seedDemo } from "../ops/seed";
 
 /**
  * `npm run dev`: uses DATABASE_URL / Upstash settings from the environment or .dev.vars as they
@@ -131,11 +131,15 @@ const vars: Record<string, string> = {
 };
 
 let token = "";
+let owner: { email: string; password?: string } = { email: "" };
 try {
   await runMigrations(vars.DATABASE_URL);
   const pool = new pg.Pool({ connectionString: vars.DATABASE_URL, max: 2 });
   try {
-    ({ token } = await seedDemo(drizzle(pool, { schema }), root));
+    const db = drizzle(pool, { schema });
+    let companyId: number;
+    ({ token, companyId } = await seedDemo(db, root));
+    owner = await ensureDemoOwner(db, companyId, root);
   } finally {
     await pool.end();
   }
@@ -152,12 +156,48 @@ try {
   await fail(firstLine(e));
 }
 
-const base = `http://127.0.0.1:${port}/api/v1`;
-say(`API:       ${base}`);
-say(`MCP:       ${base}/mcp   (header Authorization: Bearer <token>; docs/mcp.md)`);
-say(`Docs:      ${base}/docs`);
-say(`Demo token: ${token}`);
-say(`Try:       curl -H "Authorization: Bearer ${token}" ${base}/clients`);
+const origin = `http://127.0.0.1:${port}`;
+const base = `${origin}/api/v1`;
+
+/**
+ * What a newcomer needs, printed once the Worker answers, so it is the last thing on the first screen
+ * (after wrangler's start-up output) and the first request has already been served.
+ */
+function sayWhereEverythingIs() {
+  say(`API:       ${base}`);
+  say(`MCP:       ${base}/mcp   (header Authorization: Bearer <token>; docs/mcp.md)`);
+  say(`Docs:      ${base}/docs`);
+  say(
+    `Settings:  ${origin}/settings   (sign in as ${owner.email}${owner.password ? ` / ${owner.password}` : ", password as you changed it"}; docs/settings.md)`,
+  );
+  say(`Demo token: ${token}`);
+  say(`Try:       curl -H "Authorization: Bearer ${token}" ${base}/clients`);
+}
+
+/**
+ * Asks the health endpoint until the Worker answers (or wrangler exits), then prints the summary. Before
+ * wrangler listens the connection is refused at once (asked again shortly); once it listens it holds the
+ * request until the Worker is ready, so one request waits for it and warms the isolate for the first real one.
+ */
+async function announceWhenReady() {
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline && (!wrangler || wrangler.exitCode === null)) {
+    const answered = await fetch(`${base}/health`, { signal: AbortSignal.timeout(Math.max(1000, deadline - Date.now())) }).then(
+      (r) => r.status < 500,
+      () => false,
+    );
+    if (answered) {
+      // After wrangler's own line for that request.
+      await new Promise((r) => setTimeout(r, 300));
+      return sayWhereEverythingIs();
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  if (!wrangler || wrangler.exitCode === null) {
+    say("the Worker did not answer within 3 minutes; it may still be starting");
+    sayWhereEverythingIs();
+  }
+}
 
 const wranglerArgs = [
   "dev",
@@ -182,9 +222,16 @@ const wranglerArgs = [
 ];
 if (stackOnly) {
   // `npm run dev -- --stack-only`: the stack and the settings file stay up until Ctrl-C; run wrangler yourself.
+  sayWhereEverythingIs();
   say(`Stack only: run the Worker with   npx wrangler ${wranglerArgs.join(" ")}`);
 } else {
-  wrangler = spawn(path.join(projectRoot, "node_modules/.bin/wrangler"), wranglerArgs, { stdio: "inherit", cwd: projectRoot });
+  wrangler = spawn(path.join(projectRoot, "node_modules/.bin/wrangler"), wranglerArgs, {
+    stdio: "inherit",
+    cwd: projectRoot,
+    // Offline-quiet: no fetch of workers.cloudflare.com/cf.json for request.cf (its fallback is used; nothing reads it).
+    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+  });
+  void announceWhenReady();
 }
 announceDevServer(root, { pid: process.pid, port });
 announced = true;
