@@ -174,7 +174,7 @@ async function timeRevocation(
     );
     if (round === 0) continue; // warms the revoke's Redis client
     revokes.push(answered - started);
-    after.forEach((ms, i) => firstRefusals[i].push(ms));
+    for (const [i, ms] of after.entries()) firstRefusals[i].push(ms);
   }
   return { revoke: median(revokes), firstRefusal: firstRefusals.map(median) };
 }
