@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { apiTokens, type TokenScope } from "../db/schema/companies";
@@ -6,6 +6,7 @@ import type { Db } from "../platform/db";
 import { createLimiter, type LimitResult } from "../ratelimit";
 import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
+import { revocationCheck } from "./revocations";
 
 // The scheme is case-insensitive (RFC 9110), the token is hex in either case.
 const BEARER = /^Bearer +([0-9a-f]{64})$/i;
@@ -34,6 +35,8 @@ interface CheckedToken {
   scope: TokenScope;
   /** ms since the epoch; null: never used. */
   lastUsedAt: number | null;
+  /** ms since the epoch; null: never expires. A cached entry answers 401 past it, with no lookup. */
+  expiresAt: number | null;
   checkedAt: number;
   /** A background re-check of this entry has started. */
   rechecking?: boolean;
@@ -48,11 +51,32 @@ const checked = new Map<string, CheckedToken>();
 
 async function findToken(db: Db, tokenHash: string, checkedAt: number): Promise<CheckedToken | undefined> {
   const [row] = await db
-    .select({ id: apiTokens.id, companyId: apiTokens.companyId, scope: apiTokens.scope, lastUsedAt: apiTokens.lastUsedAt })
+    .select({
+      id: apiTokens.id,
+      companyId: apiTokens.companyId,
+      scope: apiTokens.scope,
+      lastUsedAt: apiTokens.lastUsedAt,
+      expiresAt: apiTokens.expiresAt,
+    })
     .from(apiTokens)
-    .where(and(eq(apiTokens.tokenHash, tokenHash), isNull(apiTokens.revokedAt)))
+    .where(
+      and(
+        eq(apiTokens.tokenHash, tokenHash),
+        isNull(apiTokens.revokedAt),
+        or(isNull(apiTokens.expiresAt), gt(apiTokens.expiresAt, sql`now()`)),
+      ),
+    )
     .limit(1);
-  return row && { tokenId: row.id, companyId: row.companyId, scope: row.scope, lastUsedAt: row.lastUsedAt?.getTime() ?? null, checkedAt };
+  return (
+    row && {
+      tokenId: row.id,
+      companyId: row.companyId,
+      scope: row.scope,
+      lastUsedAt: row.lastUsedAt?.getTime() ?? null,
+      expiresAt: row.expiresAt?.getTime() ?? null,
+      checkedAt,
+    }
+  );
 }
 
 /**
@@ -71,25 +95,54 @@ async function lookUp(db: Db, tokenHash: string): Promise<CheckedToken | undefin
   return token;
 }
 
+/** A token and whether it is still live: settled at once for a lookup, after the revocation check for a cached one. */
+interface Checked {
+  token: CheckedToken | undefined;
+  live: Promise<boolean>;
+}
+
+const LIVE = Promise.resolve(true);
+
 /**
- * The live token for this digest. A cached entry younger than the TTL answers at once; past half the
- * TTL it is also re-checked in the background, so a token in steady use never waits for the lookup
- * while a revocation still lands within the TTL.
+ * The live token for this digest. A cached entry younger than the TTL and not expired answers at once,
+ * and `live` then says whether the token was revoked meanwhile (revocations.ts: a marker in Redis, read
+ * beside the request's other work; when Redis cannot tell, the database is asked). Past half the TTL it
+ * is also re-checked in the background, so a token in steady use never waits for the lookup.
  */
-async function checkToken(db: Db, tokenHash: string, ttlMs: number, defer: (task: Promise<unknown>) => void) {
+function checkToken(c: Context<AppEnv>, tokenHash: string): Checked | Promise<Checked> {
+  const db = c.get("db");
+  const config = c.get("config");
+  const ttlMs = config.TOKEN_CACHE_TTL_MS;
   const now = Date.now();
-  if (ttlMs === 0) return findToken(db, tokenHash, now);
+  const revocations = revocationCheck(config);
+  // Without a store of revocations this isolate learns of one only from the database: no cache.
+  if (ttlMs === 0 || !revocations) return findToken(db, tokenHash, now).then((token) => ({ token, live: LIVE }));
   const cached = checked.get(tokenHash);
+  if (cached && cached.expiresAt !== null && cached.expiresAt <= now) {
+    checked.delete(tokenHash);
+    return { token: undefined, live: LIVE };
+  }
   const age = cached ? now - cached.checkedAt : Number.POSITIVE_INFINITY;
   if (cached && age < ttlMs) {
     // One re-check per entry: its answer replaces the entry.
     if (age >= ttlMs / 2 && !cached.rechecking) {
       cached.rechecking = true;
-      defer(lookUp(db, tokenHash));
+      c.get("defer")(lookUp(db, tokenHash));
     }
-    return cached;
+    const live = revocations.check(tokenHash, c.get("logger")).then(async (answer) => {
+      if (answer === "live") return true;
+      if (answer === "revoked") {
+        checked.delete(tokenHash);
+        return false;
+      }
+      // Redis could not tell: the database decides (fail closed), and its answer replaces the entry.
+      return (await lookUp(db, tokenHash)) !== undefined;
+    });
+    // Awaited later (after a read's work); a failed database lookup must not count as unhandled meanwhile.
+    live.catch(() => {});
+    return { token: cached, live };
   }
-  return lookUp(db, tokenHash);
+  return lookUp(db, tokenHash).then((token) => ({ token, live: LIVE }));
 }
 
 function rateLimitHeaders(r: LimitResult): Record<string, string> {
@@ -132,12 +185,17 @@ export const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-/** The live token of this digest as the request's `auth`; 401 for an unknown or revoked one. */
-async function signIn(c: Context<AppEnv>, tokenHash: string): Promise<CheckedToken> {
-  const token = await checkToken(c.get("db"), tokenHash, c.get("config").TOKEN_CACHE_TTL_MS, c.get("defer"));
-  if (!token) throw unauthenticated("Unknown or revoked API token");
+const refusedToken = () => unauthenticated("Unknown, expired or revoked API token");
+
+/**
+ * The token of this digest as the request's `auth`; 401 for an unknown, expired or revoked one. A cached
+ * token's `live` may still say it was revoked: the caller awaits it before anything is written or answered.
+ */
+async function signIn(c: Context<AppEnv>, tokenHash: string): Promise<{ token: CheckedToken; live: Promise<boolean> }> {
+  const { token, live } = await checkToken(c, tokenHash);
+  if (!token) throw refusedToken();
   c.set("auth", { companyId: token.companyId, tokenId: token.tokenId, scope: token.scope, tokenHash });
-  return token;
+  return { token, live };
 }
 
 /**
@@ -145,7 +203,8 @@ async function signIn(c: Context<AppEnv>, tokenHash: string): Promise<CheckedTok
  * where it runs (an MCP tools/call, counted by the operation it runs with the same token).
  */
 export const identify = createMiddleware<AppEnv>(async (c, next) => {
-  await signIn(c, await sha256Hex(bearerToken(c.req.header("authorization"))));
+  const { live } = await signIn(c, await sha256Hex(bearerToken(c.req.header("authorization"))));
+  if (!(await live)) throw refusedToken();
   await next();
 });
 
@@ -187,14 +246,20 @@ const authenticateWith = (readsFirst: boolean) =>
     if (known) throw rateLimited(known);
     // Never rejects: Redis trouble fails open.
     const limiting = limiter.limit(tokenHash, defer, c.get("logger"));
-    const token = await signIn(c, tokenHash);
+    const { token, live } = await signIn(c, tokenHash);
     c.set("admitted", async () => {
+      if (!(await live)) throw refusedToken();
       const limit = await limiting;
       if (!limit.allowed) throw rateLimited(limit);
     });
 
     const early = readsFirst || SAFE_METHODS.has(c.req.method);
     if (early) await next();
+    // A cached token revoked meanwhile: a read's answer is dropped, a write has not started.
+    if (!(await live)) {
+      if (early) dropAnswer(c);
+      throw refusedToken();
+    }
     const limit = await limiting;
     if (!limit.allowed) {
       if (early) dropAnswer(c);

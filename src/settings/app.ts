@@ -8,6 +8,7 @@ import { securityHeaders } from "./guards";
 import { requireUser } from "./session";
 import { setupRoutes } from "./setup";
 import { signInRoutes, signOutRoutes } from "./sign-in";
+import { tokensRoutes } from "./tokens";
 import { usersRoutes } from "./users";
 
 /**
@@ -36,6 +37,7 @@ settingsApp.use("*", requireUser);
 settingsApp.route("/sign-out", signOutRoutes);
 settingsApp.route("/account", accountRoutes);
 settingsApp.route("/users", usersRoutes);
+settingsApp.route("/tokens", tokensRoutes);
 // The area's home. The Tokens page (`.route("/tokens", …)`) is added beside these.
 settingsApp.get("/", (c) => c.redirect("/settings/account", 303));
 

@@ -20,6 +20,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { revokeToken } from "../../src/http/tokens";
 import { createToken } from "../../tools/ops/commands";
 import { workerdCpuNs } from "../../tools/ops/workerd-cpu";
 import { buildWorker, type RunningWorker, startWorker } from "../support/worker";
@@ -137,6 +138,47 @@ async function timeBatchVsSingles(ctx: { db: Parameters<typeof createToken>[0]; 
   return { singles: median(singles), batch: median(batches) };
 }
 
+const REVOCATION_ROUNDS = 7;
+
+/**
+ * A revocation across two isolates that both have the token cached: the time from the revoke's answer
+ * (the token service, as the settings page and the CLI call it) to the first 401 on each isolate, a request
+ * sent to each at once. Medians of REVOCATION_ROUNDS, a token of its own per round.
+ */
+async function timeRevocation(
+  ctx: { db: Parameters<typeof createToken>[0]; companyId: number; redis: Record<string, string> },
+  urls: string[],
+) {
+  const get = (url: string, token: string) =>
+    fetch(`${url}/api/v1/clients?limit=1`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => {
+      await res.arrayBuffer();
+      return res.status;
+    });
+  const revokes: number[] = [];
+  const firstRefusals: number[][] = urls.map(() => []);
+  for (let round = 0; round <= REVOCATION_ROUNDS; round++) {
+    const { token, token_id } = await createToken(ctx.db, { companyId: ctx.companyId });
+    // Checked by both isolates, then answered from their caches.
+    for (const url of urls)
+      for (let i = 0; i < 2; i++) if ((await get(url, token)) !== 200) throw new Error("revocation: token not accepted");
+    const started = performance.now();
+    const revoked = await revokeToken(ctx.db, ctx.redis, { tokenId: token_id, actor: { type: "system" } });
+    const answered = performance.now();
+    if (!revoked?.propagated) throw new Error("revocation: the marker did not reach Redis");
+    const after = await Promise.all(
+      urls.map(async (url) => {
+        const status = await get(url, token);
+        if (status !== 401) throw new Error(`revocation: the next request answered ${status}, not 401`);
+        return performance.now() - answered;
+      }),
+    );
+    if (round === 0) continue; // warms the revoke's Redis client
+    revokes.push(answered - started);
+    for (const [i, ms] of after.entries()) firstRefusals[i].push(ms);
+  }
+  return { revoke: median(revokes), firstRefusal: firstRefusals.map(median) };
+}
+
 async function measure(delays: { db: number; redis: number }, withThroughput: boolean) {
   const dir = path.join(tmp, `stack-${delays.db}`);
   const company = await benchCompany(dir, delays);
@@ -184,6 +226,18 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
       results[scenario.name] = median(times);
     }
     const batchVsSingles = !only || only.some((part) => "batch vs singles".includes(part)) ? await timeBatchVsSingles(ctx) : undefined;
+    let revocation: Awaited<ReturnType<typeof timeRevocation>> | undefined;
+    if (!only || only.some((part) => "revocation".includes(part))) {
+      // A second isolate beside the first, both caching tokens as production does.
+      const second = await startWorker({
+        script,
+        bindings: stack.vars,
+        logFile: path.join(tmp, `worker-b-${delays.db}.log`),
+        assets: false,
+      });
+      workers.push(second);
+      revocation = await timeRevocation({ db, companyId: company_id, redis: stack.vars }, [worker.url, second.url]);
+    }
 
     const throughput: Throughput[] = [];
     let cpu: string[] = [];
@@ -266,7 +320,7 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
         logFile: path.join(tmp, "replay.log"),
       });
     }
-    return { results, throughput, cpu, batchVsSingles };
+    return { results, throughput, cpu, batchVsSingles, revocation };
   } finally {
     for (const dispose of disposers) await dispose();
     for (const w of workers) await w.dispose();
@@ -306,6 +360,17 @@ try {
     console.log(
       `${BATCH_SIZE} client creates, ${label} (medians of ${BATCH_ROUNDS} alternating rounds): ${BATCH_SIZE} × POST /clients ` +
         `${b.singles.toFixed(0)} ms, one POST /clients/batch ${b.batch.toFixed(1)} ms: ${(b.singles / b.batch).toFixed(1)}× faster (goal ≥ 20×)`,
+    );
+  }
+  for (const [label, run] of [
+    ["no delay", base],
+    ["delayed", slow],
+  ] as const) {
+    const r = run.revocation;
+    if (!r) continue;
+    console.log(
+      `revocation, ${label} (medians of ${REVOCATION_ROUNDS}): the revoke ${r.revoke.toFixed(1)} ms; from its answer to the first 401, ` +
+        `isolate A ${r.firstRefusal[0].toFixed(1)} ms, isolate B ${r.firstRefusal[1].toFixed(1)} ms (the next request on each)`,
     );
   }
   const labels: Record<ThroughputWorker, string> = {

@@ -46,12 +46,47 @@ describe("admin CLI", () => {
     const list = await admin("token", "list", "--company", String(company.json.company_id));
     expect(token.json.scope).toBe("write");
     expect(list.json.tokens).toEqual([
-      { token_id: token.json.token_id, scope: "write", created_at: expect.any(String), last_used_at: null, revoked_at: null },
+      {
+        token_id: token.json.token_id,
+        name: null,
+        scope: "write",
+        last_four: token.json.token.slice(-4),
+        created_by: null,
+        created_at: expect.any(String),
+        last_used_at: null,
+        expires_at: null,
+        revoked_at: null,
+        status: "active",
+      },
     ]);
     expect(JSON.stringify(list.json)).not.toContain(token.json.token);
 
+    // A name and an expiry, as the settings area gives them; the token appears in its list.
+    const named = await admin(
+      "token",
+      "create",
+      "--company",
+      String(company.json.company_id),
+      "--name",
+      "Zapier",
+      "--expires-in-days",
+      "30",
+    );
+    expect(named.json).toMatchObject({ name: "Zapier", scope: "write", expires_at: expect.any(String) });
+    const days = (Date.parse(named.json.expires_at) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThan(30.1);
+    const refused = await admin("token", "create", "--company", String(company.json.company_id), "--expires-in-days", "12");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.split("\n")[0]).toBe("error: --expires-in-days must be one of 7, 30, 90, 365");
+
     const revoked = await admin("token", "revoke", "--token-id", String(token.json.token_id));
-    expect(revoked.json).toEqual({ token_id: token.json.token_id, revoked_at: expect.any(String) });
+    expect(revoked.json).toEqual({ token_id: token.json.token_id, revoked_at: expect.any(String), propagated: expect.any(Boolean) });
+    const after = await admin("token", "list", "--company", String(company.json.company_id));
+    expect(after.json.tokens.map((t: { name: string | null; status: string }) => [t.name, t.status])).toEqual([
+      [null, "revoked"],
+      ["Zapier", "active"],
+    ]);
   }, 60_000);
 
   it("imports a file and maps refs to ids; the token then reads the imported clients", async () => {
@@ -121,7 +156,13 @@ describe("admin CLI", () => {
     const id = String((await admin("company", "create", "--name", "CLI Scopes")).json.company_id);
     const read = await admin("token", "create", "--company", id, "--scope", "read");
     expect(read.code).toBe(0);
-    expect(read.json).toEqual({ token: expect.stringMatching(/^[0-9a-f]{64}$/), token_id: expect.any(Number), scope: "read" });
+    expect(read.json).toEqual({
+      token: expect.stringMatching(/^[0-9a-f]{64}$/),
+      token_id: expect.any(Number),
+      scope: "read",
+      name: null,
+      expires_at: null,
+    });
     const write = await admin("token", "create", "--company", id, "--scope", "write");
     expect(write.json.scope).toBe("write");
     expect(

@@ -89,10 +89,15 @@ export const commands: Record<string, Command> = {
     run: (db, v) => createCompany(db, { name: str(v, "name"), accountingSync: Boolean(v["accounting-sync"]) }),
   },
   "token create": {
-    usage: "token create --company ID [--scope read|write]",
-    options: { company: { type: "string" }, scope: { type: "string" } },
+    usage: "token create --company ID [--scope read|write] [--name NAME] [--expires-in-days 7|30|90|365]",
+    options: { company: { type: "string" }, scope: { type: "string" }, name: { type: "string" }, "expires-in-days": { type: "string" } },
     run: (db, v) =>
-      createToken(db, { companyId: int(v, "company"), scope: v.scope === undefined ? undefined : tokenScope(String(v.scope)) }),
+      createToken(db, {
+        companyId: int(v, "company"),
+        scope: v.scope === undefined ? undefined : tokenScope(String(v.scope)),
+        name: optStr(v, "name"),
+        expiresInDays: optInt(v, "expires-in-days"),
+      }),
   },
   "token revoke": {
     usage: "token revoke --token-id ID",

@@ -1,8 +1,11 @@
-import { randomBytes } from "node:crypto";
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { apiTokens, companies, TOKEN_SCOPES, type TokenScope } from "../../src/db/schema";
 import { sha256Hex } from "../../src/http/auth";
+import type { RedisSettings } from "../../src/http/revocations";
+import * as tokens from "../../src/http/tokens";
+import { TOKEN_EXPIRY_DAYS, tokenInputErrors, tokenStatus } from "../../src/http/tokens";
 import type { Db } from "../../src/platform/db";
+import { cliConfig } from "./config";
 import { CommandError } from "./errors";
 import { importData } from "./import/index";
 import { parseRecord } from "./import/kit";
@@ -52,47 +55,49 @@ export function tokenScope(raw: string): TokenScope {
   return raw as TokenScope;
 }
 
-/** A new token for the company; `write` (every operation) unless a read-only (GET) token is asked for. */
-export async function createToken(db: Db, opts: { companyId: number; scope?: TokenScope }) {
+/** A new token for the company (through the settings area's token service); `write` unless a read-only (GET) token is asked for. */
+export async function createToken(db: Db, opts: { companyId: number; scope?: TokenScope; name?: string; expiresInDays?: number }) {
   await requireCompany(db, opts.companyId);
-  const token = randomBytes(32).toString("hex");
-  const [row] = await db
-    .insert(apiTokens)
-    .values({ companyId: opts.companyId, tokenHash: await sha256Hex(token), scope: opts.scope ?? "write" })
-    .returning({ id: apiTokens.id, scope: apiTokens.scope });
-  return { token, token_id: row.id, scope: row.scope };
+  const input = { name: opts.name, scope: opts.scope ?? "write", expiresInDays: opts.expiresInDays ?? null };
+  const errors = tokenInputErrors(input);
+  if (errors.name) throw new CommandError(`--name: ${errors.name}`);
+  if (errors.expires_in_days) throw new CommandError(`--expires-in-days must be one of ${TOKEN_EXPIRY_DAYS.join(", ")}`);
+  const { token, row } = await tokens.createToken(db, {
+    companyId: opts.companyId,
+    name: opts.name?.trim() ?? null,
+    scope: input.scope,
+    expiresInDays: input.expiresInDays,
+    actor: { type: "system" },
+  });
+  return { token, token_id: row.id, scope: row.scope, name: row.name, expires_at: row.expiresAt?.toISOString() ?? null };
 }
 
-export async function revokeToken(db: Db, opts: { tokenId: number }) {
-  const [row] = await db
-    .update(apiTokens)
-    .set({ revokedAt: sql`coalesce(${apiTokens.revokedAt}, now())` })
-    .where(eq(apiTokens.id, opts.tokenId))
-    .returning({ id: apiTokens.id, revokedAt: apiTokens.revokedAt });
-  if (!row) throw new CommandError(`token ${opts.tokenId} does not exist`);
-  return { token_id: row.id, revoked_at: row.revokedAt!.toISOString() };
+/**
+ * Revokes the token; every isolate refuses it from its next request on when Redis took the revocation
+ * marker (`propagated`), else within the token cache's 30 s. `redis` defaults to the CLI's settings.
+ */
+export async function revokeToken(db: Db, opts: { tokenId: number; redis?: RedisSettings }) {
+  const revoked = await tokens.revokeToken(db, opts.redis ?? cliConfig(), { tokenId: opts.tokenId, actor: { type: "system" } });
+  if (!revoked) throw new CommandError(`token ${opts.tokenId} does not exist`);
+  return { token_id: revoked.row.id, revoked_at: revoked.row.revokedAt!.toISOString(), propagated: revoked.propagated };
 }
 
 export async function listTokens(db: Db, opts: { companyId: number }) {
   await requireCompany(db, opts.companyId);
-  const rows = await db
-    .select({
-      id: apiTokens.id,
-      scope: apiTokens.scope,
-      createdAt: apiTokens.createdAt,
-      lastUsedAt: apiTokens.lastUsedAt,
-      revokedAt: apiTokens.revokedAt,
-    })
-    .from(apiTokens)
-    .where(eq(apiTokens.companyId, opts.companyId))
-    .orderBy(asc(apiTokens.id));
+  // Oldest first, as the operator made them (the settings area shows the newest first).
+  const rows = (await tokens.listTokens(db, opts)).reverse();
   return {
     tokens: rows.map((r) => ({
       token_id: r.id,
+      name: r.name,
       scope: r.scope,
+      last_four: r.lastFour,
+      created_by: r.createdByEmail,
       created_at: r.createdAt.toISOString(),
       last_used_at: r.lastUsedAt?.toISOString() ?? null,
+      expires_at: r.expiresAt?.toISOString() ?? null,
       revoked_at: r.revokedAt?.toISOString() ?? null,
+      status: tokenStatus(r),
     })),
   };
 }
@@ -111,7 +116,13 @@ export async function tokenIsLive(db: Db, token: string) {
   const [row] = await db
     .select({ id: apiTokens.id })
     .from(apiTokens)
-    .where(and(eq(apiTokens.tokenHash, await sha256Hex(token)), isNull(apiTokens.revokedAt)));
+    .where(
+      and(
+        eq(apiTokens.tokenHash, await sha256Hex(token)),
+        isNull(apiTokens.revokedAt),
+        or(isNull(apiTokens.expiresAt), gt(apiTokens.expiresAt, sql`now()`)),
+      ),
+    );
   return Boolean(row);
 }
 
