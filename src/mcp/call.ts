@@ -81,8 +81,7 @@ export function toolRequest(
   if (badArguments.length) return invalidArguments(requestId, "Invalid tool arguments", badArguments);
 
   // A value longer than a limit makes a part longer still, encoded: refused before it is encoded (linear, but megabytes of work).
-  const longest = (names: string[]) =>
-    Math.max(0, ...names.map((name) => (texts.get(name) ?? []).reduce((n, v) => n + v.length, 0)));
+  const longest = (names: string[]) => Math.max(0, ...names.map((name) => (texts.get(name) ?? []).reduce((n, v) => n + v.length, 0)));
   const overLong = targetTooLong(longest(operation.pathParams), longest(operation.queryParams));
   if (overLong) return toolError(errorBody(requestId, "invalid_request", overLong.message, overLong.details));
   const path = operation.path.replace(/\{([^{}]+)\}/g, (_, name: string) => encodeURIComponent(texts.get(name)![0]));

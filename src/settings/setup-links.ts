@@ -12,8 +12,8 @@ import { digest, randomSecret } from "./secrets";
  */
 export const SETUP_LINK_HOURS = 24;
 export const SETUP_PATH = "/settings/setup/";
-/** A deliberately loose check (one @, no spaces, a dot in the domain), at most 254 characters (RFC 5321). */
-export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** A deliberately loose check (one @, no spaces, dotted labels in the domain), at most 254 characters (RFC 5321). */
+export const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 
 export class UserError extends Error {
   constructor(
@@ -86,7 +86,7 @@ export async function createUserWithLink(
   const [row] = rows;
   if (!row) throw new UserError("company_not_found", `Company ${opts.companyId} not found`);
   const { expires_at, ...user } = row;
-  return { user, setup_url: `${opts.baseUrl.replace(/\/+$/, "")}${SETUP_PATH}${secret}`, expires_at };
+  return { user, setup_url: `${withoutTrailingSlashes(opts.baseUrl)}${SETUP_PATH}${secret}`, expires_at };
 }
 
 /** The user a setup link is for, while it is valid (unused and unexpired); undefined otherwise. */
@@ -98,4 +98,10 @@ export async function validSetupLink(db: Db, secret: string): Promise<{ userId: 
       where l.token_hash = ${await digest(secret)} and l.used_at is null and l.expires_at > now()`),
   );
   return row && { userId: row.user_id, email: row.email };
+}
+
+function withoutTrailingSlashes(url: string): string {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === "/") end--;
+  return url.slice(0, end);
 }
