@@ -39,7 +39,7 @@ settingsApp.route("/account", accountRoutes);
 settingsApp.route("/users", usersRoutes);
 settingsApp.route("/tokens", tokensRoutes);
 // The area's home. The Tokens page (`.route("/tokens", …)`) is added beside these.
-settingsApp.get("/", (c) => c.redirect("/settings/account", 303));
+settingsApp.get("/", (c) => c.redirect("/settings/tokens", 303));
 
 settingsApp.notFound((c) => notFoundPage(c));
 settingsApp.onError((err, c) => {
