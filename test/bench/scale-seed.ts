@@ -46,7 +46,7 @@ export const SEED_TERMS = {
   /** In ~10 % of catalog titles and ~1 % of invoice lines (every second line of an invoice, 1 invoice in 100). */
   oneInHundredProduct: "hoodie",
   /** In no catalog title and ~0.33 % of invoice lines (the description of a third of the `hoodie` lines): a
-   * term just too rare for the product search's walk, which then reads every match through the index. */
+   * term whose page the product search's walk of the newest lines finds near its bound. */
   crossoverProduct: "embroidery",
   /** In 1 catalog title of every 997 and about 1 invoice line of every 1,000. */
   rareProduct: "carhartt",

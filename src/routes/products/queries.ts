@@ -18,13 +18,14 @@ const liveCatalog = (companyId: number) => and(eq(catalogItems.companyId, compan
 /**
  * Most rows a search reads in its list's order before it turns to the index instead: a term common enough
  * to fill its page within them is read from the first rows of the order and the walk stops at the page
- * (about MAX_RESULTS / share of rows: 125 for a term in 20 % of lines, 2,500 for one in 1 %); a rarer one
- * is found through its index, which reads every match (the walk's rows are then read in vain). A walked
+ * (about MAX_RESULTS / share of rows: 125 lines for a term in 20 % of lines, 2,500 for one in 1 %); a rarer
+ * one is found through its index, which reads every match (the walk's rows are then read in vain). A walked
  * line costs about a sixth of a line read through the trigram index (about 1 µs against 6 µs at a million
- * lines), so the bound sits where both cost about the same. No plan depends on PostgreSQL's guess of how
+ * lines): 10,000 keeps a rare term's vain walk to about 10 ms while a term just too rare for the walk
+ * (0.25 %) reads at most 2,500 matches per million lines. No plan depends on PostgreSQL's guess of how
  * common the term is.
  */
-export const WALK = { catalog: 10_000, lines: 5_000 };
+export const WALK = { catalog: 10_000, lines: 10_000 };
 
 /** Whether the company has fewer live rows than a walk reads (the walk then saw all of them); in the walk's order, so its index serves. */
 const walkSawAll = (table: PgTable, live: SQL | undefined, order: SQL, walk: number) =>
@@ -99,7 +100,7 @@ function liveInvoiceLines(db: Db, companyId: number, condition: SQL | undefined)
 /**
  * Lines whose title or description contains q, newest first, live (their invoice and order too), at most
  * MAX_RESULTS. Taken from a walk of the company's newest lines, which stops as soon as MAX_RESULTS live
- * matches are found, when the newest WALK.lines hold them (a term in more than about 0.5 % of lines),
+ * matches are found, when the newest WALK.lines hold them (a term in more than about 0.25 % of lines),
  * otherwise from the trigram indexes: every match, newest first, checked live in that order until
  * MAX_RESULTS pass. The live check is one LATERAL lookup per line, made only for lines in the answer's
  * running, so a term on many lines costs about MAX_RESULTS checks.
