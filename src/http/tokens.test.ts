@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { call, db, expectError, newCompany, sql, waitFor } from "../../test/support/api";
+import { call, db, expectError, newCompany, sql } from "../../test/support/api";
 import { type RunningWorker, startWorker } from "../../test/support/worker";
 import { createToken as cliCreateToken, listTokens as cliListTokens, revokeToken as cliRevokeToken } from "../../tools/ops/commands";
 import { sha256Hex } from "./auth";
