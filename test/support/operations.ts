@@ -27,12 +27,13 @@ export async function tokenOperations(): Promise<Operation[]> {
 
 /**
  * Every row of every table that has a company_id, for this company (tokens aside: last_used_at moves;
- * events without their payload, which every change fills after its commit, once).
+ * the audit trail aside: it records the settings area's and the CLI's actions, such as the tokens a test
+ * makes, never an API operation's; events without their payload, which every change fills after its commit, once).
  */
 export async function companyRows(companyId: number) {
   const tables = await sql<{ table_name: string }>(
     `select table_name from information_schema.columns
-     where table_schema = 'public' and column_name = 'company_id' and table_name <> 'api_tokens' order by table_name`,
+     where table_schema = 'public' and column_name = 'company_id' and table_name not in ('api_tokens', 'audit_entries') order by table_name`,
   );
   const out: Record<string, unknown[]> = {};
   for (const { table_name } of tables) {
