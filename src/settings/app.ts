@@ -10,6 +10,7 @@ import { setupRoutes } from "./setup";
 import { signInRoutes, signOutRoutes } from "./sign-in";
 import { tokensRoutes } from "./tokens";
 import { usersRoutes } from "./users";
+import { webhooksRoutes } from "./webhooks";
 
 /**
  * The developers' settings area (docs/settings.md), under `/settings`: server-rendered pages whose forms
@@ -38,6 +39,7 @@ settingsApp.route("/sign-out", signOutRoutes);
 settingsApp.route("/account", accountRoutes);
 settingsApp.route("/users", usersRoutes);
 settingsApp.route("/tokens", tokensRoutes);
+settingsApp.route("/webhooks", webhooksRoutes);
 // The area's home. The Tokens page (`.route("/tokens", …)`) is added beside these.
 settingsApp.get("/", (c) => c.redirect("/settings/tokens", 303));
 

@@ -32,7 +32,8 @@ describe.sequential("settings area in a browser", () => {
     await page.getByLabel("New password", { exact: true }).fill(TEST_PASSWORD);
     await page.getByLabel("The same password again").fill(TEST_PASSWORD);
     await page.getByRole("button", { name: "Set password and sign in" }).click();
-    await page.waitForURL(/\/settings\/account$/);
+    // The area opens on the Tokens page.
+    await page.waitForURL(/\/settings\/tokens$/);
     expect(await page.getByTestId("shop-name").textContent()).toContain("Browser Print Shop");
 
     // The skip link is the first stop of the keyboard, and visible when focused.

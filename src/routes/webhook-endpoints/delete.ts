@@ -1,8 +1,7 @@
 import { applyChange } from "../../changes/change";
-import { webhookEndpoints } from "../../db/schema/webhooks";
 import { notFound } from "../../http/errors";
 import { createAuthRoute, deletedSchema, idParam, jsonContent, type Router } from "../../http/openapi";
-import { ownEndpoint } from "./queries";
+import { deleteEndpoint } from "./operations";
 
 const route = createAuthRoute({
   method: "delete",
@@ -28,11 +27,8 @@ export const registerDeleteWebhookEndpoint = (api: Router) =>
     const { id } = c.req.valid("param");
     return applyChange(c, async (change) => {
       // One statement: the deliveries go with it (ON DELETE CASCADE).
-      const [row] = await change.db
-        .delete(webhookEndpoints)
-        .where(ownEndpoint(change.companyId, id))
-        .returning({ id: webhookEndpoints.id });
-      if (!row) throw notFound("Webhook endpoint");
-      return c.json({ deleted: true as const, id: row.id }, 200);
+      const deleted = await deleteEndpoint(change, id);
+      if (deleted === undefined) throw notFound("Webhook endpoint");
+      return c.json({ deleted: true as const, id: deleted }, 200);
     });
   });

@@ -1,7 +1,7 @@
 import { applyIdempotentChange } from "../../changes/change";
-import { webhookEndpoints } from "../../db/schema/webhooks";
 import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
-import { checkEndpointUrl, newSecret } from "./queries";
+import { createEndpoint } from "./operations";
+import { checkEndpointUrl } from "./queries";
 import { type EndpointBodies, serializeEndpoint, webhookEndpointWithSecretSchema } from "./schema";
 
 const route = (bodySchema: EndpointBodies["create"]) =>
@@ -30,11 +30,7 @@ export const registerCreateWebhookEndpoint = (api: Router, bodySchema: EndpointB
     const body = c.req.valid("json");
     checkEndpointUrl(c.get("config"), body.url);
     return applyIdempotentChange(c, async (change) => {
-      const secret = newSecret();
-      const [row] = await change.db
-        .insert(webhookEndpoints)
-        .values({ companyId: change.companyId, url: body.url, events: body.events, description: body.description ?? null, secret })
-        .returning();
+      const { row, secret } = await createEndpoint(change, body);
       return { status: 200, body: { webhook_endpoint: serializeEndpoint(row), secret } };
     });
   });

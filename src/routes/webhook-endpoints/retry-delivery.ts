@@ -1,9 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { and, eq, ne, sql } from "drizzle-orm";
 import { applyIdempotentChange } from "../../changes/change";
-import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../../db/schema/webhooks";
 import { ApiError, notFound } from "../../http/errors";
 import { createAuthRoute, digitsInt, jsonContent, MAX_INT_ID, type Router } from "../../http/openapi";
+import { retryDelivery } from "./operations";
 import { serializeDelivery, webhookDeliveryEnvelopeSchema } from "./schema";
 
 const route = createAuthRoute({
@@ -41,45 +40,16 @@ const route = createAuthRoute({
 export const registerRetryWebhookDelivery = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id, delivery_id } = c.req.valid("param");
-    const { companyId } = c.get("auth");
     return applyIdempotentChange(c, async (change) => {
-      const { db } = change;
-      const d = webhookDeliveries;
-      // The delivery, only under this company's endpoint: another endpoint's or company's delivery is a 404.
-      const target = and(eq(d.id, delivery_id), eq(d.endpointId, id), eq(d.companyId, companyId));
-      const endpointEnabled = sql`exists (select 1 from ${webhookEndpoints} e where e.id = ${d}.endpoint_id and e.enabled)`;
-      // One statement: the state checks are in the UPDATE's WHERE, so a concurrent attempt cannot slip between check and write.
-      const updated = db.$with("updated").as(
-        db
-          .update(d)
-          .set({
-            status: "pending",
-            attempts: 0,
-            nextAttemptAt: sql`now()`,
-            claimedUntil: null,
-            enqueuedAt: sql`now()`,
-            succeededAt: null,
-            updatedAt: sql`now()`,
-          })
-          .where(and(target, ne(d.status, "pending"), endpointEnabled))
-          .returning(),
-      );
-      const [row] = await db.with(updated).select().from(updated).innerJoin(webhookEvents, eq(webhookEvents.id, updated.eventId));
-      if (!row) {
-        // Nothing was written: say why.
-        const [current] = await db
-          .select({ status: d.status, enabled: webhookEndpoints.enabled })
-          .from(d)
-          .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, d.endpointId))
-          .where(target);
-        if (!current) throw notFound("Webhook delivery");
-        throw current.enabled
-          ? new ApiError(409, "conflict", "The delivery is still pending: it will be attempted without a retry", { status: current.status })
+      const outcome = await retryDelivery(change, id, delivery_id);
+      if (!outcome.ok) {
+        if (outcome.reason === "missing") throw notFound("Webhook delivery");
+        throw outcome.reason === "pending"
+          ? new ApiError(409, "conflict", "The delivery is still pending: it will be attempted without a retry", { status: outcome.status })
           : new ApiError(409, "conflict", "The endpoint is disabled: re-enable it (PATCH enabled: true) before re-sending", {
               enabled: false,
             });
       }
-      change.sendDeliveries([delivery_id]);
-      return { status: 200, body: { webhook_delivery: serializeDelivery(row.updated, row.webhook_events) } };
+      return { status: 200, body: { webhook_delivery: serializeDelivery(outcome.delivery, outcome.event) } };
     });
   });

@@ -1,13 +1,8 @@
-import { sql } from "drizzle-orm";
 import { applyIdempotentChange } from "../../changes/change";
-import { webhookEndpoints } from "../../db/schema/webhooks";
 import { notFound } from "../../http/errors";
 import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
-import { newSecret, ownEndpoint } from "./queries";
+import { PREVIOUS_SECRET_HOURS, rotateEndpointSecret } from "./operations";
 import { serializeEndpoint, webhookEndpointWithSecretSchema } from "./schema";
-
-/** How long the replaced secret keeps signing beside the new one. */
-export const PREVIOUS_SECRET_HOURS = 24;
 
 const route = createAuthRoute({
   method: "post",
@@ -35,20 +30,9 @@ export const registerRotateWebhookEndpointSecret = (api: Router) =>
   api.openapi(route, async (c) => {
     const { id } = c.req.valid("param");
     return applyIdempotentChange(c, async (change) => {
-      const secret = newSecret();
-      const t = webhookEndpoints;
-      // One statement: SET reads the row as it was, so the current secret becomes the previous one.
-      const [row] = await change.db
-        .update(t)
-        .set({
-          secret,
-          previousSecret: sql`${t.secret}`,
-          previousSecretExpiresAt: sql`now() + make_interval(hours => ${PREVIOUS_SECRET_HOURS})`,
-          updatedAt: sql`now()`,
-        })
-        .where(ownEndpoint(change.companyId, id))
-        .returning();
-      if (!row) throw notFound("Webhook endpoint");
+      const rotated = await rotateEndpointSecret(change, id);
+      if (!rotated) throw notFound("Webhook endpoint");
+      const { row, secret } = rotated;
       return { status: 200, body: { webhook_endpoint: serializeEndpoint(row), secret } };
     });
   });
