@@ -25,7 +25,8 @@ afterAll(async () => {
   await browser?.close();
 });
 
-describe.sequential("tokens in a browser", () => {
+// Sized as the settings walk's steps (password hashes and Chromium on a loaded machine).
+describe.sequential("tokens in a browser", { timeout: 120_000 }, () => {
   let first = "";
   let rolled = "";
   const tokenName = `integrator ${Date.now()}`;
