@@ -18,8 +18,8 @@ afterAll(async () => {
   await browser?.close();
 });
 
-// One walk through the area, in steps that share the browser (each hashes a password or two: 0.4 s of CPU each).
-// A step hashes passwords (0.4 s of CPU each on a quiet machine) and drives Chromium: its limit is sized for a machine 3× slower under load.
+// One walk through the area, in steps that share the browser. A step hashes a password or two (0.4 s of CPU each on a
+// quiet machine) and drives Chromium: its limit is sized for a machine 3× slower under load.
 describe.sequential("settings area in a browser", { timeout: 120_000 }, () => {
   let made: Awaited<ReturnType<typeof newSettingsUser>>;
 
