@@ -53,8 +53,9 @@ describe.sequential("settings area in a browser", { timeout: 120_000 }, () => {
     await page.getByLabel("Role", { exact: true }).selectOption("developer");
     await page.getByRole("button", { name: "Invite" }).click();
     await expect.poll(() => page.getByTestId("setup-url").textContent()).toMatch(/\/settings\/setup\/[0-9a-f]{64}$/);
-    // The copy button is the script's: shown only where it works.
-    expect(await page.getByRole("button", { name: "Copy link" }).isVisible()).toBe(true);
+    // The copy button is the script's: shown only where it works. The deferred script may still be
+    // loading when the text is there, so wait (Playwright's 30 s) for it to show the button.
+    await page.getByRole("button", { name: "Copy link" }).waitFor({ state: "visible" });
     expect((await sql("select role from company_users where email = $1", [invitee]))[0]).toEqual({ role: "developer" });
     expect(browser.problems).toEqual([]);
   });

@@ -63,8 +63,9 @@ describe.sequential("tokens in a browser", { timeout: 120_000 }, () => {
     await page.getByRole("button", { name: "Create token" }).click();
     await expect.poll(() => page.getByTestId("new-token").textContent()).toMatch(/^[0-9a-f]{64}$/);
     first = (await page.getByTestId("new-token").textContent()) ?? "";
-    // The copy button is the script's: shown only where it works.
-    expect(await page.getByRole("button", { name: "Copy token" }).isVisible()).toBe(true);
+    // The copy button is the script's: shown only where it works. The deferred script may still be
+    // loading when the text is there, so wait (Playwright's 30 s) for it to show the button.
+    await page.getByRole("button", { name: "Copy token" }).waitFor({ state: "visible" });
     expect(browser.problems).toEqual([]);
   });
 
