@@ -105,8 +105,9 @@ const LIVE = Promise.resolve(true);
 
 /**
  * The live token for this digest. A cached entry younger than the TTL and not expired answers at once,
- * and `live` then says whether the token was revoked meanwhile (revocations.ts: a marker in Redis, read
- * beside the request's other work; when Redis cannot tell, the database is asked). Past half the TTL it
+ * and `live` then says whether the token was revoked meanwhile (revocations.ts: this isolate's view of
+ * the revoked tokens in Redis, read again beside the request's other work once over a second old; when
+ * Redis cannot tell, the database is asked). Past half the TTL it
  * is also re-checked in the background, so a token in steady use never waits for the lookup.
  */
 function checkToken(c: Context<AppEnv>, tokenHash: string): Checked | Promise<Checked> {
@@ -129,7 +130,14 @@ function checkToken(c: Context<AppEnv>, tokenHash: string): Checked | Promise<Ch
       cached.rechecking = true;
       c.get("defer")(lookUp(db, tokenHash));
     }
-    const live = revocations.check(tokenHash, c.get("logger")).then(async (answer) => {
+    const answer = revocations.check(tokenHash, c.get("logger"));
+    // Settled at once while this isolate's view of the revocations is fresh (revocations.ts).
+    if (answer === "live") return { token: cached, live: LIVE };
+    if (answer === "revoked") {
+      checked.delete(tokenHash);
+      return { token: cached, live: Promise.resolve(false) };
+    }
+    const live = Promise.resolve(answer).then(async (answer) => {
       if (answer === "live") return true;
       if (answer === "revoked") {
         checked.delete(tokenHash);

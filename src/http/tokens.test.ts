@@ -12,7 +12,7 @@ import { type Actor, createToken, listTokens, revokeToken, rollToken } from "./t
 /*
  * The token lifecycle over HTTP: tokens made, rolled and revoked through the token service (as the
  * settings pages and the CLI do), used against the Worker in workerd. Two Workers cache tokens as
- * production does (the default 30 s TTL, revocation markers in the suite's Redis): two isolates.
+ * production does (the default 30 s TTL, the revoked set in the suite's Redis): two isolates.
  */
 
 const redis = () => inject("workerBindings");
@@ -196,7 +196,7 @@ describe("revocation on every isolate", () => {
         actor: { type: "system" },
       });
       for (let i = 0; i < 3; i++) expect((await on(worker, made.token)).status).toBe(200);
-      // The marker cannot be written either.
+      // The revocation cannot be recorded either.
       const revoked = await revokeToken(
         db(),
         { ...bindings, UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${port}` },

@@ -149,7 +149,7 @@ export async function listTokens(db: Db, opts: { companyId: number }): Promise<T
 
 export interface Revoked {
   row: TokenRow;
-  /** False when Redis did not take the revocation marker: isolates that cached the token may serve it up to 30 s more. */
+  /** False when Redis did not take the revocation: isolates that cached the token may serve it up to 30 s more. */
   propagated: boolean;
 }
 

@@ -110,3 +110,40 @@ export function NewPasswordFields({ label, again, hint }: { label: string; again
     </>
   );
 }
+
+/** A form's errors by field name (`errors.name`), shown under each field. */
+export type FieldErrors = Record<string, string | undefined>;
+
+/** The attributes that tie a control to its error (see FieldError): none while the field is valid. */
+export const fieldAria = (name: string, errors: FieldErrors) =>
+  errors[name] ? { "aria-invalid": "true" as const, "aria-describedby": `${name}-error` } : {};
+
+/** A field's error under its control, the target of the control's `aria-describedby`. */
+export const FieldError = ({ name, errors }: { name: string; errors: FieldErrors }) =>
+  errors[name] ? (
+    <p class="field-error" id={`${name}-error`} data-testid={`error-${name}`}>
+      {errors[name]}
+    </p>
+  ) : null;
+
+/**
+ * A secret (token, signing secret, setup link) shown this once, with a copy button the script reveals
+ * where copying works. `id` names the code element (`data-testid` too) and the button's target.
+ */
+export function ShownOnce(props: { id: string; heading: Child; value: string; copyLabel: string; children?: Child; after?: Child }) {
+  return (
+    <section class="shown-once" aria-labelledby={`${props.id}-heading`}>
+      <h2 id={`${props.id}-heading`}>{props.heading}</h2>
+      {props.children}
+      <p>
+        <code class="secret" id={props.id} data-testid={props.id}>
+          {props.value}
+        </code>
+      </p>
+      <button type="button" class="secondary" data-copy={props.id} hidden>
+        {props.copyLabel}
+      </button>
+      {props.after}
+    </section>
+  );
+}

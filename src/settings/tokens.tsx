@@ -15,7 +15,7 @@ import {
 import type { SettingsEnv } from "./context";
 import { notFoundPage } from "./errors";
 import { checkCsrf, field } from "./guards";
-import { CsrfInput, Layout, Notice } from "./layout";
+import { CsrfInput, FieldError, fieldAria, Layout, Notice, ShownOnce } from "./layout";
 
 /**
  * `/settings/tokens`: the company's API tokens through the one token service (src/http/tokens.ts, which the
@@ -63,35 +63,27 @@ async function TokensPage({
   const origin = new URL(c.req.url).origin;
   const values = form?.values ?? { name: "", scope: "read", expires_in_days: "90" };
   const errors = form?.errors ?? {};
-  const fieldError = (name: string) =>
-    errors[name] && (
-      <p class="field-error" id={`${name}-error`} data-testid={`error-${name}`}>
-        {errors[name]}
-      </p>
-    );
   return (
     <Layout title="Tokens" user={user} csrfToken={csrf} current="/settings/tokens">
       {error && <Notice kind="error">{error}</Notice>}
       {notice && <Notice kind="ok">{notice}</Notice>}
       {shown && (
-        <section class="shown-once" aria-labelledby="new-token-heading">
-          <h2 id="new-token-heading">
-            {shown.rolledFrom ? "Your rolled token" : "Your new token"}: {shown.row.name}
-          </h2>
+        <ShownOnce
+          id="new-token"
+          heading={`${shown.rolledFrom ? "Your rolled token" : "Your new token"}: ${shown.row.name}`}
+          value={shown.token}
+          copyLabel="Copy token"
+          after={
+            <>
+              <p>Try it:</p>
+              <pre>
+                <code data-testid="curl-example">{`curl -H "Authorization: Bearer ${shown.token}" ${origin}/api/v1/me`}</code>
+              </pre>
+            </>
+          }
+        >
           <p>Copy it now: it is shown this once and never again. Only its last four characters are kept for the list.</p>
-          <p>
-            <code class="secret" id="new-token" data-testid="new-token">
-              {shown.token}
-            </code>
-          </p>
-          <button type="button" class="secondary" data-copy="new-token" hidden>
-            Copy token
-          </button>
-          <p>Try it:</p>
-          <pre>
-            <code data-testid="curl-example">{`curl -H "Authorization: Bearer ${shown.token}" ${origin}/api/v1/me`}</code>
-          </pre>
-        </section>
+        </ShownOnce>
       )}
       <section aria-labelledby="create-heading">
         <h2 id="create-heading">Create a token</h2>
@@ -105,12 +97,11 @@ async function TokensPage({
             maxlength={100}
             value={values.name}
             autocomplete="off"
-            aria-invalid={errors.name ? "true" : undefined}
-            aria-describedby={errors.name ? "name-error" : undefined}
+            {...fieldAria("name", errors)}
           />
-          {fieldError("name")}
+          <FieldError name="name" errors={errors} />
           <label for="token-scope">Scope</label>
-          <select id="token-scope" name="scope" aria-describedby={errors.scope ? "scope-error" : undefined}>
+          <select id="token-scope" name="scope" {...fieldAria("scope", errors)}>
             <option value="read" selected={values.scope === "read"}>
               read: GET operations only
             </option>
@@ -118,9 +109,9 @@ async function TokensPage({
               write: every operation
             </option>
           </select>
-          {fieldError("scope")}
+          <FieldError name="scope" errors={errors} />
           <label for="token-expiry">Expires</label>
-          <select id="token-expiry" name="expires_in_days" aria-describedby={errors.expires_in_days ? "expires_in_days-error" : undefined}>
+          <select id="token-expiry" name="expires_in_days" {...fieldAria("expires_in_days", errors)}>
             {TOKEN_EXPIRY_DAYS.map((d) => (
               <option value={String(d)} selected={values.expires_in_days === String(d)}>
                 in {d} days
@@ -130,7 +121,7 @@ async function TokensPage({
               never
             </option>
           </select>
-          {fieldError("expires_in_days")}
+          <FieldError name="expires_in_days" errors={errors} />
           <button type="submit">Create token</button>
         </form>
       </section>

@@ -5,7 +5,7 @@ import { rowsOf } from "../platform/sql-kit";
 import type { SettingsEnv } from "./context";
 import { notFoundPage } from "./errors";
 import { checkCsrf, field } from "./guards";
-import { CsrfInput, Layout, Notice } from "./layout";
+import { CsrfInput, Layout, Notice, ShownOnce } from "./layout";
 import { auditSql, requireRole } from "./session";
 import { createUserWithLink, type NewUser, UserError } from "./setup-links";
 
@@ -43,20 +43,11 @@ async function UsersPage({ c, error, notice, invited }: { c: Context<SettingsEnv
       {error && <Notice kind="error">{error}</Notice>}
       {notice && <Notice kind="ok">{notice}</Notice>}
       {invited && (
-        <section class="shown-once" aria-labelledby="invited-heading">
-          <h2 id="invited-heading">Setup link for {invited.user.email}</h2>
+        <ShownOnce id="setup-url" heading={`Setup link for ${invited.user.email}`} value={invited.setup_url} copyLabel="Copy link">
           <p>
             Pass this link on to them. It works once, until {invited.expires_at.slice(0, 16).replace("T", " ")} UTC, and is not shown again.
           </p>
-          <p>
-            <code class="secret" id="setup-url" data-testid="setup-url">
-              {invited.setup_url}
-            </code>
-          </p>
-          <button type="button" class="secondary" data-copy="setup-url" hidden>
-            Copy link
-          </button>
-        </section>
+        </ShownOnce>
       )}
       <div class="table-wrap">
         <table>

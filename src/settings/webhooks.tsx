@@ -18,7 +18,7 @@ import { recordAudit } from "./audit";
 import type { SettingsEnv } from "./context";
 import { notFoundPage } from "./errors";
 import { checkCsrf, field } from "./guards";
-import { CsrfInput, Layout, Notice } from "./layout";
+import { CsrfInput, FieldError, fieldAria, Layout, Notice, ShownOnce } from "./layout";
 
 /**
  * `/settings/webhooks`: the company's webhook endpoints through the operations the `/webhook-endpoints`
@@ -93,57 +93,34 @@ async function formValues(c: Context<SettingsEnv>): Promise<FormValues> {
 }
 
 function EndpointFields({ values, errors }: { values: FormValues; errors: Record<string, string> }) {
-  const err = (name: string) =>
-    errors[name] && (
-      <p class="field-error" id={`${name}-error`} data-testid={`error-${name}`}>
-        {errors[name]}
-      </p>
-    );
   return (
     <>
       <label for="endpoint-url">URL</label>
-      <input
-        id="endpoint-url"
-        name="url"
-        required
-        maxlength={2048}
-        value={values.url}
-        autocomplete="off"
-        aria-invalid={errors.url ? "true" : undefined}
-      />
-      {err("url")}
+      <input id="endpoint-url" name="url" required maxlength={2048} value={values.url} autocomplete="off" {...fieldAria("url", errors)} />
+      <FieldError name="url" errors={errors} />
       <label for="endpoint-events">Event types (separated by spaces, or {ALL_EVENTS} for all)</label>
-      <input
-        id="endpoint-events"
-        name="events"
-        required
-        value={values.events}
-        autocomplete="off"
-        aria-invalid={errors.events ? "true" : undefined}
-      />
+      <input id="endpoint-events" name="events" required value={values.events} autocomplete="off" {...fieldAria("events", errors)} />
       <p class="muted">Known types: {Object.keys(WEBHOOK_EVENTS).join(", ")}</p>
-      {err("events")}
+      <FieldError name="events" errors={errors} />
       <label for="endpoint-description">Description</label>
-      <input id="endpoint-description" name="description" maxlength={500} value={values.description} autocomplete="off" />
-      {err("description")}
+      <input
+        id="endpoint-description"
+        name="description"
+        maxlength={500}
+        value={values.description}
+        autocomplete="off"
+        {...fieldAria("description", errors)}
+      />
+      <FieldError name="description" errors={errors} />
     </>
   );
 }
 
 function SecretShown({ secret, heading }: { secret: string; heading: string }) {
   return (
-    <section class="shown-once" aria-labelledby="new-secret-heading">
-      <h2 id="new-secret-heading">{heading}</h2>
+    <ShownOnce id="new-secret" heading={heading} value={secret} copyLabel="Copy secret">
       <p>Copy it now: it is shown this once and never again.</p>
-      <p>
-        <code class="secret" id="new-secret" data-testid="new-secret">
-          {secret}
-        </code>
-      </p>
-      <button type="button" class="secondary" data-copy="new-secret" hidden>
-        Copy secret
-      </button>
-    </section>
+    </ShownOnce>
   );
 }
 

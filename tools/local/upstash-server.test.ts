@@ -73,6 +73,12 @@ describe("Upstash REST server: single commands (POST /)", () => {
     expect(await post("/", ["GET", `${k}:missing`])).toEqual({ status: 200, body: { result: null } });
     expect(await post("/", ["RPUSH", `${k}:l`, "a", "b"])).toEqual({ status: 200, body: { result: 2 } });
     expect(await post("/", ["LRANGE", `${k}:l`, 0, -1])).toEqual({ status: 200, body: { result: ["a", "b"] } });
+    // Scores alternate with members, as Redis answers (ioredis would pair them up).
+    await post("/", ["ZADD", `${k}:z`, 5, "m1", 7, "m2"]);
+    expect(await post("/", ["ZRANGE", `${k}:z`, 6, "+inf", "BYSCORE", "WITHSCORES"])).toEqual({
+      status: 200,
+      body: { result: ["m2", "7"] },
+    });
     expect(await post("/", ["NOSUCHCOMMAND"])).toEqual({
       status: 400,
       body: { error: expect.stringMatching(/^ERR unknown command/) },

@@ -39,6 +39,9 @@ export async function startUpstashServer(opts: {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     retryStrategy: () => 200,
+    // Upstash answers in RESP2's shapes (ZRANGE … WITHSCORES: members and scores alternating, flat);
+    // this ioredis speaks RESP3 by default, which pairs them up.
+    protocol: 2,
   });
   redis.on("error", () => {});
   redis.connect().catch(() => {});

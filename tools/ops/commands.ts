@@ -74,7 +74,7 @@ export async function createToken(db: Db, opts: { companyId: number; scope?: Tok
 
 /**
  * Revokes the token; every isolate refuses it from its next request on when Redis took the revocation
- * marker (`propagated`), else within the token cache's 30 s. `redis` defaults to the CLI's settings.
+ * (`propagated`), else within the token cache's 30 s. `redis` defaults to the CLI's settings.
  */
 export async function revokeToken(db: Db, opts: { tokenId: number; redis?: RedisSettings }) {
   const revoked = await tokens.revokeToken(db, opts.redis ?? cliConfig(), { tokenId: opts.tokenId, actor: { type: "system" } });
