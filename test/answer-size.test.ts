@@ -4,6 +4,7 @@ import { EMAIL_THREAD_BODY_LIMIT } from "../src/routes/mail/schema";
 import { EVENT_OBJECT_MAX_BYTES } from "../src/webhooks/event-data";
 import { apiUrl, newCompany, sql, type TestCompany, waitFor } from "./support/api";
 import { documentChecker, tokenOperations } from "./support/operations";
+import { largestThreadWithLostEvent } from "./support/webhooks";
 
 /*
  * Every answer's size is bounded (docs/api-conventions.md#answer-size), tested with the largest objects
@@ -87,18 +88,8 @@ describe("answer size", () => {
       });
       expect(res.status).toBe(200);
       expect(((await res.json()) as any).email_thread).toEqual(put.body.email_thread);
-      // The largest thread the API stores (an 8 MiB PUT; written here in SQL, which a loaded machine does
-      // faster than the PUT), with an event whose payload the after-commit step lost: the feed renders it.
-      await sql(
-        `update email_threads set messages = jsonb_build_array(jsonb_build_object('id', 'm1', 'body_html', repeat('x', $2::int)))
-       where id = $1`,
-        [put.body.email_thread.id, EMAIL_THREAD_BODY_LIMIT - 1024],
-      );
-      const [lost] = await sql<{ event_id: string }>(
-        `insert into webhook_events (company_id, type, resource_type, resource_id, created_at)
-       values ($1, 'email_thread.upserted', 'email_thread', $2, now() - interval '6 minutes') returning event_id`,
-        [co.companyId, put.body.email_thread.id],
-      );
+      // The largest thread the API stores, with an event whose payload the after-commit step lost: the feed renders it.
+      const lost = await largestThreadWithLostEvent(co.companyId, put.body.email_thread.id);
       const reference = (size: (n: number) => boolean) => ({
         resource: "email_thread",
         id: put.body.email_thread.id,

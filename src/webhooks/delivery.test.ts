@@ -4,7 +4,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startWebhookReceiver, type WebhookReceiver } from "../../test/fakes/webhook-receiver";
 import { expectError, newCompany, sql, type TestCompany, waitFor } from "../../test/support/api";
 import { scanLog } from "../../test/support/log-scan";
-import { createWebhookEndpoint, newWebhookSecret, recordDelivery, webhookDeliveries, webhookEvents } from "../../test/support/webhooks";
+import {
+  createWebhookEndpoint,
+  largestThreadWithLostEvent,
+  newWebhookSecret,
+  recordDelivery,
+  webhookDeliveries,
+  webhookEvents,
+} from "../../test/support/webhooks";
 import { type RunningWorker, startWorker } from "../../test/support/worker";
 import { EMAIL_THREAD_BODY_LIMIT } from "../routes/mail/schema";
 import { EVENT_OBJECT_MAX_BYTES } from "./event-data";
@@ -233,16 +240,7 @@ describe("webhook delivery: large objects", () => {
 
     // The largest thread the API stores (an 8 MiB PUT, written here in SQL), with an event whose payload
     // the after-commit step lost: the cron pass renders it, as the same reference.
-    await sql(
-      `update email_threads set messages = jsonb_build_array(jsonb_build_object('id', 'm1', 'body_html', repeat('x', $2::int)))
-       where id = $1`,
-      [put.body.email_thread.id, EMAIL_THREAD_BODY_LIMIT - 1024],
-    );
-    const [lost] = await sql<{ id: string; event_id: string }>(
-      `insert into webhook_events (company_id, type, resource_type, resource_id, created_at)
-       values ($1, 'email_thread.upserted', 'email_thread', $2, now() - interval '6 minutes') returning id, event_id`,
-      [company.companyId, put.body.email_thread.id],
-    );
+    const lost = await largestThreadWithLostEvent(company.companyId, put.body.email_thread.id);
     await sql(
       `insert into webhook_deliveries (company_id, endpoint_id, event_id, resource_type, resource_id, created_at)
        values ($1, $2, $3, 'email_thread', $4, now() - interval '6 minutes')`,

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
+import { EMAIL_THREAD_BODY_LIMIT } from "../../src/routes/mail/schema";
 import { sql, type TestCompany } from "./api";
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 24 random bytes. */
@@ -113,4 +114,23 @@ export async function recordDelivery(
     ],
   );
   return { deliveryId: Number(delivery.id), eventPk: Number(event.id), eventId: event.event_id };
+}
+
+/**
+ * Grows a stored e-mail thread to the largest the API stores (an 8 MiB PUT; written in SQL, which a loaded
+ * machine does faster than the PUT) and adds an `email_thread.upserted` event for it whose payload the
+ * after-commit step lost (six minutes old, no payload): the feed and the cron pass must render it.
+ */
+export async function largestThreadWithLostEvent(companyId: number, threadId: number) {
+  await sql(
+    `update email_threads set messages = jsonb_build_array(jsonb_build_object('id', 'm1', 'body_html', repeat('x', $2::int)))
+     where id = $1`,
+    [threadId, EMAIL_THREAD_BODY_LIMIT - 1024],
+  );
+  const [lost] = await sql<{ id: string; event_id: string }>(
+    `insert into webhook_events (company_id, type, resource_type, resource_id, created_at)
+     values ($1, 'email_thread.upserted', 'email_thread', $2, now() - interval '6 minutes') returning id, event_id`,
+    [companyId, threadId],
+  );
+  return lost;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { describe, expect, inject, it } from "vitest";
 import { db, expectError, newCompany, sql, type TestCompany } from "../../../test/support/api";
-import { holdRow } from "../../../test/support/locks";
+import { expectBatchLosesExternalIdRace } from "../../../test/support/locks";
 import { digest, earlyInMinute } from "../../../test/support/ratelimit";
 import { createToken } from "../../../tools/ops/commands";
 import { BATCH_ITEMS_LIMIT, RATE_WINDOW_SECONDS } from "../../ratelimit";
@@ -284,37 +284,20 @@ describe("POST /clients/batch racing POST /clients for an external id", () => {
       const co = await newCompany();
       const target = (await co.post("/clients", { company_name: "Target" })).body.client;
       const other = (await co.post("/clients", { company_name: "Other" })).body.client;
-      const held = await holdRow("clients", target.id);
-      const updating = batch(
+      await expectBatchLosesExternalIdRace(
         co,
-        [
-          { method: "update", id: target.id, data: { external_id: "raced" } },
-          { method: "update", id: other.id, data: { company_name: "Renamed" } },
-        ],
-        mode === "atomic",
-        mode === "keyed" ? { "idempotency-key": randomUUID() } : {},
-      );
-      await held.blocked(1);
-      const created = await co.post("/clients", { company_name: "Raced", external_id: "raced" });
-      expect(created.status, JSON.stringify(created.body)).toBe(200);
-      await held.release();
-      const res = await updating;
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body.data[0]).toMatchObject({
-        index: 0,
-        status: 409,
-        body: {
-          error: {
-            code: "conflict",
-            details: [{ field: "external_id", message: `Already the external id of client ${created.body.client.id}` }],
-          },
+        {
+          path: "/clients",
+          table: "clients",
+          noun: "client",
+          idOf: (body) => body.client.id,
+          create: { company_name: "Raced", external_id: "raced" },
+          otherChange: { company_name: "Renamed" },
+          rows: async (companyId) => (await clientsOf(companyId)).map((r) => ({ ...r, changed: r.company_name === "Renamed" })),
         },
-      });
-      expect(res.body.data[1].status).toBe(mode === "atomic" ? 424 : 200);
-      const rows = await clientsOf(co.companyId);
-      expect(rows.find((r) => r.id === target.id)?.external_id).toBeNull();
-      expect(rows.find((r) => r.id === other.id)?.company_name).toBe(mode === "atomic" ? "Other" : "Renamed");
-      expect(rows.filter((r) => r.external_id === "raced").map((r) => r.id)).toEqual([created.body.client.id]);
+        { target: target.id, other: other.id },
+        mode,
+      );
     });
   }
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { newCompany, sql, type TestCompany, waitFor } from "../../../test/support/api";
-import { holdRow } from "../../../test/support/locks";
+import { expectBatchLosesExternalIdRace } from "../../../test/support/locks";
 import { newClient, newOrder, outboxRows } from "../../../test/support/orders";
 
 const batch = (co: TestCompany, items: unknown[], atomic?: boolean, headers: Record<string, string> = {}) =>
@@ -184,37 +184,20 @@ describe("POST /orders/batch racing POST /orders for an external id", () => {
       const clientId = await newClient(co);
       const target = await newOrder(co, { client_id: clientId });
       const other = await newOrder(co, { client_id: clientId, title: "Other" });
-      const held = await holdRow("projects", target.project.id);
-      const updating = batch(
+      await expectBatchLosesExternalIdRace(
         co,
-        [
-          { method: "update", id: target.project.id, data: { external_id: "raced" } },
-          { method: "update", id: other.project.id, data: { title: "Renamed" } },
-        ],
-        mode === "atomic",
-        mode === "keyed" ? { "idempotency-key": randomUUID() } : {},
-      );
-      await held.blocked(1);
-      const created = await co.post("/orders", { title: "Raced", client_id: clientId, external_id: "raced" });
-      expect(created.status, JSON.stringify(created.body)).toBe(200);
-      await held.release();
-      const res = await updating;
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(res.body.data[0]).toMatchObject({
-        index: 0,
-        status: 409,
-        body: {
-          error: {
-            code: "conflict",
-            details: [{ field: "external_id", message: `Already the external id of order ${created.body.project.id}` }],
-          },
+        {
+          path: "/orders",
+          table: "projects",
+          noun: "order",
+          idOf: (body) => body.project.id,
+          create: { title: "Raced", client_id: clientId, external_id: "raced" },
+          otherChange: { title: "Renamed" },
+          rows: async (companyId) => (await ordersOf(companyId)).map((r) => ({ ...r, changed: r.title === "Renamed" })),
         },
-      });
-      expect(res.body.data[1].status).toBe(mode === "atomic" ? 424 : 200);
-      const rows = await ordersOf(co.companyId);
-      expect(rows.find((r) => r.id === target.project.id)?.external_id).toBeNull();
-      expect(rows.find((r) => r.id === other.project.id)?.title).toBe(mode === "atomic" ? "Other" : "Renamed");
-      expect(rows.filter((r) => r.external_id === "raced").map((r) => r.id)).toEqual([created.body.project.id]);
+        { target: target.project.id, other: other.project.id },
+        mode,
+      );
     });
   }
 });
