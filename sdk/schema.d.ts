@@ -608,7 +608,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description The company's change events of the last 30 days, newest first, each exactly as its webhook deliveries send it (`id`, `type`, `created_at`, `data.object`). Every change that sends a webhook is here, whether or not an endpoint subscribes to its type, so an integration without a public URL (or one whose endpoint was down) can see what happened. `type` takes one type or several (repeated, or comma-separated); `resource_id` the id of the client, order or thread; `created_after` / `created_before` bound `created_at` (both exclusive). Follow `pagination.next_cursor` (with the same filters) for older events; new events arrive at the top. A page holds at most `per_page` events and stops early at 4 MiB of events (`next_cursor` then continues right after its last event); an event whose object's JSON is over 256 KiB carries `data.object_reference` (where to read the object) instead of `data.object`.
+         * @description The company's change events of the last 90 days, newest first, each exactly as its webhook deliveries send it (`id`, `type`, `created_at`, `data.object`). Every change that sends a webhook is here, whether or not an endpoint subscribes to its type, so an integration without a public URL (or one whose endpoint was down) can see what happened. `type` takes one type or several (repeated, or comma-separated); `resource_id` the id of the client, order or thread; `created_after` / `created_before` bound `created_at` (both exclusive); `actor_type` and `actor_id` the events' `actor` (who caused them), `request_id` the request that did (the `X-Request-Id` of its answer). Follow `pagination.next_cursor` (with the same filters) for older events; new events arrive at the top. A page holds at most `per_page` events and stops early at 4 MiB of events (`next_cursor` then continues right after its last event); an event whose object's JSON is over 256 KiB carries `data.object_reference` (where to read the object) instead of `data.object`.
          *
          *     Scope: `read` (any token may call it).
          */
@@ -630,7 +630,7 @@ export interface paths {
         };
         /**
          * Get an event
-         * @description One of the company's events of the last 30 days by its id (`evt_…`, the `webhook-id` of its deliveries), exactly as its webhook deliveries send it. Another company's event, or an older one, is 404.
+         * @description One of the company's events of the last 90 days by its id (`evt_…`, the `webhook-id` of its deliveries), exactly as its webhook deliveries send it. Another company's event, or an older one, is 404.
          *
          *     Scope: `read` (any token may call it).
          */
@@ -990,6 +990,12 @@ export interface components {
              * @example 2026-11-21T13:37:00.000Z
              */
             created_at: string;
+            actor: components["schemas"]["EventActor"];
+            /**
+             * @description The request that made the change (the `X-Request-Id` of its answer); null for the system's changes and older events
+             * @example 0b5e3c1a-6f2d-4e8b-9a7c-2d1e0f3b4a5c
+             */
+            request_id: string | null;
             /** @description Either `object` (the client) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
             data: {
                 /** @description The client as POST /clients, PATCH /clients/{id}, PUT /clients/by-external-id/{external_id} and GET /clients/{id} return it (null if it no longer exists) */
@@ -998,6 +1004,19 @@ export interface components {
                 object_reference: components["schemas"]["EventObjectReference"];
             };
         };
+        /** @description Who caused the event (null on events written before actors were recorded) */
+        EventActor: {
+            /**
+             * @description `token` (an API token), `oauth_grant` (an app a user allowed), `user` (the settings area), `system` (the service itself)
+             * @enum {string}
+             */
+            type: "user" | "token" | "oauth_grant" | "system";
+            /**
+             * @description The token's, grant's or user's id; null for `system`
+             * @example 12
+             */
+            id: string | null;
+        } | null;
         Client: {
             /** @example 42 */
             id: number;
@@ -1072,12 +1091,43 @@ export interface components {
              * @example 2026-11-21T13:37:00.000Z
              */
             created_at: string;
+            actor: components["schemas"]["EventActor"];
+            /**
+             * @description The request that made the change (the `X-Request-Id` of its answer); null for the system's changes and older events
+             * @example 0b5e3c1a-6f2d-4e8b-9a7c-2d1e0f3b4a5c
+             */
+            request_id: string | null;
             /** @description Either `object` (the client) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
             data: {
                 /** @description The client as POST /clients, PATCH /clients/{id}, PUT /clients/by-external-id/{external_id} and GET /clients/{id} return it (null if it no longer exists) */
                 object: components["schemas"]["Client"] | null;
+                previous_attributes: components["schemas"]["ClientUpdatePrevious"];
             } | {
                 object_reference: components["schemas"]["EventObjectReference"];
+                previous_attributes: components["schemas"]["ClientUpdatePrevious"];
+            };
+        };
+        /** @description The attributes this change replaced, with the values they had before it */
+        ClientUpdatePrevious: {
+            company_name?: string;
+            first_name?: string | null;
+            last_name?: string | null;
+            email?: string | null;
+            website?: string | null;
+            phone?: string | null;
+            quickbooks_enabled?: boolean;
+            tax_exempt?: boolean;
+            tax_exempt_reason?: string | null;
+            /** @description Your system's id for this row, or null */
+            external_id?: string | null;
+            /**
+             * @description Your key-value pairs (an empty object when there are none)
+             * @example {
+             *       "shopify_order": "1042"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
             };
         };
         ClientDeletedEvent: {
@@ -1094,6 +1144,12 @@ export interface components {
              * @example 2026-11-21T13:37:00.000Z
              */
             created_at: string;
+            actor: components["schemas"]["EventActor"];
+            /**
+             * @description The request that made the change (the `X-Request-Id` of its answer); null for the system's changes and older events
+             * @example 0b5e3c1a-6f2d-4e8b-9a7c-2d1e0f3b4a5c
+             */
+            request_id: string | null;
             /** @description Either `object` (the client) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
             data: {
                 /** @description The client as POST /clients, PATCH /clients/{id}, PUT /clients/by-external-id/{external_id} and GET /clients/{id} return it (null if it no longer exists) */
@@ -1116,6 +1172,12 @@ export interface components {
              * @example 2026-11-21T13:37:00.000Z
              */
             created_at: string;
+            actor: components["schemas"]["EventActor"];
+            /**
+             * @description The request that made the change (the `X-Request-Id` of its answer); null for the system's changes and older events
+             * @example 0b5e3c1a-6f2d-4e8b-9a7c-2d1e0f3b4a5c
+             */
+            request_id: string | null;
             /** @description Either `object` (the order) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
             data: {
                 /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
@@ -1245,13 +1307,59 @@ export interface components {
              * @example 2026-11-21T13:37:00.000Z
              */
             created_at: string;
+            actor: components["schemas"]["EventActor"];
+            /**
+             * @description The request that made the change (the `X-Request-Id` of its answer); null for the system's changes and older events
+             * @example 0b5e3c1a-6f2d-4e8b-9a7c-2d1e0f3b4a5c
+             */
+            request_id: string | null;
             /** @description Either `object` (the order) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
             data: {
                 /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
                 object: components["schemas"]["OrderEnvelope"] | null;
+                previous_attributes: components["schemas"]["OrderUpdatePrevious"];
             } | {
                 object_reference: components["schemas"]["EventObjectReference"];
+                previous_attributes: components["schemas"]["OrderUpdatePrevious"];
             };
+        };
+        /** @description The attributes this change replaced, with the values they had before it */
+        OrderUpdatePrevious: {
+            title?: string;
+            description?: string | null;
+            /** @description As sent (passed through unchanged) */
+            start_date?: string | null;
+            /**
+             * Format: date
+             * @example 2026-12-01
+             */
+            deadline?: string | null;
+            client_id?: number;
+            status_id?: number | null;
+            /** @description Your system's id for this row, or null */
+            external_id?: string | null;
+            /**
+             * @description Your key-value pairs (an empty object when there are none)
+             * @example {
+             *       "shopify_order": "1042"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            client_notes?: string | null;
+            tax_id?: number | null;
+            tax_exempt?: boolean;
+            tax_exempt_reason?: string | null;
+            /**
+             * @description Percent or amount, per discount_amount_type. Decimal string, two decimals
+             * @example 12.50
+             */
+            discount_amount?: string;
+            /** @enum {string} */
+            discount_amount_type?: "percentage" | "fixed_amount";
+            /** @enum {string} */
+            discount_type?: "before_tax" | "after_tax";
         };
         OrderDeletedEvent: {
             /**
@@ -1267,6 +1375,12 @@ export interface components {
              * @example 2026-11-21T13:37:00.000Z
              */
             created_at: string;
+            actor: components["schemas"]["EventActor"];
+            /**
+             * @description The request that made the change (the `X-Request-Id` of its answer); null for the system's changes and older events
+             * @example 0b5e3c1a-6f2d-4e8b-9a7c-2d1e0f3b4a5c
+             */
+            request_id: string | null;
             /** @description Either `object` (the order) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
             data: {
                 /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
@@ -1289,6 +1403,12 @@ export interface components {
              * @example 2026-11-21T13:37:00.000Z
              */
             created_at: string;
+            actor: components["schemas"]["EventActor"];
+            /**
+             * @description The request that made the change (the `X-Request-Id` of its answer); null for the system's changes and older events
+             * @example 0b5e3c1a-6f2d-4e8b-9a7c-2d1e0f3b4a5c
+             */
+            request_id: string | null;
             /** @description Either `object` (the order) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
             data: {
                 /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
@@ -1321,6 +1441,12 @@ export interface components {
              * @example 2026-11-21T13:37:00.000Z
              */
             created_at: string;
+            actor: components["schemas"]["EventActor"];
+            /**
+             * @description The request that made the change (the `X-Request-Id` of its answer); null for the system's changes and older events
+             * @example 0b5e3c1a-6f2d-4e8b-9a7c-2d1e0f3b4a5c
+             */
+            request_id: string | null;
             /** @description Either `object` (the email thread) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
             data: {
                 /** @description The email thread as PUT and GET /mail/email-threads/{legacyThreadId} return it (null if it no longer exists) */
@@ -2609,7 +2735,7 @@ export interface components {
              */
             last_synced_at?: string;
         };
-        /** @description A change event, exactly as its webhook deliveries send it (kept 30 days) */
+        /** @description A change event, exactly as its webhook deliveries send it (kept 90 days) */
         Event: components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["OrderCreatedEvent"] | components["schemas"]["OrderUpdatedEvent"] | components["schemas"]["OrderDeletedEvent"] | components["schemas"]["OrderStatusChangedEvent"] | components["schemas"]["EmailThreadUpsertedEvent"];
         EventsPagination: {
             per_page: number;
@@ -8875,6 +9001,12 @@ export interface operations {
                 type?: (("client.created" | "client.updated" | "client.deleted" | "order.created" | "order.updated" | "order.deleted" | "order.status_changed" | "email_thread.upserted") | string)[];
                 /** @description Only events about this resource (a client or order id, a thread id) */
                 resource_id?: string;
+                /** @description Only events caused by this kind of actor (`actor.type`) */
+                actor_type?: "user" | "token" | "oauth_grant" | "system";
+                /** @description Only events caused by this actor (`actor.id`, such as a token's id); needs `actor_type` */
+                actor_id?: string;
+                /** @description Only events caused by this request (`request_id`: the `X-Request-Id` of the answer that made the change) */
+                request_id?: string;
                 /** @description Only events created after this instant */
                 created_after?: string;
                 /** @description Only events created before this instant */

@@ -19,16 +19,18 @@ export default {
   },
   // The cron: both re-enqueue passes, and expired idempotency keys are dropped.
   scheduled: async (_controller, env) => {
-    const [accounting, webhooks, idempotency, db] = await Promise.all([
+    const [accounting, webhooks, idempotency, audit, db] = await Promise.all([
       import("./accounting/queue"),
       import("./webhooks/queue"),
       import("./http/idempotency"),
+      import("./http/audit"),
       import("./platform/db"),
     ]);
     await Promise.all([
       accounting.handleScheduled(env),
       webhooks.handleWebhookCron(env, WEBHOOK_RENDERERS),
       idempotency.purgeExpiredIdempotencyKeys(db.createDb(env)),
+      audit.purgeOldAuditEntries(db.createDb(env)),
     ]);
   },
 } satisfies ExportedHandler<Bindings, OutboxMessage | WebhookMessage>;

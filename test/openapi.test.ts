@@ -189,7 +189,7 @@ describe("OpenAPI document and docs page", () => {
     expect(checked).toBeGreaterThanOrEqual(4);
   });
 
-  it("describes every webhook event type under `webhooks`: signature headers and the { id, type, created_at, data.object | data.object_reference } payload", async () => {
+  it("describes every webhook event type under `webhooks`: signature headers and the { id, type, created_at, actor, request_id, data.object | data.object_reference } payload", async () => {
     const doc = (await call("GET", "/openapi.json")).body;
     expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
     const objectRef: Record<string, string> = { client: "Client", order: "OrderEnvelope", email_thread: "EmailThread" };
@@ -203,7 +203,9 @@ describe("OpenAPI document and docs page", () => {
       ]);
       const ref: string = op.requestBody.content["application/json"].schema.$ref;
       const payload = doc.components.schemas[ref.replace("#/components/schemas/", "")];
-      expect(payload.required.sort()).toEqual(["created_at", "data", "id", "type"]);
+      expect(payload.required.sort()).toEqual(["actor", "created_at", "data", "id", "request_id", "type"]);
+      const actor = doc.components.schemas.EventActor;
+      expect(actor.properties.type.enum).toEqual(["user", "token", "oauth_grant", "system"]);
       expect(payload.properties.type).toMatchObject({ type: "string", enum: [type] });
       // `data` is either the resource's object (or null: a payload rendered after the resource was gone),
       // or, for an object too large to send, a reference to it; the member present tells them apart.
@@ -214,17 +216,20 @@ describe("OpenAPI document and docs page", () => {
       expect(full.properties.object_reference).toBeUndefined();
       expect(thin.properties.object).toBeUndefined();
       expect(thin.properties.object_reference.$ref).toBe("#/components/schemas/EventObjectReference");
-      // Only a status change says what it replaced, in either form.
+      // A status change and every `*.updated` say what they replaced, in either form.
+      const replaces = type === "order.status_changed" || type.endsWith(".updated");
       for (const data of [full, thin]) {
         const previous = data.properties.previous_attributes;
-        if (type !== "order.status_changed") expect(previous, type).toBeUndefined();
+        if (!replaces) expect(previous, type).toBeUndefined();
         else {
           expect(data.required.sort()).toEqual([data === full ? "object" : "object_reference", "previous_attributes"]);
           const schema = doc.components.schemas[(previous.$ref ?? previous.allOf[0].$ref).replace("#/components/schemas/", "")];
-          expect(schema.properties.status_id.type).toEqual(["integer", "null"]);
+          expect(schema.properties.status_id?.type ?? schema.properties.company_name.type, type).toEqual(
+            type.startsWith("client") ? "string" : ["integer", "null"],
+          );
         }
       }
-      if (type !== "order.status_changed") expect([full.required, thin.required]).toEqual([["object"], ["object_reference"]]);
+      if (!replaces) expect([full.required, thin.required]).toEqual([["object"], ["object_reference"]]);
     }
     const reference = doc.components.schemas.EventObjectReference;
     expect(reference.required.sort()).toEqual(["id", "resource", "size_bytes", "url"]);

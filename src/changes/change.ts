@@ -7,11 +7,12 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { notifyOutbox } from "../accounting/outbox";
 import type { AppEnv, Variables } from "../http/context";
 import { withIdempotency } from "../http/idempotency";
+import { type Origin, requestOrigin } from "../http/request-context";
 import type { Db } from "../platform/db";
 import type { Bindings } from "../platform/env";
 import { enqueueWebhookDeliveries } from "../webhooks/enqueue";
 import { type EventData, eventData } from "../webhooks/event-data";
-import { publishWebhookEvents, type WrittenEvent } from "../webhooks/events";
+import { type OriginSql, publishWebhookEvents, type WrittenEvent } from "../webhooks/events";
 import type { ResourceEvents } from "../webhooks/events-catalog";
 import { type Effects, effectsOf, type Written } from "./effects";
 
@@ -41,8 +42,10 @@ export interface ChangeContext {
   env: Bindings;
   // `get`, not hono's `c.var`, which builds a new object of every variable on each read.
   get<K extends ChangeVariable>(key: K): Pick<Variables, ChangeVariable>[K];
+  /** Who causes the change, when not the request's token (the operator's import: `system`); else requestOrigin. */
+  origin?: Origin;
 }
-export type ChangeVariable = "auth" | "admitted" | "logger" | "transaction" | "defer" | "db";
+export type ChangeVariable = "auth" | "admitted" | "logger" | "transaction" | "defer" | "db" | "requestId";
 
 /** One statement of a change: its own CTEs, writing ones first, and what is written with them. */
 export interface Statement extends Effects {
@@ -62,6 +65,13 @@ export interface Statement extends Effects {
  * placeholder each run fills with the request's company.
  */
 export const COMPANY_ID = sql<number>`${sql.placeholder("company")}::int`;
+
+/** The change's origin in a prepared statement: placeholders each run fills (Change.writePrepared). */
+const ORIGIN_PLACEHOLDERS: OriginSql = {
+  actorType: sql`${sql.placeholder("actor_type")}::text`,
+  actorId: sql`${sql.placeholder("actor_id")}::text`,
+  requestId: sql`${sql.placeholder("request_id")}::text`,
+};
 
 /** A select over a statement's CTEs that drizzle can prepare (build once) and run with its placeholders' values. */
 export interface PreparableSelect<R> {
@@ -111,6 +121,16 @@ export class Change {
     return this.c.get("auth").companyId;
   }
 
+  /** Who causes this change and in which request: written on each of its events. */
+  get origin(): Origin {
+    return this.c.origin ?? requestOrigin(this.c);
+  }
+
+  private originSql(): OriginSql {
+    const { actor, requestId } = this.origin;
+    return { actorType: actor.type, actorId: actor.id, requestId };
+  }
+
   /**
    * Runs one statement: `statement.with`, then its effects' CTEs, and the select `query` builds over them
    * (from `q.select`). Answers the rows. It starts only once the rate limiter let the request through,
@@ -120,7 +140,7 @@ export class Change {
     statement: Statement,
     query: (q: StatementQuery) => PromiseLike<R[]>,
   ): Promise<Omit<R, "written">[]> {
-    const select = this.select(statement, this.companyId, query);
+    const select = this.select(statement, this.companyId, this.originSql(), query);
     await this.c.get("admitted")();
     return this.answered(statement.lock ? await this.afterLock(statement.lock, select) : await select);
   }
@@ -139,11 +159,13 @@ export class Change {
     const make = () => {
       const { statement, query } = build(this.db);
       if (statement.lock) throw new Error(`${name}: a prepared write takes no lock statement`);
-      return this.select(statement, COMPANY_ID, query);
+      return this.select(statement, COMPANY_ID, ORIGIN_PLACEHOLDERS, query);
     };
     const statement = this.locked ? make() : this.preparedOnce(name, make);
     await this.c.get("admitted")();
-    return this.answered((await statement.execute({ ...values, company: this.companyId })) as R[]);
+    const { actor, requestId } = this.origin;
+    const origin = { actor_type: actor.type, actor_id: actor.id, request_id: requestId };
+    return this.answered((await statement.execute({ ...values, company: this.companyId, ...origin })) as R[]);
   }
 
   /** The statement `name` prepared on this change's connection, built by `make` on its first use. */
@@ -161,9 +183,9 @@ export class Change {
     return statement;
   }
 
-  /** The statement's select: its CTEs, then its effects' (for the company `companyId`), and `query` over them. */
-  private select<Q>(statement: Statement, companyId: number | SQL, query: (q: StatementQuery) => Q): Q {
-    const effects = effectsOf(this.db, companyId, statement);
+  /** The statement's select: its CTEs, then its effects' (for the company `companyId`, caused by `origin`), and `query` over them. */
+  private select<Q>(statement: Statement, companyId: number | SQL, origin: OriginSql, query: (q: StatementQuery) => Q): Q {
+    const effects = effectsOf(this.db, companyId, origin, statement);
     return query(statementQuery(this.db, [...statement.with, ...effects.ctes], effects.written));
   }
 

@@ -28,16 +28,21 @@ describe("a change's effects", () => {
         ])
         .returning(),
     );
-    const effects = effectsOf(d, co.companyId, {
-      events: [
-        eventOf(clientEvents, "client.created", { id: created.id, from: created }),
-        eventOf(clientEvents, "client.updated", {
-          id: created.id,
-          from: drizzleSql`from ${created} where ${created.companyName} = 'Batch B'`,
-        }),
-        eventOf(clientEvents, "client.deleted", { id: created.id, from: drizzleSql`from ${created} where false` }),
-      ],
-    });
+    const effects = effectsOf(
+      d,
+      co.companyId,
+      { actorType: "system", actorId: null, requestId: null },
+      {
+        events: [
+          eventOf(clientEvents, "client.created", { id: created.id, from: created }),
+          eventOf(clientEvents, "client.updated", {
+            id: created.id,
+            from: drizzleSql`from ${created} where ${created.companyName} = 'Batch B'`,
+          }),
+          eventOf(clientEvents, "client.deleted", { id: created.id, from: drizzleSql`from ${created} where false` }),
+        ],
+      },
+    );
     const rows = await d
       .with(created, ...effects.ctes)
       .select({ id: created.id, written: effects.written })
@@ -66,7 +71,12 @@ describe("a change's effects", () => {
     const co = await newCompany();
     const d = db();
     const none = insertFrom(d, "none", clients, { companyId: co.companyId, companyName: "Never" }, drizzleSql`where false`);
-    const effects = effectsOf(d, co.companyId, { events: [eventOf(clientEvents, "client.created", { id: none.id, from: none })] });
+    const effects = effectsOf(
+      d,
+      co.companyId,
+      { actorType: "system", actorId: null, requestId: null },
+      { events: [eventOf(clientEvents, "client.created", { id: none.id, from: none })] },
+    );
     const rows = await d
       .with(none, ...effects.ctes)
       .select({ written: effects.written })

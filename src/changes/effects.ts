@@ -1,8 +1,8 @@
-import { type AnyColumn, is, SQL, sql, type WithSubquery } from "drizzle-orm";
+import { type AnyColumn, is, SQL, type SQLWrapper, sql, type WithSubquery } from "drizzle-orm";
 import { accountingChangeCte } from "../accounting/outbox";
 import type { AccountingChange } from "../accounting/payload";
 import type { Db } from "../platform/db";
-import { type WrittenEvent, webhookEventCte } from "../webhooks/events";
+import { type OriginSql, type WrittenEvent, webhookEventCte } from "../webhooks/events";
 import type { EventCatalog, ResourceEvents } from "../webhooks/events-catalog";
 
 /*
@@ -37,16 +37,21 @@ export interface Effects {
   accounting?: AccountingEffect[];
 }
 
+/** A change that replaced none of the fields previous_attributes compare (an order's contents): `{}`. */
+const NOTHING_REPLACED = sql`'{}'::jsonb`;
+
 /**
  * An event of a type the resource declares (`routes/<resource>/events.ts`), about the resource `id`,
- * written once per row of `from`.
+ * written once per row of `from`. A type declared with previous_attributes always carries them: `{}`
+ * when the writer says nothing replaced (`previous` left out).
  */
 export function eventOf<E extends ResourceEvents>(
   events: E,
   type: keyof E["types"] & string,
   of: { id: Value<string | number>; from: ForRows; previous?: SQL },
 ) {
-  return { type, resourceType: events.resource, resourceId: of.id, from: of.from, previous: of.previous } satisfies EventEffect;
+  const previous = of.previous ?? (events.previousAttributes?.[type] ? NOTHING_REPLACED : undefined);
+  return { type, resourceType: events.resource, resourceId: of.id, from: of.from, previous } satisfies EventEffect;
 }
 
 /**
@@ -62,6 +67,7 @@ export function catalogEvent(catalog: EventCatalog, type: string) {
     resourceType: declared.resource,
     resourceId: of.id,
     from: of.from,
+    previous: declared.previous ? NOTHING_REPLACED : undefined,
   });
 }
 
@@ -76,10 +82,28 @@ const asSql = <T extends string | number>(value: Value<T>): T | SQL =>
   typeof value === "object" && !is(value, SQL) ? sql`${value}` : (value as T | SQL);
 
 /**
+ * The `previous_attributes` of an event (jsonb): for each field `[before, after]` (SQL over the statement's
+ * CTEs: the row as the statement found it, such as its row locks, and as it left it), the field's value
+ * before, when it differs from after; `{}` when none changed. The one way an event says what its change
+ * replaced. Each value as the API writes it: pass a numeric as `::text`, as drizzle answers it.
+ */
+export function changedFields(fields: Readonly<Record<string, readonly [before: SQLWrapper, after: SQLWrapper]>>): SQL {
+  const rows = Object.entries(fields).map(([name, [before, after]]) => sql`(${name}::text, to_jsonb(${before}), to_jsonb(${after}))`);
+  return sql`(select coalesce(jsonb_object_agg(f.name, f.before), '{}'::jsonb)
+    from (values ${sql.join(rows, sql`, `)}) as f(name, before, after) where f.before is distinct from f.after)`;
+}
+
+/**
  * The effects' CTEs, to follow the statement's own (so each `from` can read them), and `written`, the
  * column that answers what they wrote (on one of the rows the statement returns, null on the others).
+ * `origin` is who caused the change and in which request, written on each event.
  */
-export function effectsOf(db: Db, companyId: number | SQL, effects: Effects): { ctes: WithSubquery[]; written: SQL<Written | null> } {
+export function effectsOf(
+  db: Db,
+  companyId: number | SQL,
+  origin: OriginSql,
+  effects: Effects,
+): { ctes: WithSubquery[]; written: SQL<Written | null> } {
   const suffix = (i: number) => (i ? `_${i + 1}` : "");
   const outbox = (effects.accounting ?? []).map(({ from, projectId, invoiceId, ...change }, i) =>
     accountingChangeCte(
@@ -90,7 +114,12 @@ export function effectsOf(db: Db, companyId: number | SQL, effects: Effects): { 
     ),
   );
   const events = (effects.events ?? []).map(({ from, resourceId, previous, ...event }, i) =>
-    webhookEventCte(db, { companyId, ...event, resourceId: asSql(resourceId), previousAttributes: previous }, fromClause(from), suffix(i)),
+    webhookEventCte(
+      db,
+      { companyId, ...event, resourceId: asSql(resourceId), previousAttributes: previous, origin },
+      fromClause(from),
+      suffix(i),
+    ),
   );
   const outboxIds = outbox.map((o) => sql`(select coalesce(json_agg(${o.id} order by ${o.id}), '[]'::json) from ${o})`);
   // On one row only (the same for every row): a statement of many rows (a batch) answers it once.

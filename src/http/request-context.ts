@@ -1,9 +1,38 @@
 import { createMiddleware } from "hono/factory";
+import type { ActorType } from "../db/schema/users";
 import { createDb, inSessionTransaction } from "../platform/db";
 import { createLogger } from "../platform/logger";
-import type { AppEnv } from "./context";
+import type { AppEnv, Auth } from "./context";
 
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
+/** Who caused a change (an event's `actor`, an audit entry's): its kind and its id as text (null for `system`). */
+export interface Actor {
+  type: ActorType;
+  id: string | null;
+}
+
+/** Who caused a change and in which request (null: not a request's, such as the cron's or a queue consumer's). */
+export interface Origin {
+  actor: Actor;
+  requestId: string | null;
+}
+
+/** What the cron pass, the queue consumers and the operator's CLI cause. */
+export const SYSTEM_ORIGIN: Origin = { actor: { type: "system", id: null }, requestId: null };
+
+/**
+ * Who an API request acts as: the one place that says it (events and audit entries take it from here).
+ * A bearer token is `token` with the token's id.
+ */
+export const requestActor = (auth: Auth): Actor => ({ type: "token", id: String(auth.tokenId) });
+
+/** The origin of an API request's changes: its actor and its request id (`X-Request-Id`). */
+export const requestOrigin = (c: { get(key: "auth"): Auth; get(key: "requestId"): string }): Origin => ({
+  actor: requestActor(c.get("auth")),
+  requestId: c.get("requestId"),
+});
+
+/** What a request id is: the caller's `X-Request-Id` when it matches, else a UUID. */
+export const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** What marks a path segment as an e-mail address (GET /clients/{email}), sent plain or percent-encoded. */
 const EMAIL_MARK = /@|%40/i;
 

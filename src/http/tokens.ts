@@ -3,6 +3,7 @@ import type { TokenScope } from "../db/schema/companies";
 import { MAX_TOKEN_CACHE_TTL_MS } from "../platform/config";
 import type { Db } from "../platform/db";
 import { rowsOf } from "../platform/sql-kit";
+import { auditInsertSql } from "./audit";
 import { sha256Hex } from "./auth";
 import { markRevoked, type RedisSettings } from "./revocations";
 
@@ -100,13 +101,18 @@ const tokenRow = (r: RawRow): TokenRow => ({
 });
 
 /** An audit entry's insert, reading its target from the CTE `target` (columns id, company_id). */
-function auditFrom(actor: Actor, action: string, details: SQL) {
-  const [actorType, actorId, clientIp, requestId] =
-    actor.type === "user" ? ["user", String(actor.userId), actor.clientIp ?? null, actor.requestId ?? null] : ["system", null, null, null];
-  return sql`insert into audit_entries (company_id, actor_type, actor_id, action, target_type, target_id, details, client_ip, request_id)
-    select target.company_id, ${actorType}, ${actorId}, ${action}, 'api_token', target.id::text, ${details}, ${clientIp}, ${requestId}
-    from target`;
-}
+const auditFrom = (actor: Actor, action: string, details: SQL) =>
+  auditInsertSql({
+    companyId: sql`target.company_id`,
+    actor: actor.type === "user" ? { type: "user", id: actor.userId } : { type: "system", id: null },
+    action,
+    targetType: "api_token",
+    targetId: sql`target.id`,
+    details,
+    clientIp: actor.type === "user" ? (actor.clientIp ?? undefined) : undefined,
+    requestId: actor.type === "user" ? (actor.requestId ?? undefined) : undefined,
+    from: sql`target`,
+  });
 
 const userId = (actor: Actor) => (actor.type === "user" ? actor.userId : null);
 

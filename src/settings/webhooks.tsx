@@ -1,7 +1,9 @@
+import { type SQL, sql } from "drizzle-orm";
 import { type Context, Hono } from "hono";
 import { Change, type ChangeContext } from "../changes/change";
 import { WEBHOOK_EVENTS } from "../resources";
 import {
+  type AlsoWrite,
   createEndpoint,
   deleteEndpoint,
   listEndpoints,
@@ -14,7 +16,7 @@ import { findEndpoint } from "../routes/webhook-endpoints/queries";
 import { endpointBodies } from "../routes/webhook-endpoints/schema";
 import { ALL_EVENTS } from "../webhooks/events-catalog";
 import { webhookUrlProblem } from "../webhooks/url";
-import { recordAudit } from "./audit";
+import { auditInsertSql } from "./audit";
 import type { SettingsEnv } from "./context";
 import { notFoundPage } from "./errors";
 import { checkCsrf, field } from "./guards";
@@ -42,6 +44,7 @@ function changeContext(c: Context<SettingsEnv>): ChangeContext {
   return {
     env: c.env,
     get: ((key: string) => (key === "auth" ? auth : key === "admitted" ? async () => {} : c.get(key as never))) as ChangeContext["get"],
+    origin: { actor: { type: "user", id: String(c.get("user").id) }, requestId: c.get("requestId") },
   };
 }
 
@@ -53,17 +56,26 @@ async function change<T>(c: Context<SettingsEnv>, work: (change: Change) => Prom
   return result;
 }
 
-const audit = (c: Context<SettingsEnv>, action: string, targetId: number, details: Record<string, unknown> = {}) =>
-  recordAudit(c.get("db"), {
-    companyId: c.get("user").companyId,
-    actor: { type: "user", id: c.get("user").id },
-    action,
-    targetType: "webhook_endpoint",
-    targetId,
-    details,
-    clientIp: c.get("clientIp"),
-    requestId: c.get("requestId"),
-  });
+/**
+ * The action's audit entry, written by the operation's own statement (AlsoWrite): once per endpoint it
+ * changed (`changed.id`), or for `targetId` (a re-send changes a delivery), so nothing when nothing changed.
+ */
+const audit =
+  (c: Context<SettingsEnv>, action: string, details: Record<string, unknown> | SQL = {}, targetId?: number): AlsoWrite =>
+  (changed) =>
+    auditInsertSql({
+      companyId: c.get("user").companyId,
+      actor: { type: "user", id: c.get("user").id },
+      action,
+      targetType: "webhook_endpoint",
+      targetId: targetId ?? sql`${changed}.id`,
+      details,
+      clientIp: c.get("clientIp"),
+      requestId: c.get("requestId"),
+      from: changed,
+    });
+/** What an add or an edit names: the endpoint's URL and events, as the statement wrote them. */
+const urlAndEvents = sql`jsonb_build_object('url', changed.url, 'events', to_jsonb(changed.events))`;
 
 /** An id from the path, or undefined (answered as missing). */
 const pathId = (c: Context<SettingsEnv>, name = "id") => {
@@ -290,8 +302,7 @@ webhooksRoutes.post("/", checkCsrf, async (c) => {
   if (!read.body)
     return c.html(await ListPage({ c, form: { values, errors: read.errors }, error: "The endpoint was not added: see below." }), 400);
   const body = read.body;
-  const { row, secret } = await change(c, (ch) => createEndpoint(ch, body));
-  await audit(c, "webhook_endpoint.created", row.id, { url: row.url, events: row.events });
+  const { secret } = await change(c, (ch) => createEndpoint(ch, body, audit(c, "webhook_endpoint.created", urlAndEvents)));
   return c.html(await ListPage({ c, secret, notice: "The endpoint is added." }), 201);
 });
 
@@ -307,9 +318,8 @@ webhooksRoutes.post("/:id", checkCsrf, async (c) => {
   const read = readEndpointForm(c, values);
   if (!read.body) return endpointPage(c, { id, form: { values, errors: read.errors }, error: "Nothing was saved: see below." }, 400);
   const body = read.body;
-  const row = await change(c, (ch) => updateEndpoint(ch, id, body));
+  const row = await change(c, (ch) => updateEndpoint(ch, id, body, undefined, audit(c, "webhook_endpoint.updated", urlAndEvents)));
   if (!row) return notFoundPage(c);
-  await audit(c, "webhook_endpoint.updated", id, { url: row.url, events: row.events });
   return endpointPage(c, { id, notice: "The endpoint is saved." });
 });
 
@@ -317,9 +327,9 @@ for (const enabled of [true, false]) {
   webhooksRoutes.post(`/:id/${enabled ? "enable" : "disable"}`, checkCsrf, async (c) => {
     const id = pathId(c);
     if (id === undefined) return notFoundPage(c);
-    const row = await change(c, (ch) => updateEndpoint(ch, id, { enabled }, DISABLED_IN_SETTINGS));
+    const action = enabled ? "webhook_endpoint.enabled" : "webhook_endpoint.disabled";
+    const row = await change(c, (ch) => updateEndpoint(ch, id, { enabled }, DISABLED_IN_SETTINGS, audit(c, action)));
     if (!row) return notFoundPage(c);
-    await audit(c, enabled ? "webhook_endpoint.enabled" : "webhook_endpoint.disabled", id);
     return endpointPage(c, { id, notice: enabled ? "The endpoint is enabled." : "The endpoint is disabled: nothing is sent to it." });
   });
 }
@@ -327,18 +337,16 @@ for (const enabled of [true, false]) {
 webhooksRoutes.post("/:id/rotate-secret", checkCsrf, async (c) => {
   const id = pathId(c);
   if (id === undefined) return notFoundPage(c);
-  const rotated = await change(c, (ch) => rotateEndpointSecret(ch, id));
+  const rotated = await change(c, (ch) => rotateEndpointSecret(ch, id, audit(c, "webhook_endpoint.secret_rotated")));
   if (!rotated) return notFoundPage(c);
-  await audit(c, "webhook_endpoint.secret_rotated", id);
   return endpointPage(c, { id, secret: rotated.secret }, 201);
 });
 
 webhooksRoutes.post("/:id/delete", checkCsrf, async (c) => {
   const id = pathId(c);
   if (id === undefined) return notFoundPage(c);
-  const deleted = await change(c, (ch) => deleteEndpoint(ch, id));
+  const deleted = await change(c, (ch) => deleteEndpoint(ch, id, audit(c, "webhook_endpoint.deleted")));
   if (deleted === undefined) return notFoundPage(c);
-  await audit(c, "webhook_endpoint.deleted", id);
   return c.html(await ListPage({ c, notice: "The endpoint is deleted." }));
 });
 
@@ -346,7 +354,9 @@ webhooksRoutes.post("/:id/deliveries/:delivery/resend", checkCsrf, async (c) => 
   const id = pathId(c);
   const deliveryId = pathId(c, "delivery");
   if (id === undefined || deliveryId === undefined) return notFoundPage(c);
-  const outcome = await change(c, (ch) => retryDelivery(ch, id, deliveryId));
+  const outcome = await change(c, (ch) =>
+    retryDelivery(ch, id, deliveryId, audit(c, "webhook_delivery.resent", { delivery_id: deliveryId }, id)),
+  );
   if (!outcome.ok && outcome.reason === "missing") return notFoundPage(c);
   if (!outcome.ok)
     return endpointPage(
@@ -358,6 +368,5 @@ webhooksRoutes.post("/:id/deliveries/:delivery/resend", checkCsrf, async (c) => 
       },
       400,
     );
-  await audit(c, "webhook_delivery.resent", id, { delivery_id: deliveryId });
   return endpointPage(c, { id, notice: "The delivery is sent again." });
 });

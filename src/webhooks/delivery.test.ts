@@ -419,20 +419,21 @@ describe("webhook delivery: tenants, endpoints and failures", () => {
     expect(event.payload).toEqual(recovered.json);
   });
 
-  it("drops finished deliveries and their events past the retention in the cron pass, keeping pending and recent ones", async () => {
+  it("drops deliveries finished 30 days ago and events 90 days old in the cron pass, keeping pending and recent ones", async () => {
     const company = await newCompany();
     const endpoint = await createWebhookEndpoint(company.companyId, { url: receiver.url(hookPath("retention")) });
     // Disabled, so the cron pass does not send the old pending delivery and the rows stay as arranged.
     await sql("update webhook_endpoints set enabled = false where id = $1", [endpoint.id]);
-    await recordDelivery(company, endpoint.id, { status: "succeeded", age: "31 days" }); // dropped
-    await recordDelivery(company, endpoint.id, { status: "failed", age: "40 days" }); // dropped
-    const oldPending = await recordDelivery(company, endpoint.id, { status: "pending", age: "31 days" });
+    // Deliveries finished 30 days ago go; their events stay for the feed until they are 90 days old.
+    const month = await recordDelivery(company, endpoint.id, { status: "succeeded", age: "31 days" }); // delivery dropped, event kept
+    await recordDelivery(company, endpoint.id, { status: "failed", age: "91 days" }); // both dropped
+    const oldPending = await recordDelivery(company, endpoint.id, { status: "pending", age: "91 days" });
     const recent = await recordDelivery(company, endpoint.id, { status: "succeeded", age: "29 days" });
     await scheduled(fast);
     const left = await sql<{ id: string }>("select id from webhook_deliveries where endpoint_id = $1 order by id", [endpoint.id]);
     expect(left.map((r) => Number(r.id))).toEqual([oldPending.deliveryId, recent.deliveryId]);
     const events = await sql<{ id: string }>("select id from webhook_events where company_id = $1 order by id", [company.companyId]);
-    expect(events.map((r) => Number(r.id))).toEqual([oldPending.eventPk, recent.eventPk]);
+    expect(events.map((r) => Number(r.id))).toEqual([month.eventPk, oldPending.eventPk, recent.eventPk]);
   });
 
   it("refuses a URL at delivery time that the rules refuse (a failed attempt with the reason, nothing sent)", async () => {

@@ -45,7 +45,18 @@ export interface ResourceEvents {
  * and renderer; in the declarations' order.
  */
 export type EventCatalog = Readonly<
-  Record<string, { resource: string; description: string; schema: ResourceEvents["schema"]; render: EventRenderer; path: ObjectPath }>
+  Record<
+    string,
+    {
+      resource: string;
+      description: string;
+      schema: ResourceEvents["schema"];
+      render: EventRenderer;
+      path: ObjectPath;
+      /** Its `data` carries `previous_attributes` (ResourceEvents.previousAttributes). */
+      previous: boolean;
+    }
+  >
 >;
 
 /** A resource's renderer of event data: its object, or a reference to it when it is large. */
@@ -59,7 +70,14 @@ export function eventCatalog(declarations: readonly ResourceEvents[]): EventCata
     declarations.flatMap((events) =>
       Object.entries(events.types).map(([type, description]) => [
         type,
-        { resource: events.resource, description, schema: events.schema, render: eventRenderer(events), path: events.path },
+        {
+          resource: events.resource,
+          description,
+          schema: events.schema,
+          render: eventRenderer(events),
+          path: events.path,
+          previous: Boolean(events.previousAttributes?.[type]),
+        },
       ]),
     ),
   );

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { ACTOR_TYPES } from "../db/schema/users";
 import { type Router, schemaOnce, timestamp } from "../http/openapi";
 import { EVENT_OBJECT_MAX_BYTES } from "./event-data";
 import { eventComponent, type ResourceEvents } from "./events-catalog";
@@ -48,6 +49,20 @@ const objectReferenceSchema = schemaOnce(() =>
     }),
 );
 
+/** `actor`: who caused the event. */
+const eventActorSchema = schemaOnce(() =>
+  z
+    .object({
+      type: z.enum(ACTOR_TYPES).openapi({
+        description:
+          "`token` (an API token), `oauth_grant` (an app a user allowed), `user` (the settings area), `system` (the service itself)",
+      }),
+      id: z.string().nullable().openapi({ description: "The token's, grant's or user's id; null for `system`", example: "12" }),
+    })
+    .nullable()
+    .openapi("EventActor", { description: "Who caused the event (null on events written before actors were recorded)" }),
+);
+
 const pascal = (type: string) => type.replace(/(^|[._])([a-z])/g, (_, __, ch: string) => ch.toUpperCase());
 
 function eventSchema(type: string, events: ResourceEvents, object: z.ZodType, previous: z.ZodType | undefined) {
@@ -63,6 +78,11 @@ function eventSchema(type: string, events: ResourceEvents, object: z.ZodType, pr
       id: z.string().openapi({ description: "The event id, also sent as `webhook-id`", example: "evt_5f2b8c1e9a4d4f0bb0e7c3d2a1f6e9b8" }),
       type: z.literal(type),
       created_at: timestamp().openapi({ description: "When the change was committed" }),
+      actor: eventActorSchema(),
+      request_id: z.string().nullable().openapi({
+        description: "The request that made the change (the `X-Request-Id` of its answer); null for the system's changes and older events",
+        example: "0b5e3c1a-6f2d-4e8b-9a7c-2d1e0f3b4a5c",
+      }),
       data: z.union([full, thin]).openapi({
         description:
           `Either \`object\` (the ${events.resource.replace("_", " ")}) or, when its JSON is over ${EVENT_OBJECT_MAX_BYTES / 1024} KiB, ` +

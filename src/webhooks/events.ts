@@ -22,6 +22,15 @@ export interface WebhookEventRow {
   resourceId: string | number | SQL;
   /** What the change replaced, as SQL (jsonb) over the event's row: the payload's `data.previous_attributes`. */
   previousAttributes?: SQL;
+  /** Who caused it and in which request (the payload's `actor` and `request_id`): values, or SQL (a prepared statement's placeholders). */
+  origin: OriginSql;
+}
+
+/** An Origin as a statement's values: each a value, or SQL (a placeholder). */
+export interface OriginSql {
+  actorType: string | SQL;
+  actorId: string | null | SQL;
+  requestId: string | null | SQL;
 }
 
 /** What a write's statement answers about each event it wrote: the event row, its type and resource, its deliveries. */
@@ -46,7 +55,16 @@ export function webhookEventCte(db: Db, row: WebhookEventRow, from: SQL, suffix 
     db,
     `webhook_event${suffix}`,
     webhookEvents,
-    { companyId: row.companyId, type: row.type, resourceType: row.resourceType, resourceId, previousAttributes: row.previousAttributes },
+    {
+      companyId: row.companyId,
+      type: row.type,
+      resourceType: row.resourceType,
+      resourceId,
+      previousAttributes: row.previousAttributes,
+      actorType: row.origin.actorType,
+      actorId: row.origin.actorId,
+      requestId: row.origin.requestId,
+    },
     from,
   );
   const fanout = db.$with(`webhook_fanout${suffix}`, { id: webhookDeliveries.id, eventId: webhookDeliveries.eventId }).as(
@@ -66,7 +84,7 @@ export function webhookEventCte(db: Db, row: WebhookEventRow, from: SQL, suffix 
 }
 
 /**
- * The delivered body `{ id, type, created_at, data: { object | object_reference, previous_attributes? } }`
+ * The delivered body `{ id, type, created_at, actor, request_id, data: { object | object_reference, previous_attributes? } }`
  * for an event row, from the object's JSON text (jsonb keeps its numbers exact), or a reference's when
  * the object is large (src/webhooks/event-data.ts), and the row's previous attributes (only an event
  * that has them carries the member). For `update webhook_events … where id = …`.
@@ -74,9 +92,11 @@ export function webhookEventCte(db: Db, row: WebhookEventRow, from: SQL, suffix 
 const payloadSql = (objectJson: SQL | string | null, referenceJson: SQL | string | null) =>
   sql`jsonb_build_object('id', event_id, 'type', type,
       'created_at', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      'actor', case when actor_type is null then null else jsonb_build_object('type', actor_type, 'id', actor_id) end,
+      'request_id', request_id,
       'data', case when ${referenceJson}::text is null then jsonb_build_object('object', ${objectJson}::jsonb)
                    else jsonb_build_object('object_reference', ${referenceJson}::jsonb) end
-        || coalesce(jsonb_build_object('previous_attributes', previous_attributes), '{}'::jsonb))`;
+        || case when previous_attributes is null then '{}'::jsonb else jsonb_build_object('previous_attributes', previous_attributes) end)`;
 
 const objectOf = (data: EventData) => (data && "object" in data ? data.object : null);
 const referenceOf = (data: EventData) => (data && "reference" in data ? data.reference : null);

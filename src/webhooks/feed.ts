@@ -15,10 +15,12 @@ import { fillPayload, fillPayloads } from "./events";
  */
 
 /**
- * Events (the feed's reach) and finished deliveries (the delivery log's) are kept this long, then dropped
- * by the cron pass; an event with a pending delivery stays until the delivery is done, without showing in the feed.
+ * Events (the feed's reach, the audit trail of API changes) are kept this long, then dropped by the cron
+ * pass; an event with a delivery left stays until the delivery is dropped, without showing in the feed.
  */
-export const WEBHOOK_RETENTION_DAYS = 30;
+export const EVENT_RETENTION_DAYS = 90;
+/** Finished deliveries (an endpoint's delivery log) are kept this long after they finished. */
+export const DELIVERY_RETENTION_DAYS = 30;
 
 /** A missing payload rendered by a read is stored only when the event is this old. */
 export const STORE_RENDER_AFTER_SECONDS = 60;
@@ -36,6 +38,9 @@ const columns = {
   >`case when octet_length(${webhookEvents.payload}::text) <= ${EVENT_PAYLOAD_MAX_BYTES} then ${webhookEvents.payload}::text end`,
   oversized: sql<boolean>`coalesce(octet_length(${webhookEvents.payload}::text) > ${EVENT_PAYLOAD_MAX_BYTES}, false)`,
   previousAttributes: sql<string | null>`${webhookEvents.previousAttributes}::text`,
+  actorType: webhookEvents.actorType,
+  actorId: webhookEvents.actorId,
+  requestId: webhookEvents.requestId,
   createdAt: sql<string>`to_char(${webhookEvents.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   old: sql<boolean>`${webhookEvents.createdAt} < now() - make_interval(secs => ${STORE_RENDER_AFTER_SECONDS})`,
 };
@@ -43,13 +48,18 @@ export type FeedRow = Awaited<ReturnType<typeof listEvents>>[number];
 
 /** Only the retention period's events (older ones, kept while a delivery of theirs is pending, are not shown). */
 const retained = (companyId: number) =>
-  and(eq(webhookEvents.companyId, companyId), sql`${webhookEvents.createdAt} > now() - make_interval(days => ${WEBHOOK_RETENTION_DAYS})`);
+  and(eq(webhookEvents.companyId, companyId), sql`${webhookEvents.createdAt} > now() - make_interval(days => ${EVENT_RETENTION_DAYS})`);
 
 export interface FeedFilter {
   types?: string[];
   resourceId?: string;
   createdAfter?: string;
   createdBefore?: string;
+  /** Who caused the events: the actor's type, and its id (with the type). */
+  actorType?: string;
+  actorId?: string;
+  /** The request that caused them. */
+  requestId?: string;
   /** Keyset: only events older than this one (its row id). */
   beforeId?: string;
 }
@@ -64,6 +74,9 @@ export function listEvents(db: Db, companyId: number, filter: FeedFilter, limit:
         retained(companyId),
         filter.types ? inArray(webhookEvents.type, filter.types) : undefined,
         filter.resourceId === undefined ? undefined : eq(webhookEvents.resourceId, filter.resourceId),
+        filter.actorType === undefined ? undefined : eq(webhookEvents.actorType, filter.actorType),
+        filter.actorId === undefined ? undefined : eq(webhookEvents.actorId, filter.actorId),
+        filter.requestId === undefined ? undefined : eq(webhookEvents.requestId, filter.requestId),
         filter.createdAfter === undefined ? undefined : gt(webhookEvents.createdAt, sql`${filter.createdAfter}::timestamptz`),
         filter.createdBefore === undefined ? undefined : lt(webhookEvents.createdAt, sql`${filter.createdBefore}::timestamptz`),
         filter.beforeId === undefined ? undefined : lt(webhookEvents.id, sql`${filter.beforeId}::bigint`),
@@ -89,6 +102,8 @@ const payloadText = (row: FeedRow, data: EventData) =>
     id: row.eventId,
     type: row.type,
     created_at: row.createdAt,
+    actor: row.actorType === null ? null : { type: row.actorType, id: row.actorId },
+    request_id: row.requestId,
     data: {
       ...(data && "reference" in data ? { object_reference: new RawJson(data.reference) } : { object: data && new RawJson(data.object) }),
       ...(row.previousAttributes === null ? {} : { previous_attributes: new RawJson(row.previousAttributes) }),

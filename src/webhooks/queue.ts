@@ -9,7 +9,7 @@ import { rowsOf } from "../platform/sql-kit";
 import { type DeliveryContext, deliver, renderPayload } from "./deliver";
 import { enqueueWebhookDeliveries } from "./enqueue";
 import type { WebhookRenderers } from "./events-catalog";
-import { renderLostPayloads, WEBHOOK_RETENTION_DAYS } from "./feed";
+import { DELIVERY_RETENTION_DAYS, EVENT_RETENTION_DAYS, renderLostPayloads } from "./feed";
 
 /** The webhook queues' names start with this (wrangler.toml); the dead-letter queue's end in `-dlq`. */
 export const WEBHOOK_QUEUE_PREFIX = "crm-webhooks";
@@ -135,19 +135,20 @@ export async function resumeEndpointDeliveries(db: Db, env: Bindings, endpointId
   );
 }
 
-export { WEBHOOK_RETENTION_DAYS };
+export { DELIVERY_RETENTION_DAYS, EVENT_RETENTION_DAYS };
 
 /** Rows dropped per statement, so each stays short; a pass runs up to PURGE_ROUNDS of them per table. */
 const PURGE_LIMIT = 5000;
 const PURGE_ROUNDS = 10;
 
 /**
- * Drops deliveries finished more than the retention ago, then events that old with no delivery left
- * (pending deliveries and their events stay however old). Oldest first, in the primary key's order; a
+ * Drops deliveries finished more than DELIVERY_RETENTION_DAYS ago, then events older than
+ * EVENT_RETENTION_DAYS with no delivery left (pending deliveries and their events stay however old). Oldest first, in the primary key's order; a
  * backlog beyond PURGE_ROUNDS × PURGE_LIMIT per table goes in later passes.
  */
 export async function purgeOldWebhookRows(db: Db): Promise<{ deliveries: number; events: number }> {
-  const age = sql`now() - make_interval(days => ${WEBHOOK_RETENTION_DAYS})`;
+  const finished = sql`now() - make_interval(days => ${DELIVERY_RETENTION_DAYS})`;
+  const age = sql`now() - make_interval(days => ${EVENT_RETENTION_DAYS})`;
   const rounds = async (statement: SQL) => {
     let total = 0;
     for (let round = 0; round < PURGE_ROUNDS; round++) {
@@ -159,7 +160,7 @@ export async function purgeOldWebhookRows(db: Db): Promise<{ deliveries: number;
   };
   const deliveries = await rounds(sql`
     delete from webhook_deliveries where id in (
-      select id from webhook_deliveries where status <> 'pending' and updated_at < ${age} order by id limit ${PURGE_LIMIT})
+      select id from webhook_deliveries where status <> 'pending' and updated_at < ${finished} order by id limit ${PURGE_LIMIT})
     returning id`);
   // Oldest first through the created_at index; events kept for a pending delivery are skipped over.
   const events = await rounds(sql`

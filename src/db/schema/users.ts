@@ -94,6 +94,8 @@ export const auditEntries = pgTable(
   (t) => [
     index("audit_entries_company_idx").on(t.companyId, t.id),
     index("audit_entries_company_actor_idx").on(t.companyId, t.actorType, t.actorId, t.id),
+    // Retention: the cron pass drops entries older than AUDIT_RETENTION_DAYS, oldest first.
+    index("audit_entries_created_idx").on(t.createdAt),
     check("audit_entries_actor_type_ck", sql`${t.actorType} in ('user', 'token', 'oauth_grant', 'system')`),
   ],
 );

@@ -52,6 +52,14 @@ export const webhookEvents = pgTable(
     payload: jsonb("payload"),
     /** What the change replaced (`{ "status_id": 3 }`), written with the event; the payload's `data.previous_attributes`. */
     previousAttributes: jsonb("previous_attributes"),
+    /**
+     * Who caused the event (the payload's `actor`): 'token' | 'oauth_grant' | 'user' | 'system', and its id as
+     * text (null for system); null on events written before actors were recorded.
+     */
+    actorType: text("actor_type"),
+    actorId: text("actor_id"),
+    /** The request that made the change (its `X-Request-Id`); null for the cron's and the queue consumers' events. */
+    requestId: text("request_id"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -59,6 +67,8 @@ export const webhookEvents = pgTable(
     // The events feed's filters (GET /events), newest first within each.
     index("webhook_events_company_type_idx").on(t.companyId, t.type, t.id),
     index("webhook_events_company_resource_idx").on(t.companyId, t.resourceId, t.id),
+    index("webhook_events_company_actor_idx").on(t.companyId, t.actorType, t.actorId, t.id),
+    index("webhook_events_company_request_idx").on(t.companyId, t.requestId, t.id),
     // Events whose payload is still to be filled: the cron pass renders those whose after-commit step was lost.
     index("webhook_events_unfilled_idx").on(t.id).where(sql`${t.payload} is null`),
     // Retention: the cron pass drops the oldest events first.

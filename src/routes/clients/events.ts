@@ -12,4 +12,5 @@ export const clientEvents = {
   schema: async () => (await import("../../domain/client")).clientSchema(),
   path: (id) => `/clients/${id}`,
   render: async (db, event) => (await import("./webhook-object")).renderClientObject(db, event),
+  previousAttributes: { "client.updated": async () => (await import("./schema")).clientUpdatePreviousSchema() },
 } as const satisfies ResourceEvents;

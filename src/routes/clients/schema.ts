@@ -48,3 +48,26 @@ export const clientEnvelopeSchema = schemaOnce(() => z.object({ client: clientSc
 
 /** Wire fields → columns, for the fields present in the body. */
 export const clientColumns = (body: Partial<ClientCreate>) => columnFields(body, [...CLIENT_FIELDS, "externalId"]);
+
+/**
+ * `data.previous_attributes` of `client.updated`: each field the change replaced, with the value it had
+ * (a field the change left as it was is absent).
+ */
+export const clientUpdatePreviousSchema = schemaOnce(() =>
+  clientSchema()
+    .pick({
+      company_name: true,
+      first_name: true,
+      last_name: true,
+      email: true,
+      website: true,
+      phone: true,
+      quickbooks_enabled: true,
+      tax_exempt: true,
+      tax_exempt_reason: true,
+      external_id: true,
+      metadata: true,
+    })
+    .partial()
+    .openapi("ClientUpdatePrevious"),
+);

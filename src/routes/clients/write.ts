@@ -1,7 +1,7 @@
 import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import { type Change, COMPANY_ID, type Statement, type StatementQuery } from "../../changes/change";
-import { eventOf } from "../../changes/effects";
+import { changedFields, eventOf } from "../../changes/effects";
 import { clients } from "../../db/schema/clients";
 import { CLIENT_FIELDS, serializeClient } from "../../domain/client";
 import {
@@ -51,6 +51,9 @@ export type ClientOutcome = { status: 200 | 201; client: ReturnType<typeof seria
 const WRITABLE = [...CLIENT_FIELDS, "externalId"] as const;
 const column = (key: (typeof WRITABLE)[number]): PgColumn => getTableColumns(clients)[key];
 const clientEtagOf = (alias: string) => etagSql(sql`${sql.identifier(alias)}.id`, [sql`${sql.identifier(alias)}.updated_at`]);
+
+/** The fields a `client.updated` event's previous_attributes compare (wire names: the columns' names). */
+const PREVIOUS = WRITABLE.map((key) => column(key).name).concat("metadata");
 
 /** Values a create stores for the fields it does not send (the columns' defaults). */
 const createDefaults = { quickbooks_enabled: false, tax_exempt: false };
@@ -164,8 +167,10 @@ const clientWrite = (db: Db) => {
   );
   // The rows to update locked in id order first, so concurrent statements updating the same clients wait
   // for each other instead of deadlocking (an UPDATE … FROM locks in its join's order).
+  // Each locked row as the update finds it (a lock answers the row's latest version): what `client.updated`'s
+  // previous_attributes compare with.
   const lock = db.$with("lock", { id: sql<number>`id`.as("id") }).as(sql`
-    select c.id from ${clients} c join go g on g.action = 'update' and c.id = g.found_id
+    select c.* from ${clients} c join go g on g.action = 'update' and c.id = g.found_id
     where c.company_id = ${COMPANY_ID} order by c.id for update of c`);
   const updated = db.$with("updated", getTableColumns(clients)).as(sql`
     update ${clients} c set ${sql.join(set, sql`, `)}, metadata = g.new_metadata,
@@ -180,7 +185,13 @@ const clientWrite = (db: Db) => {
       with: [input, found, plan, checked, go, inserted, lock, updated, written],
       events: [
         eventOf(clientEvents, "client.created", { id: inserted.id, from: inserted }),
-        eventOf(clientEvents, "client.updated", { id: sql`updated.id`, from: sql`from updated where updated.deleted_at is null` }),
+        eventOf(clientEvents, "client.updated", {
+          id: sql`updated.id`,
+          from: sql`from updated join lock on lock.id = updated.id where updated.deleted_at is null`,
+          previous: changedFields(
+            Object.fromEntries(PREVIOUS.map((name) => [name, [sql.raw(`lock.${name}`), sql.raw(`updated.${name}`)]])),
+          ),
+        }),
         eventOf(clientEvents, "client.deleted", { id: sql`updated.id`, from: sql`from updated where updated.deleted_at is not null` }),
       ],
     } satisfies Statement,

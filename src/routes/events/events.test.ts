@@ -138,13 +138,13 @@ describe("GET /events", () => {
     expect(foreign.body).toEqual(missing.body);
   });
 
-  it("shows only the last 30 days; the cron pass drops older events without pending deliveries", async () => {
+  it("shows only the last 90 days; the cron pass drops older events without pending deliveries", async () => {
     const co = await newCompany();
     const id = await newClient(co);
     await co.patch(`/clients/${id}`, { phone: "1" });
     await settled(co);
     const [old] = await sql<{ event_id: string }>(
-      "update webhook_events set created_at = now() - interval '31 days' where company_id = $1 and type = 'client.created' returning event_id",
+      "update webhook_events set created_at = now() - interval '91 days' where company_id = $1 and type = 'client.created' returning event_id",
       [co.companyId],
     );
     expect((await co.get("/events")).body.data.map((e: any) => e.type)).toEqual(["client.updated"]);

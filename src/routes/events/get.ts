@@ -5,7 +5,7 @@ import { notFound } from "../../http/errors";
 import { jsonWithRaw, RawJson } from "../../http/exact-json";
 import { createAuthRoute, jsonContent, type Router } from "../../http/openapi";
 import type { EventCatalog } from "../../webhooks/events-catalog";
-import { findEvent, payloadsOf, WEBHOOK_RETENTION_DAYS } from "../../webhooks/feed";
+import { EVENT_RETENTION_DAYS, findEvent, payloadsOf } from "../../webhooks/feed";
 import { EVENT_ID } from "./schema";
 
 export function registerGetEvent(api: Router, catalog: EventCatalog, eventSchema: () => z.ZodType) {
@@ -16,7 +16,7 @@ export function registerGetEvent(api: Router, catalog: EventCatalog, eventSchema
     tags: ["Events"],
     summary: "Get an event",
     description:
-      `One of the company's events of the last ${WEBHOOK_RETENTION_DAYS} days by its id (\`evt_…\`, the \`webhook-id\` of its deliveries), ` +
+      `One of the company's events of the last ${EVENT_RETENTION_DAYS} days by its id (\`evt_…\`, the \`webhook-id\` of its deliveries), ` +
       "exactly as its webhook deliveries send it. Another company's event, or an older one, is 404.",
     request: {
       params: zod.object({

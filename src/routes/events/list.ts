@@ -1,13 +1,16 @@
 import { z } from "@hono/zod-openapi";
 import type { JSONValue } from "hono/utils/types";
+import { ACTOR_TYPES } from "../../db/schema/users";
 import { webhookEvents } from "../../db/schema/webhooks";
+import { invalid } from "../../http/errors";
 import { jsonWithRaw, RawJson } from "../../http/exact-json";
 import { createAuthRoute, jsonContent, paginationQuery, type Router } from "../../http/openapi";
 import { cursorQuery, decodeCursor, encodeCursor, PAGE_BUDGET_BYTES, rowsWithinBudget, utf8Bytes } from "../../http/pagination";
+import { REQUEST_ID } from "../../http/request-context";
 import { isoDateTime } from "../../platform/dates";
 import type { KeysetSort } from "../../platform/keyset";
 import { EVENT_OBJECT_MAX_BYTES, type EventCatalog } from "../../webhooks/events-catalog";
-import { listEvents, payloadsOf, WEBHOOK_RETENTION_DAYS } from "../../webhooks/feed";
+import { EVENT_RETENTION_DAYS, listEvents, payloadsOf } from "../../webhooks/feed";
 import { eventsPaginationSchema } from "./schema";
 
 /** Newest first: the order events were written in, so a cursor stays stable while events are added. */
@@ -29,11 +32,12 @@ export function registerListEvents(api: Router, catalog: EventCatalog, eventSche
     tags: ["Events"],
     summary: "List events",
     description:
-      `The company's change events of the last ${WEBHOOK_RETENTION_DAYS} days, newest first, each exactly as its webhook deliveries ` +
+      `The company's change events of the last ${EVENT_RETENTION_DAYS} days, newest first, each exactly as its webhook deliveries ` +
       "send it (`id`, `type`, `created_at`, `data.object`). Every change that sends a webhook is here, whether or not an endpoint " +
       "subscribes to its type, so an integration without a public URL (or one whose endpoint was down) can see what happened. " +
       "`type` takes one type or several (repeated, or comma-separated); `resource_id` the id of the client, order or thread; " +
-      "`created_after` / `created_before` bound `created_at` (both exclusive). Follow `pagination.next_cursor` (with the same " +
+      "`created_after` / `created_before` bound `created_at` (both exclusive); `actor_type` and `actor_id` the events' `actor` " +
+      "(who caused them), `request_id` the request that did (the `X-Request-Id` of its answer). Follow `pagination.next_cursor` (with the same " +
       "filters) for older events; new events arrive at the top. A page holds at most `per_page` events and stops early at " +
       `${PAGE_BUDGET_BYTES / 1048576} MiB of events (\`next_cursor\` then continues right after its last event); an event whose ` +
       `object's JSON is over ${EVENT_OBJECT_MAX_BYTES / 1024} KiB carries \`data.object_reference\` (where to read the object) instead of \`data.object\`.`,
@@ -67,6 +71,34 @@ export function registerListEvents(api: Router, catalog: EventCatalog, eventSche
             description: "Only events about this resource (a client or order id, a thread id)",
             example: "42",
           }),
+        actor_type: z
+          .enum(ACTOR_TYPES)
+          .optional()
+          .openapi({
+            param: { name: "actor_type", in: "query" },
+            description: "Only events caused by this kind of actor (`actor.type`)",
+            example: "token",
+          }),
+        actor_id: z
+          .string()
+          .min(1)
+          .max(64)
+          .optional()
+          .openapi({
+            param: { name: "actor_id", in: "query" },
+            description: "Only events caused by this actor (`actor.id`, such as a token's id); needs `actor_type`",
+            example: "12",
+          }),
+        request_id: z
+          .string()
+          .max(128)
+          .regex(REQUEST_ID)
+          .optional()
+          .openapi({
+            param: { name: "request_id", in: "query" },
+            description: "Only events caused by this request (`request_id`: the `X-Request-Id` of the answer that made the change)",
+            example: "0b5e3c1a-6f2d-4e8b-9a7c-2d1e0f3b4a5c",
+          }),
         created_after: isoDateTime()
           .optional()
           .openapi({
@@ -95,12 +127,18 @@ export function registerListEvents(api: Router, catalog: EventCatalog, eventSche
 
   api.openapi(route, async (c) => {
     const query = c.req.valid("query");
+    // An actor's id means something only with its kind (and the index leads with the kind).
+    if (query.actor_id !== undefined && query.actor_type === undefined)
+      throw invalid("Invalid query parameters", [{ field: "actor_id", message: "actor_id needs actor_type" }]);
     const { companyId } = c.get("auth");
     const filters = {
       type: query.type ? [...new Set(query.type)].sort() : null,
       resource_id: query.resource_id ?? null,
       created_after: query.created_after ?? null,
       created_before: query.created_before ?? null,
+      actor_type: query.actor_type ?? null,
+      actor_id: query.actor_id ?? null,
+      request_id: query.request_id ?? null,
     };
     const scope = { companyId, filters };
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, EVENTS_SORT, scope);
@@ -112,6 +150,9 @@ export function registerListEvents(api: Router, catalog: EventCatalog, eventSche
         resourceId: query.resource_id,
         createdAfter: query.created_after,
         createdBefore: query.created_before,
+        actorType: query.actor_type,
+        actorId: query.actor_id,
+        requestId: query.request_id,
         beforeId: cursor?.key[0] ?? undefined,
       },
       query.per_page + 1,

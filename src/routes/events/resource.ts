@@ -9,7 +9,7 @@ export const eventsResource = {
   tags: [
     {
       name: "Events",
-      description: "The company's change events of the last 30 days, as webhooks carry them, whether or not an endpoint subscribes",
+      description: "The company's change events of the last 90 days, as webhooks carry them, whether or not an endpoint subscribes",
     },
   ],
   routes: eventsRoutes,

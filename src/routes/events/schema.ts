@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { PAGE_BUDGET_BYTES, schemaOnce } from "../../http/openapi";
 import { type EventCatalog, eventComponent } from "../../webhooks/events-catalog";
-import { WEBHOOK_RETENTION_DAYS } from "../../webhooks/feed";
+import { EVENT_RETENTION_DAYS } from "../../webhooks/feed";
 
 /** The public id of an event (`evt_` and 32 hex digits), as webhooks send it in `webhook-id`. */
 export const EVENT_ID = /^evt_[0-9a-f]{32}$/;
@@ -15,7 +15,7 @@ export const eventSchema = (catalog: EventCatalog) =>
   schemaOnce(() =>
     z.unknown().openapi("Event", {
       oneOf: Object.keys(catalog).map((type) => ({ $ref: `#/components/schemas/${eventComponent(type)}` })),
-      description: `A change event, exactly as its webhook deliveries send it (kept ${WEBHOOK_RETENTION_DAYS} days)`,
+      description: `A change event, exactly as its webhook deliveries send it (kept ${EVENT_RETENTION_DAYS} days)`,
     }),
   );
 

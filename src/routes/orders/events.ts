@@ -15,5 +15,8 @@ export const orderEvents = {
   schema: async () => (await import("./schema")).orderEnvelopeSchema(),
   path: (id) => `/orders/${id}`,
   render: async (db, event) => (await import("./webhook-object")).renderOrderObject(db, event),
-  previousAttributes: { "order.status_changed": async () => (await import("./schema")).statusChangePreviousSchema() },
+  previousAttributes: {
+    "order.updated": async () => (await import("./schema")).orderUpdatePreviousSchema(),
+    "order.status_changed": async () => (await import("./schema")).statusChangePreviousSchema(),
+  },
 } as const satisfies ResourceEvents;

@@ -1,8 +1,8 @@
 import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
+import { alias, type PgColumn } from "drizzle-orm/pg-core";
 import { type AccountingUpdate, syncApplies } from "../../accounting/payload";
 import { applyChange, type Change } from "../../changes/change";
-import { eventOf } from "../../changes/effects";
+import { changedFields, eventOf } from "../../changes/effects";
 import { clients } from "../../db/schema/clients";
 import { companies } from "../../db/schema/companies";
 import { artworks, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema/orders";
@@ -150,6 +150,42 @@ function referencesHeld(companyId: number, body: OrderPatch, rate: string | null
 const sentTaxRate = (order: ReadOrder, body: OrderPatch) => (body.tax_id ? (order.taxRates[body.tax_id] ?? null) : null);
 
 /**
+ * The order's fields an `order.updated` event's previous_attributes compare, under the PATCH body's names:
+ * the project's and its invoice's (`deadline` and `client_id` are the project's), money as text.
+ */
+const PREVIOUS: readonly [wire: string, column: PgColumn, cte: "project" | "invoice"][] = [
+  ["title", projects.title, "project"],
+  ["description", projects.description, "project"],
+  ["start_date", projects.startDate, "project"],
+  ["deadline", projects.deadline, "project"],
+  ["client_id", projects.clientId, "project"],
+  ["status_id", projects.statusId, "project"],
+  ["external_id", projects.externalId, "project"],
+  ["metadata", projects.metadata, "project"],
+  ["client_notes", invoices.clientNotes, "invoice"],
+  ["tax_id", invoices.taxId, "invoice"],
+  ["tax_exempt", invoices.taxExempt, "invoice"],
+  ["tax_exempt_reason", invoices.taxExemptReason, "invoice"],
+  ["discount_amount", invoices.discountAmount, "invoice"],
+  ["discount_amount_type", invoices.discountAmountType, "invoice"],
+  ["discount_type", invoices.discountType, "invoice"],
+];
+const wireValue = (value: SQL, column: PgColumn) => (column.getSQLType().startsWith("numeric") ? sql`${value}::text` : value);
+/** Each PREVIOUS field as the locked rows hold it (a lock answers the rows' latest versions): `before_<field>` columns of `locked`. */
+const lockedBefore = Object.fromEntries(
+  PREVIOUS.map(([wire, column]) => [`before_${wire}`, sql`${wireValue(sql`${column}`, column)}`.as(`before_${wire}`)]),
+);
+/** previous_attributes of the order's update: each field whose value the statement changed, with the value it had. */
+const orderPrevious = changedFields(
+  Object.fromEntries(
+    PREVIOUS.map(([wire, column, cte]) => [
+      wire,
+      [sql.raw(`locked.before_${wire}`), wireValue(sql`${sql.identifier(cte)}.${sql.identifier(column.name)}`, column)],
+    ]),
+  ),
+);
+
+/**
  * The write as ONE statement (atomic): lock both rows only if they are still the versions that were read
  * and validated, update what the body changes, replace the contents given, write the outbox row and the
  * webhook event; returns the rows after the change with the invoice's line and payment amounts. Undefined
@@ -170,6 +206,7 @@ async function writeOrder(
         projectId: sql<number>`${projects.id}`.as("project_id"),
         invoiceId: sql<number>`${invoices.id}`.as("invoice_id"),
         statusId: sql<number | null>`${projects.statusId}`.as("previous_status_id"),
+        ...lockedBefore,
       })
       .from(projects)
       .innerJoin(invoices, eq(invoices.id, order.invoice.id))
@@ -220,7 +257,11 @@ async function writeOrder(
         ? [{ projectId: order.project.id, invoiceId: order.invoice.id, operation: "update", payload: { changes }, from: locked }]
         : [],
       events: [
-        eventOf(orderEvents, "order.updated", { id: order.project.id, from: project }),
+        eventOf(orderEvents, "order.updated", {
+          id: order.project.id,
+          from: sql`from ${project} cross join ${invoice} cross join ${locked}`,
+          previous: orderPrevious,
+        }),
         ...(body.status_id === undefined
           ? []
           : [

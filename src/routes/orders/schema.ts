@@ -191,3 +191,35 @@ export const statusChangePreviousSchema = schemaOnce(() =>
     })
     .openapi("OrderStatusChangePrevious"),
 );
+
+/**
+ * `data.previous_attributes` of `order.updated`: each of the order's fields (under the PATCH body's names)
+ * the change replaced, with the value it had; `{}` for a change of its contents (line items, payments,
+ * artworks) or of its tax's rate, which changes none of them (the totals follow from the rows).
+ */
+export const orderUpdatePreviousSchema = schemaOnce(() =>
+  projectSchema()
+    .pick({
+      title: true,
+      description: true,
+      start_date: true,
+      deadline: true,
+      client_id: true,
+      status_id: true,
+      external_id: true,
+      metadata: true,
+    })
+    .extend(
+      invoiceSchema().pick({
+        client_notes: true,
+        tax_id: true,
+        tax_exempt: true,
+        tax_exempt_reason: true,
+        discount_amount: true,
+        discount_amount_type: true,
+        discount_type: true,
+      }).shape,
+    )
+    .partial()
+    .openapi("OrderUpdatePrevious"),
+);

@@ -38,6 +38,8 @@ describe("order.status_changed", () => {
       id: last.event_id,
       type: "order.status_changed",
       created_at: expect.any(String),
+      actor: { type: "token", id: String(co.tokenId) },
+      request_id: moved.headers.get("x-request-id"),
       data: { object: moved.body, previous_attributes: { status_id: quote } },
     });
     // The first change left no status.

@@ -1,5 +1,5 @@
 import { type SQLWrapper, sql, type WithSubquery } from "drizzle-orm";
-import { eventOf } from "../../changes/effects";
+import { changedFields, eventOf } from "../../changes/effects";
 import { orderEvents } from "./events";
 
 /** A CTE of a write's statement with an order's project id and status id (columns of that CTE). */
@@ -22,5 +22,5 @@ export const statusChangedEvent = (after: OrderStatusRows, before: OrderStatusRo
     id: sql`${after.projectId}`,
     from: sql`from ${after.cte} join ${before.cte} on ${before.projectId} = ${after.projectId}
       where ${after.statusId} is distinct from ${before.statusId}`,
-    previous: sql`jsonb_build_object('status_id', ${before.statusId})`,
+    previous: changedFields({ status_id: [before.statusId, after.statusId] }),
   });

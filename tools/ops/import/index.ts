@@ -1,5 +1,6 @@
 import { Change, type ChangeContext, type ChangeVariable } from "../../../src/changes/change";
 import type { Variables } from "../../../src/http/context";
+import { SYSTEM_ORIGIN } from "../../../src/http/request-context";
 import type { Db } from "../../../src/platform/db";
 import type { Bindings } from "../../../src/platform/env";
 import type { Logger } from "../../../src/platform/logger";
@@ -38,8 +39,10 @@ function importChange(db: Db, tx: Db, companyId: number, deferred: Promise<unkno
     transaction: async (work) => work(tx),
     defer: (task) => void deferred.push(task),
     db,
+    requestId: "",
   };
-  const ctx: ChangeContext = { env: {} as Bindings, get: (key) => vars[key] };
+  // The operator's import is no request's: its events' actor is `system`.
+  const ctx: ChangeContext = { env: {} as Bindings, get: (key) => vars[key], origin: SYSTEM_ORIGIN };
   return new Change(ctx, tx, true);
 }
 
