@@ -57,7 +57,7 @@ describe("proof approval page in a browser", { timeout: 120_000 }, () => {
     // Readable on the phone: nothing wider than the viewport.
     expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
 
-    await page.getByLabel("Your name").fill("Maya Lopez");
+    await page.getByLabel("Your name", { exact: true }).fill("Maya Lopez");
     await page.getByLabel("Your e-mail (optional)").fill("maya@example.com");
     await page.getByRole("button", { name: "Approve" }).click();
     await expect.poll(() => page.getByTestId("answer").textContent()).toContain("Approved by Maya Lopez");
