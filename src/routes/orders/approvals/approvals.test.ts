@@ -9,6 +9,7 @@ import {
   waitFor,
   workerLogLines,
 } from "../../../../test/support/api";
+import { holdRow } from "../../../../test/support/locks";
 import { newOrder } from "../../../../test/support/orders";
 
 /** The site's origin (the public page is outside the API's prefix). */
@@ -41,7 +42,9 @@ async function page(url: string) {
   return { status: res.status, headers: res.headers, html: await res.text(), cookie: res.headers.get("set-cookie")?.split(";")[0] ?? "" };
 }
 async function answer(url: string, fields: Record<string, string>) {
-  const first = await page(url);
+  return post(url, await page(url), fields);
+}
+async function post(url: string, first: Awaited<ReturnType<typeof page>>, fields: Record<string, string>) {
   const csrf = /name="_csrf" value="([0-9a-f]+)"/.exec(first.html)?.[1] ?? "none";
   const res = await fetch(url, {
     method: "POST",
@@ -168,13 +171,21 @@ describe("proof approvals over the API", () => {
     const { orderId, front } = await orderWithArtworks(co);
     const { approval, url } = await ask(co, orderId, { artwork_ids: [front.id] });
     const before = (await co.get(`/orders/${orderId}`)).headers.get("etag");
-    const answers = await Promise.all([
-      answer(url, { answer: "approve", name: "Maya", email: "maya@example.com" }),
-      answer(url, { answer: "changes", comment: "Bigger logo" }),
-      answer(url, { answer: "approve", name: "Sam" }),
-    ]);
-    // Each POST redirects (303) to the page, or finds it answered (409); exactly one answer is stored.
-    expect(answers.every((r) => r.status === 303 || r.status === 409)).toBe(true);
+    // Three forms loaded while it is pending, posted while the test holds the approval's row: every
+    // answer has read it pending and waits at its write; released, exactly one write may go through.
+    const forms = await Promise.all([0, 1, 2].map(() => page(url)));
+    const held = await holdRow("approvals", approval.id);
+    const fields = [
+      { answer: "approve", name: "Maya", email: "maya@example.com" },
+      { answer: "changes", comment: "Bigger logo" },
+      { answer: "approve", name: "Sam" },
+    ];
+    const posting = Promise.all(forms.map((form, i) => post(url, form, fields[i])));
+    await held.blocked(3);
+    await held.release();
+    const answers = await posting;
+    // Each POST redirects (303) to the page, which shows the answer that won.
+    expect(answers.map((r) => r.status)).toEqual([303, 303, 303]);
     const [row] = await sql<{ status: string; responder_name: string | null }>(
       "select status, responder_name from approvals where id = $1",
       [approval.id],
@@ -189,6 +200,8 @@ describe("proof approvals over the API", () => {
     const shown = await page(url);
     expect(shown.html).toContain('data-testid="answer"');
     expect(shown.html).not.toContain('data-testid="approve-form"');
+    // A late POST finds it answered.
+    expect((await answer(url, { answer: "approve", name: "Late" })).status).toBe(409);
     const order = await co.get(`/orders/${orderId}`);
     expect(order.headers.get("etag")).not.toBe(before);
     expect(order.body.artworks[0].approval).toMatchObject({ id: approval.id, status: row.status });
@@ -227,6 +240,18 @@ describe("proof approvals over the API", () => {
     const token = live.url.split("/").pop()!;
     await waitFor("the page's log line", () => workerLogLines().some((l) => l.includes('"/approve/{token}"')));
     expect(workerLogLines().filter((l) => l.includes(token))).toEqual([]);
+  });
+
+  it("throttles lookups per link through the limiter: the 61st view of one link in a minute is a 429", async () => {
+    const url = `${origin()}/approve/${"t".repeat(31)}${Date.now().toString().padStart(12, "0")}`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) statuses.push((await fetch(url)).status);
+    expect(statuses.every((s) => s === 404)).toBe(true);
+    const refused = await fetch(url);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Another link is not affected.
+    expect((await fetch(`${origin()}/approve/${"u".repeat(43)}`)).status).toBe(404);
   });
 
   it("an answer without its CSRF token, or without a name, writes nothing", async () => {
