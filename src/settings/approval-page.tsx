@@ -279,6 +279,15 @@ approvalPageApp.post("/:token", async (c) => {
 });
 
 approvalPageApp.all("*", (c) => missingPage(c));
+approvalPageApp.onError((err, c) => {
+  c.get("logger")?.error("approval page failed", { error: err });
+  return c.html(
+    <Page title="Something went wrong">
+      <p data-testid="error-message">The page could not be shown. Try again in a moment.</p>
+    </Page>,
+    503,
+  );
+});
 
 /** Serves a request the app routed to `/approve/…` (mount.ts), with its variables. */
 export function serveApprovalPage(c: Context<AppEnv>): Response | Promise<Response> {

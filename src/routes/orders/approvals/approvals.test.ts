@@ -175,7 +175,7 @@ describe("proof approvals over the API", () => {
     // answer has read it pending and waits at its write; released, exactly one write may go through.
     const forms = await Promise.all([0, 1, 2].map(() => page(url)));
     const held = await holdRow("approvals", approval.id);
-    const fields = [
+    const fields: Record<string, string>[] = [
       { answer: "approve", name: "Maya", email: "maya@example.com" },
       { answer: "changes", comment: "Bigger logo" },
       { answer: "approve", name: "Sam" },
