@@ -19,7 +19,7 @@ export function newApprovalToken(): string {
   return btoa(String.fromCharCode(...bytes))
     .replace(/\+/g, "-")
     .replace(/\//g, "_")
-    .replace(/=+$/, "");
+    .replace(/=/g, ""); // base64 has "=" only as its end's padding
 }
 
 /** What the database keeps of a token: its SHA-256 digest (hex). */
