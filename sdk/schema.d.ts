@@ -185,7 +185,7 @@ export interface paths {
         };
         /**
          * Get an order in full
-         * @description The project, its default invoice with computed totals, live invoice items, payments, the client, the tax row, the status and artworks. A deleted order, or another company's, is 404.
+         * @description The project, its default invoice with computed totals, live invoice items, payments, the client, the tax row, the status and artworks (each with its latest proof approval's state). A deleted order, or another company's, is 404.
          *
          *     Scope: `read` (any token may call it).
          */
@@ -380,6 +380,78 @@ export interface paths {
          *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         patch: operations["updateOrderArtwork"];
+        trace?: never;
+    };
+    "/orders/{id}/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an order's proof approvals
+         * @description The order's approvals, newest first, with their status computed now. `status` keeps one status. Follow `pagination.next_cursor` (as `cursor`) for the next page. Another company's order is 404.
+         *
+         *     Scope: `read` (any token may call it).
+         */
+        get: operations["listOrderApprovals"];
+        put?: never;
+        /**
+         * Ask the customer to approve proofs
+         * @description Asks the customer to approve up to 50 live artworks of the order at their current versions, and with `include_total` the order's current total. Answers the approval and `url`, the public page the customer answers on (no sign-in). The link's token (256 random bits) is shown only in this answer: the API keeps its SHA-256 digest. The link expires at `expires_at` (default 14 days) and can be revoked. If an artwork or the total changes while it is pending, the approval becomes `stale` and the page takes no answer. An artwork id not of this order is 400 naming it; another company's order is 404. With an `Idempotency-Key`, the stored answer (url included) is what a replay gets, for the key's lifetime.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
+         */
+        post: operations["createOrderApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a proof approval
+         * @description The approval with its status (computed now: `expired` and `stale` included), the answer, who gave it and when. Never the link. Another company's approval, or one of a deleted order, is 404.
+         *
+         *     Scope: `read` (any token may call it).
+         */
+        get: operations["getApproval"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a proof approval's link
+         * @description Revokes an unanswered approval: its link then shows the same page as a link that never existed. Revoking a revoked approval answers it unchanged; an answered one is 409. Another company's approval is 404.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
+         */
+        post: operations["revokeApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/statuses": {
@@ -953,6 +1025,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "approval.requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A proof approval was asked for (POST /orders/{id}/approvals); the link itself is never in an event
+         * @description Sent to every enabled endpoint subscribed to `approval.requested` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s to acknowledge; any other answer, a redirect or a timeout is retried with backoff. Events of one resource arrive in the order they happened.
+         */
+        post: operations["onApprovalRequested"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.responded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The customer answered through the link: `status` is `approved` (with `responder_name`, `responder_email`) or `changes_requested` (with `comment`)
+         * @description Sent to every enabled endpoint subscribed to `approval.responded` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s to acknowledge; any other answer, a redirect or a timeout is retried with backoff. Events of one resource arrive in the order they happened.
+         */
+        post: operations["onApprovalResponded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The shop revoked an approval's link
+         * @description Sent to every enabled endpoint subscribed to `approval.revoked` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s to acknowledge; any other answer, a redirect or a timeout is retried with backoff. Events of one resource arrive in the order they happened.
+         */
+        post: operations["onApprovalRevoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "email_thread.upserted": {
         parameters: {
             query?: never;
@@ -1426,6 +1558,146 @@ export interface components {
              * @example 3
              */
             status_id: number | null;
+        };
+        ApprovalRequestedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`
+             * @example evt_5f2b8c1e9a4d4f0bb0e7c3d2a1f6e9b8
+             */
+            id: string;
+            /** @enum {string} */
+            type: "approval.requested";
+            /**
+             * Format: date-time
+             * @description When the change was committed
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            created_at: string;
+            actor: components["schemas"]["EventActor"];
+            /**
+             * @description The request that made the change (the `X-Request-Id` of its answer); null for the system's changes and older events
+             * @example 0b5e3c1a-6f2d-4e8b-9a7c-2d1e0f3b4a5c
+             */
+            request_id: string | null;
+            /** @description Either `object` (the approval) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
+            data: {
+                /** @description The approval as GET /approvals/{id} and POST /approvals/{id}/revoke: the approval (`{ approval }` holds it) return it (null if it no longer exists) */
+                object: components["schemas"]["Approval"] | null;
+            } | {
+                object_reference: components["schemas"]["EventObjectReference"];
+            };
+        };
+        Approval: {
+            id: number;
+            /** @description The order (project) id */
+            order_id: number;
+            /**
+             * @description `pending` until answered; `approved` or `changes_requested` once answered; `revoked`; `expired` past `expires_at` unanswered; `stale` when an artwork (or, with `include_total`, what the total is computed from) changed while pending
+             * @enum {string}
+             */
+            status: "pending" | "approved" | "changes_requested" | "expired" | "revoked" | "stale";
+            /** @description The artworks asked about, each at the version (`updated_at`) it had then */
+            artworks: {
+                id: number;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T13:37:00.000Z
+                 */
+                updated_at: string;
+            }[];
+            include_total: boolean;
+            /**
+             * @description The order's total when asked (with `include_total`), else null
+             * @example 480.00
+             */
+            total: string | null;
+            message: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            expires_at: string;
+            /** @description Who answered (required with an approval) */
+            responder_name: string | null;
+            responder_email: string | null;
+            /** @description The customer's comment (required when requesting changes) */
+            comment: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            responded_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            updated_at: string;
+        };
+        ApprovalRespondedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`
+             * @example evt_5f2b8c1e9a4d4f0bb0e7c3d2a1f6e9b8
+             */
+            id: string;
+            /** @enum {string} */
+            type: "approval.responded";
+            /**
+             * Format: date-time
+             * @description When the change was committed
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            created_at: string;
+            actor: components["schemas"]["EventActor"];
+            /**
+             * @description The request that made the change (the `X-Request-Id` of its answer); null for the system's changes and older events
+             * @example 0b5e3c1a-6f2d-4e8b-9a7c-2d1e0f3b4a5c
+             */
+            request_id: string | null;
+            /** @description Either `object` (the approval) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
+            data: {
+                /** @description The approval as GET /approvals/{id} and POST /approvals/{id}/revoke: the approval (`{ approval }` holds it) return it (null if it no longer exists) */
+                object: components["schemas"]["Approval"] | null;
+            } | {
+                object_reference: components["schemas"]["EventObjectReference"];
+            };
+        };
+        ApprovalRevokedEvent: {
+            /**
+             * @description The event id, also sent as `webhook-id`
+             * @example evt_5f2b8c1e9a4d4f0bb0e7c3d2a1f6e9b8
+             */
+            id: string;
+            /** @enum {string} */
+            type: "approval.revoked";
+            /**
+             * Format: date-time
+             * @description When the change was committed
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            created_at: string;
+            actor: components["schemas"]["EventActor"];
+            /**
+             * @description The request that made the change (the `X-Request-Id` of its answer); null for the system's changes and older events
+             * @example 0b5e3c1a-6f2d-4e8b-9a7c-2d1e0f3b4a5c
+             */
+            request_id: string | null;
+            /** @description Either `object` (the approval) or, when its JSON is over 256 KiB, `object_reference` (where to read it): the member present tells them apart */
+            data: {
+                /** @description The approval as GET /approvals/{id} and POST /approvals/{id}/revoke: the approval (`{ approval }` holds it) return it (null if it no longer exists) */
+                object: components["schemas"]["Approval"] | null;
+            } | {
+                object_reference: components["schemas"]["EventObjectReference"];
+            };
         };
         EmailThreadUpsertedEvent: {
             /**
@@ -2033,7 +2305,7 @@ export interface components {
             client: components["schemas"]["Client"] & unknown;
             tax: components["schemas"]["Tax"];
             status: components["schemas"]["OrderStatus"];
-            artworks: components["schemas"]["Artwork"][];
+            artworks: components["schemas"]["OrderArtwork"][];
         };
         InvoiceItem: {
             id: number;
@@ -2117,6 +2389,26 @@ export interface components {
             id: number;
             name: string;
             position: number;
+        } | null;
+        /** @description An artwork with its latest proof approval's state */
+        OrderArtwork: components["schemas"]["Artwork"] & {
+            approval: components["schemas"]["ArtworkApproval"];
+        };
+        /** @description The artwork's latest approval (any status); null when none was asked */
+        ArtworkApproval: {
+            id: number;
+            /** @enum {string} */
+            status: "pending" | "approved" | "changes_requested" | "expired" | "revoked" | "stale";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            responded_at: string | null;
         } | null;
         Artwork: {
             id: number;
@@ -2322,6 +2614,38 @@ export interface components {
              */
             id: number;
             invoice: components["schemas"]["Invoice"] & unknown;
+        };
+        ApprovalCreated: {
+            approval: components["schemas"]["Approval"];
+            /**
+             * @description The public page for the customer. Its token is shown only in this answer (the API stores a digest of it)
+             * @example https://api.example/approve/3q2-7wX…
+             */
+            url: string;
+        };
+        ApprovalCreate: {
+            /**
+             * @description Live artworks of the order to approve (their current versions)
+             * @example [
+             *       12
+             *     ]
+             */
+            artwork_ids: number[];
+            /** @description Also ask to approve the order's current total (default false) */
+            include_total?: boolean;
+            /**
+             * @description Shown to the customer on the page
+             * @example Here is the proof for your spring jerseys.
+             */
+            message?: string | null;
+            /**
+             * Format: date-time
+             * @description When the link stops working (default 14 days from now; at most 90)
+             */
+            expires_at?: string;
+        };
+        ApprovalEnvelope: {
+            approval: components["schemas"]["Approval"];
         };
         StatusList: {
             data: components["schemas"]["Status"][];
@@ -2736,7 +3060,7 @@ export interface components {
             last_synced_at?: string;
         };
         /** @description A change event, exactly as its webhook deliveries send it (kept 90 days) */
-        Event: components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["OrderCreatedEvent"] | components["schemas"]["OrderUpdatedEvent"] | components["schemas"]["OrderDeletedEvent"] | components["schemas"]["OrderStatusChangedEvent"] | components["schemas"]["EmailThreadUpsertedEvent"];
+        Event: components["schemas"]["ClientCreatedEvent"] | components["schemas"]["ClientUpdatedEvent"] | components["schemas"]["ClientDeletedEvent"] | components["schemas"]["OrderCreatedEvent"] | components["schemas"]["OrderUpdatedEvent"] | components["schemas"]["OrderDeletedEvent"] | components["schemas"]["OrderStatusChangedEvent"] | components["schemas"]["ApprovalRequestedEvent"] | components["schemas"]["ApprovalRespondedEvent"] | components["schemas"]["ApprovalRevokedEvent"] | components["schemas"]["EmailThreadUpsertedEvent"];
         EventsPagination: {
             per_page: number;
             /** @description Pass as `cursor` (with the same filters) for the older events after this page; null on the last page. A page may hold fewer than `per_page` events while more follow (it stops at 4 MiB of events): walk until this is null */
@@ -2809,7 +3133,7 @@ export interface components {
              *       "order.updated"
              *     ]
              */
-            events: ("client.created" | "client.updated" | "client.deleted" | "order.created" | "order.updated" | "order.deleted" | "order.status_changed" | "email_thread.upserted" | "*")[];
+            events: ("client.created" | "client.updated" | "client.deleted" | "order.created" | "order.updated" | "order.deleted" | "order.status_changed" | "approval.requested" | "approval.responded" | "approval.revoked" | "email_thread.upserted" | "*")[];
             /** @example ERP sync */
             description?: string | null;
         };
@@ -2829,7 +3153,7 @@ export interface components {
              *       "order.updated"
              *     ]
              */
-            events?: ("client.created" | "client.updated" | "client.deleted" | "order.created" | "order.updated" | "order.deleted" | "order.status_changed" | "email_thread.upserted" | "*")[];
+            events?: ("client.created" | "client.updated" | "client.deleted" | "order.created" | "order.updated" | "order.deleted" | "order.status_changed" | "approval.requested" | "approval.responded" | "approval.revoked" | "email_thread.upserted" | "*")[];
             /** @example ERP sync */
             description?: string | null;
             /** @description `false` stops deliveries to the endpoint; `true` re-enables a disabled endpoint and clears its disabled reason and failure streak */
@@ -6947,6 +7271,644 @@ export interface operations {
             };
         };
     };
+    listOrderApprovals: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 */
+                page?: number;
+                /** @description Page size, 1 to 100 (default 25); a page also stops early at 4 MiB of rows (follow `next_cursor`, which continues right after its last row) */
+                per_page?: number;
+                /** @description Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row (stable while rows are added or deleted). Use it with the same filters; not together with `page`. */
+                cursor?: string;
+                /** @description Only approvals with this status */
+                status?: "pending" | "approved" | "changes_requested" | "expired" | "revoked" | "stale";
+            };
+            header?: never;
+            path: {
+                /** @description Order (project) id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of approvals */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Approval"][];
+                        pagination: components["schemas"]["Pagination"];
+                    };
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the path or the query string is longer than 8192 bytes (`details.part` says which); answered before the token is looked at */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOrderApproval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Order (project) id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalCreate"];
+            };
+        };
+        responses: {
+            /** @description The approval and its public link */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalCreated"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body did not arrive within 10 s */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body is larger than this route accepts */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the path or the query string is longer than 8192 bytes (`details.part` says which); answered before the token is looked at */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: a request body must be sent as application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Approval id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The approval */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalEnvelope"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the path or the query string is longer than 8192 bytes (`details.part` says which); answered before the token is looked at */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeApproval: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Approval id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked approval */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalEnvelope"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description integration_unavailable: the supplier integration this request needs is missing, disabled or incomplete; conflict: the resource's state does not allow the operation (`message` says why) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the path or the query string is longer than 8192 bytes (`details.part` says which); answered before the token is looked at */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listStatuses: {
         parameters: {
             query?: never;
@@ -8998,7 +9960,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events of these types: repeat the parameter, or separate types with commas */
-                type?: (("client.created" | "client.updated" | "client.deleted" | "order.created" | "order.updated" | "order.deleted" | "order.status_changed" | "email_thread.upserted") | string)[];
+                type?: (("client.created" | "client.updated" | "client.deleted" | "order.created" | "order.updated" | "order.deleted" | "order.status_changed" | "approval.requested" | "approval.responded" | "approval.revoked" | "email_thread.upserted") | string)[];
                 /** @description Only events about this resource (a client or order id, a thread id) */
                 resource_id?: string;
                 /** @description Only events caused by this kind of actor (`actor.type`) */
@@ -10718,6 +11680,93 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrderStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the event; the body is ignored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApprovalRequested: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every attempt and re-send, so a receiver can drop duplicates */
+                "webhook-id": string;
+                /** @description Unix time in seconds of this attempt; refuse messages far from your clock (replay protection) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64 part of the endpoint's `whsec_` secret (Standard Webhooks). Two after a rotation (new and previous secret): accept either */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalRequestedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the event; the body is ignored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApprovalResponded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every attempt and re-send, so a receiver can drop duplicates */
+                "webhook-id": string;
+                /** @description Unix time in seconds of this attempt; refuse messages far from your clock (replay protection) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64 part of the endpoint's `whsec_` secret (Standard Webhooks). Two after a rotation (new and previous secret): accept either */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalRespondedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the event; the body is ignored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onApprovalRevoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every attempt and re-send, so a receiver can drop duplicates */
+                "webhook-id": string;
+                /** @description Unix time in seconds of this attempt; refuse messages far from your clock (replay protection) */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64 part of the endpoint's `whsec_` secret (Standard Webhooks). Two after a rotation (new and previous secret): accept either */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalRevokedEvent"];
             };
         };
         responses: {

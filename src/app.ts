@@ -14,7 +14,7 @@ import { requestContext, requestId } from "./http/request-context";
 import { refuseLongTarget } from "./http/request-limits";
 import { createRouter } from "./http/router";
 import { RESOURCES, WEBHOOK_EVENTS } from "./resources";
-import { mountSettings } from "./settings/mount";
+import { mountApprovalPage, mountSettings } from "./settings/mount";
 
 const PUBLIC_PATHS = new Set(["/openapi.json", "/docs", ...RESOURCES.flatMap((r) => r.publicPaths ?? [])]);
 
@@ -67,6 +67,8 @@ export function createApp() {
   app.route(API_PREFIX, api);
   // The developers' settings area (docs/settings.md), loaded on its first request.
   mountSettings(app);
+  // Proof approvals' public page (docs/approvals.md), loaded on its first request.
+  mountApprovalPage(app);
   app.notFound((c) => noRoute(c, app.routes));
   return app;
 }

@@ -5,6 +5,7 @@ import { eventsResource } from "./routes/events/resource";
 import { healthResource } from "./routes/health/resource";
 import { mailResource } from "./routes/mail/resource";
 import { meResource } from "./routes/me/resource";
+import { approvalsResource } from "./routes/orders/approvals/resource";
 import { ordersResource } from "./routes/orders/resource";
 import { productsResource } from "./routes/products/resource";
 import { statusesResource } from "./routes/statuses/resource";
@@ -33,6 +34,7 @@ export const RESOURCES: readonly Resource[] = [
   meResource,
   clientsResource,
   ordersResource,
+  approvalsResource,
   statusesResource,
   taxesResource,
   productsResource,

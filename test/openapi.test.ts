@@ -72,6 +72,10 @@ describe("OpenAPI document and docs page", () => {
         "GET /orders/{id}",
         "PATCH /orders/{id}",
         "DELETE /orders/{id}",
+        "POST /orders/{id}/approvals",
+        "GET /orders/{id}/approvals",
+        "GET /approvals/{id}",
+        "POST /approvals/{id}/revoke",
         "POST /orders/{id}/items",
         "PATCH /orders/{id}/items/{item_id}",
         "DELETE /orders/{id}/items/{item_id}",
@@ -151,7 +155,9 @@ describe("OpenAPI document and docs page", () => {
     const ids = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((item) =>
       Object.values(item).map((op) => op.operationId),
     );
-    expect(ids.every((id) => /^(list|get|create|update|delete|put|upsert|batch|search|rotate|retry)[A-Z][A-Za-z]+$/.test(id))).toBe(true);
+    expect(ids.every((id) => /^(list|get|create|update|delete|put|upsert|batch|search|rotate|retry|revoke)[A-Z][A-Za-z]+$/.test(id))).toBe(
+      true,
+    );
     expect(new Set(ids).size).toBe(ids.length);
   });
 
@@ -192,7 +198,12 @@ describe("OpenAPI document and docs page", () => {
   it("describes every webhook event type under `webhooks`: signature headers and the { id, type, created_at, actor, request_id, data.object | data.object_reference } payload", async () => {
     const doc = (await call("GET", "/openapi.json")).body;
     expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
-    const objectRef: Record<string, string> = { client: "Client", order: "OrderEnvelope", email_thread: "EmailThread" };
+    const objectRef: Record<string, string> = {
+      client: "Client",
+      order: "OrderEnvelope",
+      email_thread: "EmailThread",
+      approval: "Approval",
+    };
     for (const type of WEBHOOK_EVENT_TYPES) {
       const op = doc.webhooks[type].post;
       expect(op.security).toEqual([]);

@@ -33,15 +33,19 @@ export const requestOrigin = (c: { get(key: "auth"): Auth; get(key: "requestId")
 
 /** What a request id is: the caller's `X-Request-Id` when it matches, else a UUID. */
 export const REQUEST_ID = /^[\w.:-]{1,128}$/;
+/** The proof approvals' public page (settings/approval-page.tsx): `/approve/{token}`. */
+const APPROVAL_LINK = "/approve/";
 /** What marks a path segment as an e-mail address (GET /clients/{email}), sent plain or percent-encoded. */
 const EMAIL_MARK = /@|%40/i;
 
 /**
  * The path as the access log writes it: personal data stays out, so each segment holding an e-mail
- * address is written `{email}`. Segment by segment, in time linear in the path's length (a pattern
+ * address is written `{email}`, and an approval link's token `{token}`. Segment by segment, in time linear in the path's length (a pattern
  * such as `/[^/]*@[^/]*\/g` rescans a long segment from each of its characters: quadratic).
  */
 export function loggedPath(path: string): string {
+  // A proof approval's public link: its token is a credential, never logged.
+  if (path.startsWith(APPROVAL_LINK)) return `${APPROVAL_LINK}{token}`;
   if (!EMAIL_MARK.test(path)) return path;
   return path
     .split("/")

@@ -22,3 +22,14 @@ export function mountSettings(app: Router): void {
   app.all("/settings", handler);
   app.all("/settings/*", handler);
 }
+
+/** Mounts the proof approvals' public page (`/approve/{token}`, approval-page.tsx), imported on its first request. */
+export function mountApprovalPage(app: Router): void {
+  let loading: Promise<typeof import("./approval-page")> | undefined;
+  const handler = async (c: Context<AppEnv>) => {
+    loading ??= import("./approval-page");
+    loading.catch(() => (loading = undefined));
+    return (await loading).serveApprovalPage(c);
+  };
+  app.all("/approve/*", handler);
+}

@@ -72,6 +72,13 @@ export async function populated(co: TestCompany) {
   const item = await co.post(`/orders/${project.id}/items`, { title: `Tees ${marker}`, quantity: 10, unit_price: "10.00" });
   const payment = await co.post(`/orders/${project.id}/payments`, { amount: "5.00" });
   const artwork = await co.post(`/orders/${project.id}/artworks`, { status: "approved" });
+  // A proof approval of the artwork (its link is never used here).
+  // Two, so the list has a second page.
+  await co.post(`/orders/${project.id}/approvals`, { artwork_ids: [artwork.body.artwork?.id] });
+  const approval = await co.post(`/orders/${project.id}/approvals`, {
+    artwork_ids: [artwork.body.artwork?.id],
+    message: `Approval ${marker}`,
+  });
   const legacyThreadId = `thread-${randomUUID()}`;
   const thread = await co.put(`/mail/email-threads/${legacyThreadId}`, {
     account_email: "orders@shop.example",
@@ -86,9 +93,17 @@ export async function populated(co: TestCompany) {
     events: ["client.deleted"],
     description: `Endpoint ${marker}`,
   });
-  expect([item.status, payment.status, artwork.status, thread.status, endpoint.status, status.status, tax.status, taxed.status]).toEqual([
-    200, 200, 200, 200, 200, 200, 200, 200,
-  ]);
+  expect([
+    approval.status,
+    item.status,
+    payment.status,
+    artwork.status,
+    thread.status,
+    endpoint.status,
+    status.status,
+    tax.status,
+    taxed.status,
+  ]).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200]);
   const endpointId: number = endpoint.body.webhook_endpoint.id;
   const { deliveryId } = await recordDelivery(co, endpointId, { status: "failed" });
   // Every event's payload is filled after its change's commit: the feed shows them, with the marker.
@@ -116,6 +131,7 @@ export async function populated(co: TestCompany) {
     statuses: status.body.status.id,
     taxes: tax.body.tax.id,
     events: event.event_id,
+    approvals: approval.body.approval.id,
   };
   const externalIds: Record<string, string> = { clients: `client-${marker}`, orders: `order-${marker}` };
   const bodies: Record<string, unknown> = {
@@ -128,6 +144,7 @@ export async function populated(co: TestCompany) {
     createOrderPayment: { amount: "5.00" },
     updateOrderPayment: { amount: "6.00" },
     createOrderArtwork: { status: "approved" },
+    createOrderApproval: { artwork_ids: [artwork.body.artwork.id], include_total: true },
     updateOrderArtwork: { status: "sent" },
     putEmailThread: { account_email: "orders@shop.example", messages: [], subject: "Another subject" },
     createWebhookEndpoint: { url: LOCAL_RECEIVER, events: ["client.deleted"] },

@@ -1,4 +1,5 @@
 export * from "./accounting";
+export * from "./approvals";
 export * from "./clients";
 export * from "./companies";
 export * from "./counts";

@@ -117,6 +117,7 @@ describe("GET /orders/{id}", () => {
         approved_at: b.project.created_at,
         created_at: expect.any(String),
         updated_at: expect.any(String),
+        approval: null,
       },
     ]);
   });

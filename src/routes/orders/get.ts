@@ -4,6 +4,7 @@ import { invoiceItemSchema } from "../../domain/invoice-item";
 import { notFound } from "../../http/errors";
 import { ifNoneMatchHeader, notModified, notModifiedResponse, withEtag } from "../../http/etag";
 import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
+import { artworkApprovalSchema } from "./approvals/schema";
 import { artworkSchema, paymentSchema } from "./contents/schema";
 import { loadOrderDetail } from "./queries";
 import { invoiceSchema, orderStatusSchema, projectSchema, taxSchema } from "./schema";
@@ -19,7 +20,11 @@ const orderDetailSchema = () =>
       client: clientSchema().openapi({ description: "The order's client (shown even if it was soft-deleted since)" }),
       tax: taxSchema().nullable().openapi({ description: "The invoice's tax row; null without tax" }),
       status: orderStatusSchema().nullable().openapi({ description: "The project's order status; null when none is set" }),
-      artworks: z.array(artworkSchema()),
+      artworks: z.array(
+        artworkSchema()
+          .extend({ approval: artworkApprovalSchema() })
+          .openapi("OrderArtwork", { description: "An artwork with its latest proof approval's state" }),
+      ),
     })
     .openapi("OrderDetail");
 
@@ -30,7 +35,7 @@ const route = createAuthRoute({
   tags: ["Orders"],
   summary: "Get an order in full",
   description:
-    "The project, its default invoice with computed totals, live invoice items, payments, the client, the tax row, the status and artworks. " +
+    "The project, its default invoice with computed totals, live invoice items, payments, the client, the tax row, the status and artworks (each with its latest proof approval's state). " +
     "A deleted order, or another company's, is 404.",
   request: { params: idParam("Order (project) id"), headers: ifNoneMatchHeader() },
   errors: [404],

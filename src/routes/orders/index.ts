@@ -18,4 +18,6 @@ export const ordersRoutes: readonly RouteEntry[] = [
   lazyRoute("post", "/orders/{id}/artworks", async () => (await import("./artworks/post")).registerCreateArtwork),
   lazyRoute("patch", "/orders/{id}/artworks/{artwork_id}", async () => (await import("./artworks/patch")).registerPatchArtwork),
   lazyRoute("delete", "/orders/{id}/artworks/{artwork_id}", async () => (await import("./artworks/delete")).registerDeleteArtwork),
+  lazyRoute("post", "/orders/{id}/approvals", async () => (await import("./approvals/post")).registerCreateApproval),
+  lazyRoute("get", "/orders/{id}/approvals", async () => (await import("./approvals/list")).registerListApprovals),
 ];

@@ -5,6 +5,7 @@ import { artworks, invoiceItems, invoices, orderStatuses, payments, projects, ta
 import { etagSql } from "../../http/etag";
 import type { Db } from "../../platform/db";
 import { jsonRows, tableRows } from "../../platform/sql-kit";
+import { artworkApprovalsSql } from "./approvals/status";
 import { orderTotals } from "./serialize";
 
 /** Live (not soft-deleted) projects of the company. */
@@ -70,6 +71,7 @@ export async function loadOrderDetail(db: Db, companyId: number, id: number) {
         and(eq(artworks.companyId, companyId), eq(artworks.projectId, projects.id), isNull(artworks.deletedAt)),
         sql`${artworks.id}`,
       ),
+      artworkApprovals: artworkApprovalsSql(companyId, projects.id),
     })
     .from(projects)
     .innerJoin(invoices, defaultInvoiceOf(projects.id))

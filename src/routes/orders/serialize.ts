@@ -3,8 +3,9 @@ import type { artworks, invoices, orderStatuses, payments, projects, taxes } fro
 import { serializeClient } from "../../domain/client";
 import { serializeItem } from "../../domain/invoice-item";
 import { type InvoiceTotals, invoiceTotals, type LineAmounts } from "../../domain/totals";
-import { wireFields } from "../../http/openapi";
+import { iso, wireFields } from "../../http/openapi";
 import { plainDecimal } from "../../platform/money";
+import type { ApprovalStatus } from "./approvals/status";
 import type { artworkSchema, paymentSchema } from "./contents/schema";
 import type {
   DISCOUNT_AMOUNT_TYPES,
@@ -76,6 +77,7 @@ export const serializeOrderDetail = (order: {
   tax: Row<typeof taxes> | null;
   status: Row<typeof orderStatuses> | null;
   artworks: Row<typeof artworks>[];
+  artworkApprovals: Record<string, ArtworkApproval> | null;
 }) => ({
   project: serializeProject(order.project),
   invoice: serializeInvoice(order.invoice, order.totals),
@@ -84,8 +86,13 @@ export const serializeOrderDetail = (order: {
   client: serializeClient(order.client),
   tax: order.tax ? serializeTax(order.tax) : null,
   status: order.status ? serializeStatus(order.status) : null,
-  artworks: order.artworks.map(serializeArtwork),
+  artworks: order.artworks.map((a) => ({ ...serializeArtwork(a), approval: artworkApproval(order.artworkApprovals?.[a.id]) })),
 });
+
+type ArtworkApproval = { id: number; status: ApprovalStatus; expires_at: string; responded_at: string | null };
+/** An artwork's latest approval (approvals/status.ts), timestamps as every answer writes them. */
+const artworkApproval = (a: ArtworkApproval | undefined) =>
+  a ? { ...a, expires_at: iso(a.expires_at) as string, responded_at: iso(a.responded_at) } : null;
 
 /** What an order's totals are computed from: its invoice row, its tax's rate, its live lines and payments. */
 export interface OrderAmounts {

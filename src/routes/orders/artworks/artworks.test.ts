@@ -44,7 +44,8 @@ describe("POST/PATCH/DELETE /orders/{id}/artworks", () => {
     const rejected = await co.patch(`/orders/${project.id}/artworks/${id}`, { status: "rejected" });
     expect(rejected.body.artwork).toMatchObject({ status: "rejected", approved_at: null });
     const order = await co.get(`/orders/${project.id}`);
-    expect(order.body.artworks).toEqual([rejected.body.artwork]);
+    // The order shows each artwork with its latest proof approval (none here).
+    expect(order.body.artworks).toEqual([{ ...rejected.body.artwork, approval: null }]);
     // Artworks are not accounting data: only the order's create row.
     expect((await outboxRows(project.id)).map((r) => r.operation)).toEqual(["create"]);
 
