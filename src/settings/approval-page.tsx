@@ -267,6 +267,8 @@ approvalPageApp.post("/:token", async (c) => {
         : key === "admitted"
           ? async () => {}
           : c.get(key as never)) as ChangeContext["get"],
+    // The customer is no user or token of the company (who answered is in the approval): the system's, in this request.
+    origin: { actor: { type: "system", id: null }, requestId: c.get("requestId") },
   };
   const change = new Change(context, c.get("db"), false);
   const written = await answerApproval(change, found.approval.id, answer);

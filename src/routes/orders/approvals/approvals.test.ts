@@ -193,10 +193,16 @@ describe("proof approvals over the API", () => {
     expect(["approved", "changes_requested"]).toContain(row.status);
     const events = await waitFor(
       "approval.responded",
-      () => sql<{ type: string }>("select type from webhook_events where company_id = $1 and type = 'approval.responded'", [co.companyId]),
+      () =>
+        sql<{ type: string; actor_type: string; actor_id: string | null; request_id: string | null }>(
+          "select type, actor_type, actor_id, request_id from webhook_events where company_id = $1 and type = 'approval.responded'",
+          [co.companyId],
+        ),
       (rows) => rows.length >= 1,
     );
     expect(events).toHaveLength(1);
+    // The customer is no user or token of the company: the answer is the system's, in the page's request.
+    expect(events[0]).toMatchObject({ actor_type: "system", actor_id: null, request_id: expect.any(String) });
     const shown = await page(url);
     expect(shown.html).toContain('data-testid="answer"');
     expect(shown.html).not.toContain('data-testid="approve-form"');
