@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { accountRoutes } from "./account";
+import { connectedAppsRoutes, consentRoutes } from "./connected-apps";
 import type { SettingsEnv } from "./context";
 import { errorPage, notFoundPage } from "./errors";
 import { securityHeaders } from "./guards";
@@ -40,6 +41,8 @@ settingsApp.route("/account", accountRoutes);
 settingsApp.route("/users", usersRoutes);
 settingsApp.route("/tokens", tokensRoutes);
 settingsApp.route("/webhooks", webhooksRoutes);
+settingsApp.route("/connected-apps", connectedAppsRoutes);
+settingsApp.route("/oauth/consent", consentRoutes);
 // The area's home. The Tokens page (`.route("/tokens", …)`) is added beside these.
 settingsApp.get("/", (c) => c.redirect("/settings/tokens", 303));
 
