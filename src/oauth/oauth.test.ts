@@ -1,12 +1,13 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { apiUrl, call, newCompany, sql } from "../../test/support/api";
 import { callTool, mcpClient } from "../../test/support/mcp";
-import { consent, MemoryOAuthProvider } from "../../test/support/oauth";
-import { type SettingsClient, signedIn } from "../../test/support/settings";
+import { consent, MemoryOAuthProvider, oauthFlows, REDIRECT } from "../../test/support/oauth";
+import { signedIn } from "../../test/support/settings";
 
 /* The OAuth 2.1 authorization server against the Worker in workerd over HTTP, driven by the MCP SDK's own client. */
 
@@ -94,72 +95,7 @@ describe("OAuth 2.1 with the MCP SDK client", () => {
   });
 });
 
-/** A PKCE pair (RFC 7636): a verifier and its S256 challenge. */
-function pkce() {
-  const verifier = randomBytes(32).toString("base64url");
-  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
-}
-
-const REDIRECT = "http://127.0.0.1:8976/oauth/callback";
-
-async function register(body: Record<string, unknown> = {}) {
-  const res = await fetch(`${origin()}/oauth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ client_name: "Manual client", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", ...body }),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-const authorizeUrl = (params: Record<string, string | undefined>) => {
-  const url = new URL(`${origin()}/oauth/authorize`);
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
-  return url;
-};
-
-async function tokenRequest(fields: Record<string, string>) {
-  const res = await fetch(`${origin()}/oauth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-/** A registered client's code, by the consent form (`scope`: what the user picks). */
-async function codeFor(
-  settings: SettingsClient,
-  clientId: string,
-  opts: { scope?: "read" | "write"; redirectUri?: string; resource?: string } = {},
-) {
-  const { verifier, challenge } = pkce();
-  const redirectUri = opts.redirectUri ?? REDIRECT;
-  const url = authorizeUrl({
-    response_type: "code",
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    state: "s1",
-    scope: "read write",
-    resource: opts.resource ?? `${origin()}/api/v1`,
-  });
-  const { back } = await consent(settings, url, { scope: opts.scope });
-  return { code: back.searchParams.get("code")!, verifier, redirectUri, back };
-}
-
-async function tokensFor(settings: SettingsClient, clientId: string, opts: { scope?: "read" | "write" } = {}) {
-  const { code, verifier } = await codeFor(settings, clientId, opts);
-  const res = await tokenRequest({
-    grant_type: "authorization_code",
-    code,
-    code_verifier: verifier,
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body as { access_token: string; refresh_token: string; scope: string };
-}
+const { pkce, register, authorizeUrl, tokenRequest, codeFor, tokensFor } = oauthFlows(origin);
 
 describe("OAuth refusals", () => {
   it("answers an unregistered redirect URI (an open-redirect attempt) itself, never redirecting; loopback URIs match on any port only", async () => {
@@ -331,5 +267,74 @@ describe("static tokens", () => {
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     // And on the OAuth-advertising URL, as before.
     expect((await (await mcpClient(co.token)).listTools()).tools.length).toBeGreaterThan(0);
+  });
+});
+
+describe("Client ID Metadata Documents", () => {
+  /** A client's metadata document served on 127.0.0.1 (the local stack's outbound-URL allowance, WEBHOOK_ALLOW_LOCAL_HTTP). */
+  async function documentServer(doc: (url: string) => unknown) {
+    let hits = 0;
+    const server = createServer((req, res) => {
+      hits++;
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${req.url}`;
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify(doc(url)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return { base, hits: () => hits, close: () => new Promise((resolve) => server.close(resolve)) };
+  }
+
+  it("takes an https-style client_id URL's document (fetched once, cached), shows its address on the consent page, and issues tokens", async () => {
+    const served = await documentServer((url) => ({
+      client_id: url,
+      client_name: "Doc client",
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: "none",
+    }));
+    try {
+      const co = await newCompany();
+      const { client: settings } = await signedIn(origin(), co.companyId);
+      const clientId = `${served.base}/oauth/client.json`;
+      const first = await codeFor(settings, clientId);
+      expect(first.page.testId("client-address")).toBe(clientId);
+      expect(first.page.testId("client-name")).toBe("Doc client");
+      const tokens = await tokenRequest({
+        grant_type: "authorization_code",
+        code: first.code,
+        code_verifier: first.verifier,
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+      });
+      expect(tokens.status).toBe(200);
+      expect((await call("GET", "/me", { token: tokens.body.access_token })).status).toBe(200);
+      await codeFor(settings, clientId);
+      expect(served.hits()).toBe(1);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it("refuses a client_id URL on a private address, of another scheme, without a path, or whose document names another client_id", async () => {
+    const served = await documentServer(() => ({ client_id: "https://someone-else.example/client.json", redirect_uris: [REDIRECT] }));
+    try {
+      const base = { response_type: "code", redirect_uri: REDIRECT, code_challenge: pkce().challenge, code_challenge_method: "S256" };
+      for (const client_id of [
+        "https://10.0.0.1/client.json",
+        "https://169.254.169.254/latest/meta-data",
+        "https://[::1]/client.json",
+        "https://192.168.1.20:8443/client.json",
+        "https://internal.local/client.json",
+        "http://example.com/client.json",
+        "https://example.com",
+        `${served.base}/client.json`,
+      ]) {
+        const res = await fetch(authorizeUrl({ ...base, client_id }), { redirect: "manual" });
+        expect(res.status, client_id).toBe(400);
+        expect(res.headers.get("location"), client_id).toBeNull();
+      }
+    } finally {
+      await served.close();
+    }
   });
 });

@@ -1,5 +1,7 @@
+import { createHash, randomBytes } from "node:crypto";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { expect } from "vitest";
 import type { SettingsClient } from "./settings";
 
 /**
@@ -73,4 +75,77 @@ export async function consent(
   );
   if (answer.status !== 303 || !answer.location) throw new Error(`consent answered ${answer.status}: ${answer.html.slice(0, 300)}`);
   return { page, back: new URL(answer.location) };
+}
+
+/** The redirect URI the tests' clients register (a loopback URI: any port matches). */
+export const REDIRECT = "http://127.0.0.1:8976/oauth/callback";
+
+/** The OAuth requests a client makes, by hand (no SDK), against the Worker at `origin()`. */
+export function oauthFlows(origin: () => string) {
+  /** A PKCE pair (RFC 7636): a verifier and its S256 challenge. */
+  function pkce() {
+    const verifier = randomBytes(32).toString("base64url");
+    return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+  }
+
+  async function register(body: Record<string, unknown> = {}) {
+    const res = await fetch(`${origin()}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Manual client", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", ...body }),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  }
+
+  const authorizeUrl = (params: Record<string, string | undefined>) => {
+    const url = new URL(`${origin()}/oauth/authorize`);
+    for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
+    return url;
+  };
+
+  async function tokenRequest(fields: Record<string, string>) {
+    const res = await fetch(`${origin()}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  }
+
+  /** A registered client's code, by the consent form (`scope`: what the user picks). */
+  async function codeFor(
+    settings: SettingsClient,
+    clientId: string,
+    opts: { scope?: "read" | "write"; redirectUri?: string; resource?: string } = {},
+  ) {
+    const { verifier, challenge } = pkce();
+    const redirectUri = opts.redirectUri ?? REDIRECT;
+    const url = authorizeUrl({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "s1",
+      scope: "read write",
+      resource: opts.resource ?? `${origin()}/api/v1`,
+    });
+    const { back, page } = await consent(settings, url, { scope: opts.scope });
+    return { code: back.searchParams.get("code")!, verifier, redirectUri, back, page };
+  }
+
+  async function tokensFor(settings: SettingsClient, clientId: string, opts: { scope?: "read" | "write" } = {}) {
+    const { code, verifier } = await codeFor(settings, clientId, opts);
+    const res = await tokenRequest({
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body as { access_token: string; refresh_token: string; scope: string };
+  }
+
+  return { pkce, register, authorizeUrl, tokenRequest, codeFor, tokensFor };
 }
