@@ -75,6 +75,12 @@ const LAYERS = [
       "the remote MCP endpoint (`/api/v1/mcp`): one tool per operation of the OpenAPI document, each run as a request through the app (the app passes it its `fetch`)",
   },
   {
+    rule: "oauth-below-settings",
+    paths: ["src/oauth/"],
+    holds:
+      "the OAuth 2.1 authorization server (metadata, client registration, authorize, token, revoke) and the grants it keeps; the settings area's consent and connected-apps pages call it",
+  },
+  {
     rule: "settings-below-the-app",
     paths: ["src/settings/"],
     holds:

@@ -13,6 +13,7 @@ import { paramsGuard } from "./http/params-guard";
 import { requestContext, requestId } from "./http/request-context";
 import { refuseLongTarget } from "./http/request-limits";
 import { createRouter } from "./http/router";
+import { advertiseOAuth, mountOAuth } from "./oauth/mount";
 import { RESOURCES, WEBHOOK_EVENTS } from "./resources";
 import { mountApprovalPage, mountSettings } from "./settings/mount";
 
@@ -64,7 +65,11 @@ export function createApp() {
   app.use("*", loadConfig);
   app.use("*", requestContext);
   app.use("*", corsPolicy);
+  // Every 401 of the API names the OAuth metadata (src/oauth/mount.ts).
+  app.use(`${API_PREFIX}/*`, advertiseOAuth);
   app.route(API_PREFIX, api);
+  // The OAuth 2.1 authorization server (docs/mcp.md#oauth), each endpoint loaded on its first request.
+  mountOAuth(app);
   // The developers' settings area (docs/settings.md), loaded on its first request.
   mountSettings(app);
   // Proof approvals' public page (docs/approvals.md), loaded on its first request.

@@ -6,10 +6,11 @@ import type { Db } from "../platform/db";
 import { createLimiter, type LimitResult } from "../ratelimit";
 import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
+import { findAccessToken, GRANT_DIGEST_PREFIX, type GrantOfToken, resourceServes, touchGrant } from "./grants";
 import { revocationCheck } from "./revocations";
 
-// The scheme is case-insensitive (RFC 9110), the token is hex in either case.
-const BEARER = /^Bearer +([0-9a-f]{64})$/i;
+// The scheme is case-insensitive (RFC 9110), the token is hex in either case; an OAuth access token has its prefix (grants.ts).
+const BEARER = /^Bearer +((?:crm_at_)?[0-9a-f]{64})$/i;
 /** last_used_at is written at most this often per token. */
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -40,6 +41,8 @@ interface CheckedToken {
   checkedAt: number;
   /** A background re-check of this entry has started. */
   rechecking?: boolean;
+  /** An OAuth access token's grant (grants.ts); tokenId is 0 then. */
+  grant?: GrantOfToken;
 }
 
 /**
@@ -50,6 +53,10 @@ interface CheckedToken {
 const checked = new Map<string, CheckedToken>();
 
 async function findToken(db: Db, tokenHash: string, checkedAt: number): Promise<CheckedToken | undefined> {
+  if (tokenHash.startsWith(GRANT_DIGEST_PREFIX)) {
+    const found = await findAccessToken(db, tokenHash.slice(GRANT_DIGEST_PREFIX.length));
+    return found && { ...found, tokenId: 0, checkedAt };
+  }
   const [row] = await db
     .select({
       id: apiTokens.id,
@@ -130,7 +137,8 @@ function checkToken(c: Context<AppEnv>, tokenHash: string): Checked | Promise<Ch
       cached.rechecking = true;
       c.get("defer")(lookUp(db, tokenHash));
     }
-    const answer = revocations.check(tokenHash, c.get("logger"));
+    // A grant's revocation is the grant's (every token it issued), an API token's its own.
+    const answer = revocations.check(cached.grant?.key ?? tokenHash, c.get("logger"));
     // Settled at once while this isolate's view of the revocations is fresh (revocations.ts).
     if (answer === "live") return { token: cached, live: LIVE };
     if (answer === "revoked") {
@@ -179,9 +187,12 @@ function rateLimited(limit: LimitResult) {
 function bearerToken(header: string | undefined): string {
   if (!header) throw unauthenticated("Missing Authorization header");
   const match = BEARER.exec(header.trim());
-  if (!match) throw unauthenticated("Authorization must be 'Bearer <64 hex characters>'");
+  if (!match) throw unauthenticated("Authorization must be 'Bearer <64 hex characters>' or an OAuth access token");
   return match[1].toLowerCase();
 }
+
+/** The cache key of a bearer token: its digest, marked for an OAuth access token (grants.ts). */
+const tokenDigest = async (token: string) => (token.length === 64 ? sha256Hex(token) : GRANT_DIGEST_PREFIX + (await sha256Hex(token)));
 
 /**
  * The header's shape only, with no I/O: runs ahead of routing so a request without a well-formed
@@ -202,7 +213,16 @@ const refusedToken = () => unauthenticated("Unknown, expired or revoked API toke
 async function signIn(c: Context<AppEnv>, tokenHash: string): Promise<{ token: CheckedToken; live: Promise<boolean> }> {
   const { token, live } = await checkToken(c, tokenHash);
   if (!token) throw refusedToken();
-  c.set("auth", { companyId: token.companyId, tokenId: token.tokenId, scope: token.scope, tokenHash });
+  // A grant's token works only where its resource is served; the grant is its rate-limit key.
+  if (token.grant && !resourceServes(token.grant.resource, c.req.url)) throw refusedToken();
+  const grant = token.grant && { id: token.grant.id, clientId: token.grant.clientId, userId: token.grant.userId };
+  c.set("auth", {
+    companyId: token.companyId,
+    tokenId: token.tokenId,
+    scope: token.scope,
+    tokenHash: token.grant?.key ?? tokenHash,
+    grant,
+  });
   return { token, live };
 }
 
@@ -211,7 +231,7 @@ async function signIn(c: Context<AppEnv>, tokenHash: string): Promise<{ token: C
  * where it runs (an MCP tools/call, counted by the operation it runs with the same token).
  */
 export const identify = createMiddleware<AppEnv>(async (c, next) => {
-  const { live } = await signIn(c, await sha256Hex(bearerToken(c.req.header("authorization"))));
+  const { live } = await signIn(c, await tokenDigest(bearerToken(c.req.header("authorization"))));
   if (!(await live)) throw refusedToken();
   await next();
 });
@@ -244,20 +264,29 @@ const SAFE_METHODS = new Set(["GET", "HEAD"]);
  */
 const authenticateWith = (readsFirst: boolean) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    const tokenHash = await sha256Hex(bearerToken(c.req.header("authorization")));
+    const tokenHash = await tokenDigest(bearerToken(c.req.header("authorization")));
     const db = c.get("db");
     const defer = c.get("defer");
 
     const limiter = createLimiter(c.env);
+    // An OAuth access token's key is its grant's, known once the token is (from the cache, on a warm request).
+    const byGrant = tokenHash.startsWith(GRANT_DIGEST_PREFIX);
     // A key this isolate already knows to be over its limit is refused before any database work.
-    const known = limiter.refused(tokenHash);
+    const known = byGrant ? undefined : limiter.refused(tokenHash);
     if (known) throw rateLimited(known);
     // Never rejects: Redis trouble fails open.
-    const limiting = limiter.limit(tokenHash, defer, c.get("logger"));
+    let limiting = byGrant ? undefined : limiter.limit(tokenHash, defer, c.get("logger"));
     const { token, live } = await signIn(c, tokenHash);
+    if (!limiting) {
+      const key = c.get("auth").tokenHash;
+      const refused = limiter.refused(key);
+      if (refused) throw rateLimited(refused);
+      limiting = limiter.limit(key, defer, c.get("logger"));
+    }
+    const admitting = limiting;
     c.set("admitted", async () => {
       if (!(await live)) throw refusedToken();
-      const limit = await limiting;
+      const limit = await admitting;
       if (!limit.allowed) throw rateLimited(limit);
     });
 
@@ -276,17 +305,19 @@ const authenticateWith = (readsFirst: boolean) =>
     if (token.lastUsedAt === null || Date.now() - token.lastUsedAt > TOUCH_INTERVAL_MS) {
       // Off the response path; the WHERE keeps concurrent requests (and isolates) from writing twice.
       token.lastUsedAt = Date.now();
-      defer(
-        db
-          .update(apiTokens)
-          .set({ lastUsedAt: sql`now()` })
-          .where(
-            and(
-              eq(apiTokens.id, token.tokenId),
-              or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, sql`now() - interval '1 minute'`)),
+      if (token.grant) defer(touchGrant(db, token.grant.id));
+      else
+        defer(
+          db
+            .update(apiTokens)
+            .set({ lastUsedAt: sql`now()` })
+            .where(
+              and(
+                eq(apiTokens.id, token.tokenId),
+                or(isNull(apiTokens.lastUsedAt), lt(apiTokens.lastUsedAt, sql`now() - interval '1 minute'`)),
+              ),
             ),
-          ),
-      );
+        );
     }
     if (!early) await next();
     if (!limit.failedOpen) for (const [k, v] of Object.entries(rateLimitHeaders(limit))) c.res.headers.set(k, v);

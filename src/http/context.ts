@@ -9,8 +9,13 @@ export interface Auth {
   tokenId: number;
   /** `read`: GET operations only; `write`: every operation. */
   scope: TokenScope;
-  /** SHA-256 hex digest of the bearer token; the rate-limit key. Never the raw token. */
+  /**
+   * SHA-256 hex digest of the bearer token; the rate-limit key. Never the raw token. For an OAuth access
+   * token, the grant's key (http/grants.ts), so every token of a grant shares its limit.
+   */
   tokenHash: string;
+  /** An OAuth access token's grant, its client and the user who allowed it; tokenId is 0 then. */
+  grant?: { id: number; clientId: string; userId: number };
 }
 
 export interface Variables {

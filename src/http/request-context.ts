@@ -21,9 +21,10 @@ export const SYSTEM_ORIGIN: Origin = { actor: { type: "system", id: null }, requ
 
 /**
  * Who an API request acts as: the one place that says it (events and audit entries take it from here).
- * A bearer token is `token` with the token's id.
+ * A bearer token is `token` with the token's id, an OAuth access token `oauth_grant` with its grant's id.
  */
-export const requestActor = (auth: Auth): Actor => ({ type: "token", id: String(auth.tokenId) });
+export const requestActor = (auth: Auth): Actor =>
+  auth.grant ? { type: "oauth_grant", id: String(auth.grant.id) } : { type: "token", id: String(auth.tokenId) };
 
 /** The origin of an API request's changes: its actor and its request id (`X-Request-Id`). */
 export const requestOrigin = (c: { get(key: "auth"): Auth; get(key: "requestId"): string }): Origin => ({

@@ -21,7 +21,10 @@ import type { Dispatch } from "./server";
  */
 export function createMcpApi(dispatch: Dispatch) {
   const api = createRouter();
-  api.post("/mcp", readBody(), identify, async (c) => (await import("./server")).serveMcp(c, await withBody(c), dispatch));
+  const serve = async (c: Context<AppEnv>) => (await import("./server")).serveMcp(c, await withBody(c), dispatch);
+  api.post("/mcp", readBody(), identify, serve);
+  // The same endpoint for static tokens: its 401 does not point to OAuth (docs/mcp.md#which-url).
+  api.post("/mcp/token-only", readBody(), identify, serve);
   return api;
 }
 

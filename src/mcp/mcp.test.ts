@@ -5,7 +5,7 @@ import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { Redis } from "ioredis";
 import { describe, expect, inject, it } from "vitest";
-import { asRequest, call, db, expectError, newCompany, sql } from "../../test/support/api";
+import { apiUrl, asRequest, call, db, expectError, newCompany, sql } from "../../test/support/api";
 import { callTool, type McpClient, mcpClient, postMcp, toolAnswer, toolArguments } from "../../test/support/mcp";
 import { companyRows, type Operation, populated, tokenOperations } from "../../test/support/operations";
 import { newClient, newOrder, outboxRows } from "../../test/support/orders";
@@ -72,7 +72,10 @@ describe("MCP endpoint: the session", () => {
       for (const message of [initialize, toolsCall]) {
         const res = await post(token, message);
         expect(res.status, `${token} ${message.method}`).toBe(401);
-        expect(res.headers.get("www-authenticate")).toBe('Bearer realm="api"');
+        // The challenge names the OAuth metadata (src/oauth/); the token-only URL's does not (src/oauth/oauth.test.ts).
+        expect(res.headers.get("www-authenticate")).toBe(
+          `Bearer realm="api", resource_metadata="${new URL(apiUrl()).origin}/.well-known/oauth-protected-resource/api/v1/mcp"`,
+        );
         expect(((await res.json()) as any).error.code).toBe("unauthenticated");
       }
     }

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { accountRoutes } from "./account";
 import { auditLogRoutes } from "./audit-log";
+import { connectedAppsRoutes, consentRoutes } from "./connected-apps";
 import type { SettingsEnv } from "./context";
 import { errorPage, notFoundPage } from "./errors";
 import { securityHeaders } from "./guards";
@@ -42,6 +43,8 @@ settingsApp.route("/users", usersRoutes);
 settingsApp.route("/tokens", tokensRoutes);
 settingsApp.route("/webhooks", webhooksRoutes);
 settingsApp.route("/audit-log", auditLogRoutes);
+settingsApp.route("/connected-apps", connectedAppsRoutes);
+settingsApp.route("/oauth/consent", consentRoutes);
 // The area's home. The Tokens page (`.route("/tokens", …)`) is added beside these.
 settingsApp.get("/", (c) => c.redirect("/settings/tokens", 303));
 

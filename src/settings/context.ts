@@ -20,6 +20,8 @@ export interface SettingsVariables extends Variables {
   sessionHash: string;
   /** The client's address (`CF-Connecting-IP`), for the limiter and the audit trail. */
   clientIp: string;
+  /** Where this page's forms may end up besides this origin (CSP form-action: the OAuth consent's redirect). */
+  formActionExtra?: string;
 }
 
 export type SettingsEnv = { Bindings: Bindings; Variables: SettingsVariables };

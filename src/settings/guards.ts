@@ -36,6 +36,9 @@ export const securityHeaders = createMiddleware<SettingsEnv>(async (c, next) => 
   c.set("clientIp", c.req.header("cf-connecting-ip") ?? "unknown");
   await next();
   for (const [name, value] of Object.entries(HEADERS)) c.res.headers.set(name, value);
+  // A form whose answer redirects elsewhere (OAuth consent) needs that target in form-action: browsers check redirects too.
+  const extra = c.get("formActionExtra");
+  if (extra) c.res.headers.set("Content-Security-Policy", SETTINGS_CSP.replace("form-action 'self'", `form-action 'self' ${extra}`));
   // Served over https (deployed): browsers keep to https for the host from then on.
   if (new URL(c.req.url).protocol === "https:") c.res.headers.set("Strict-Transport-Security", "max-age=31536000");
 });

@@ -5,6 +5,7 @@ export * from "./companies";
 export * from "./counts";
 export * from "./idempotency";
 export * from "./mail";
+export * from "./oauth";
 export * from "./orders";
 export * from "./products";
 export * from "./users";

@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { apiTokens, companies } from "../../db/schema/companies";
+import { oauthGrants } from "../../db/schema/oauth";
 import { createAuthRoute, jsonContent, type Router, wireFields } from "../../http/openapi";
 import { RATE_LIMIT, RATE_WINDOW_SECONDS } from "../../ratelimit";
 import { meSchema } from "./schema";
@@ -20,17 +21,27 @@ const route = createAuthRoute({
 
 export const registerGetMe = (api: Router) =>
   api.openapi(route, async (c) => {
-    const { companyId, tokenId } = c.get("auth");
+    const { companyId, tokenId, grant } = c.get("auth");
     // One statement; the token was checked by authenticate (its row may be cached), so it is there.
     const db = c.get("db");
-    const [row] = await db
-      .select({
-        company: { id: companies.id, name: companies.name },
-        token: { id: apiTokens.id, scope: apiTokens.scope, createdAt: apiTokens.createdAt },
-      })
-      .from(apiTokens)
-      .innerJoin(companies, eq(companies.id, apiTokens.companyId))
-      .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.companyId, companyId)));
+    // An OAuth access token stands for its grant: the grant's id, scope and creation time.
+    const [row] = grant
+      ? await db
+          .select({
+            company: { id: companies.id, name: companies.name },
+            token: { id: oauthGrants.id, scope: oauthGrants.scope, createdAt: oauthGrants.createdAt },
+          })
+          .from(oauthGrants)
+          .innerJoin(companies, eq(companies.id, oauthGrants.companyId))
+          .where(and(eq(oauthGrants.id, grant.id), eq(oauthGrants.companyId, companyId)))
+      : await db
+          .select({
+            company: { id: companies.id, name: companies.name },
+            token: { id: apiTokens.id, scope: apiTokens.scope, createdAt: apiTokens.createdAt },
+          })
+          .from(apiTokens)
+          .innerJoin(companies, eq(companies.id, apiTokens.companyId))
+          .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.companyId, companyId)));
     return c.json(
       {
         company: row.company,
