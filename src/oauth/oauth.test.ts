@@ -97,6 +97,23 @@ describe("OAuth 2.1 with the MCP SDK client", () => {
 
 const { pkce, register, authorizeUrl, tokenRequest, codeFor, tokensFor } = oauthFlows(origin);
 
+describe("OAuth attribution", () => {
+  it("a grant's change names the grant as its actor, with the request's id", async () => {
+    const co = await newCompany();
+    const { client: settings } = await signedIn(origin(), co.companyId);
+    const { body: client } = await register();
+    const tokens = await tokensFor(settings, client.client_id, { scope: "write" });
+    const made = await call("POST", "/clients", { token: tokens.access_token, body: { company_name: "Made by an app" } });
+    expect(made.status).toBe(200);
+    const [grant] = await sql<{ id: number }>("select id from oauth_grants where company_id = $1", [co.companyId]);
+    const events = await sql<{ actor_type: string; actor_id: string; request_id: string }>(
+      "select actor_type, actor_id, request_id from webhook_events where company_id = $1 and type = 'client.created'",
+      [co.companyId],
+    );
+    expect(events).toEqual([{ actor_type: "oauth_grant", actor_id: String(grant.id), request_id: made.headers.get("x-request-id") }]);
+  });
+});
+
 describe("OAuth refusals", () => {
   it("answers an unregistered redirect URI (an open-redirect attempt) itself, never redirecting; loopback URIs match on any port only", async () => {
     const { body: client } = await register();
