@@ -359,6 +359,9 @@ export async function admitBatchItems(c: Context<AppEnv>, n: number): Promise<vo
   );
 }
 
+/** Whether a token of scope `token` may call an operation that needs `needed` (the one rule; the MCP tool list follows it). */
+export const scopeAllows = (token: TokenScope, needed: TokenScope) => needed === "read" || token === "write";
+
 /**
  * Refuses (403) a token without the scope an operation needs. Runs right after `authenticate`, before
  * the body is parsed or the handler runs, so a read token never reaches code that writes.
@@ -366,7 +369,7 @@ export async function admitBatchItems(c: Context<AppEnv>, n: number): Promise<vo
 export const requireScope = (needed: TokenScope) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const { scope } = c.get("auth");
-    if (needed === "write" && scope !== "write") {
+    if (!scopeAllows(scope, needed)) {
       throw new ApiError(403, "forbidden", "This token is read-only; this operation needs a token with the write scope", {
         required_scope: needed,
         token_scope: scope,

@@ -35,7 +35,28 @@ type AuthRouteConfig = Omit<RouteConfig, "security" | "middleware" | "operationI
   readsFirst?: boolean;
   /** Stores the body's JSON from its text, numbers as sent (checked by the handler): see `jsonBody`. */
   exactNumbers?: boolean;
+  /** A POST that also changes or replaces rows that exist (a batch's updates and upserts), not only adds: see `Effects`. */
+  changesExisting?: boolean;
+  /** The third parties the operation reaches, at once or through what it queues: see `Effects`. */
+  reaches?: readonly ThirdParty[];
 };
+
+/** A service outside the API that an operation reaches: the product suppliers, the company's accounting (QuickBooks). */
+export type ThirdParty = "suppliers" | "accounting";
+
+/**
+ * What an operation does to the world, in the document (`x-effects`) for integrators and for the MCP
+ * tool annotations (src/mcp/catalog.ts): `changes` is `none` for a GET, `adds` for a POST (unless it
+ * declares `changesExisting`), `changes` for PATCH, PUT and DELETE (they overwrite or remove what is
+ * there); `reaches` the third parties it calls or queues work for (accounting rows are delivered to
+ * QuickBooks after the change). Webhook deliveries are not a third party here: they go to the endpoints
+ * the company itself registered.
+ */
+export interface Effects {
+  changes: "none" | "adds" | "changes";
+  reaches: ThirdParty[];
+}
+export const EFFECTS_EXTENSION = "x-effects";
 
 /** How the document says which scope an operation needs (http bearer security cannot carry scopes). */
 export const SCOPE_EXTENSION = "x-required-scope";
@@ -62,8 +83,14 @@ export function createAuthRoute<P extends string, R extends AuthRouteConfig & { 
     idempotent = false,
     readsFirst = false,
     exactNumbers = false,
+    changesExisting = false,
+    reaches = [],
     ...route
   } = config;
+  const effects: Effects = {
+    changes: config.method === "get" ? "none" : config.method === "post" && !changesExisting ? "adds" : "changes",
+    reaches: [...reaches],
+  };
   const hasBody = Boolean(route.request?.body);
   // The scope check follows the token lookup and comes before the body is parsed or the handler runs.
   const auth = readsFirst ? authenticateReadingFirst : authenticate;
@@ -73,6 +100,7 @@ export function createAuthRoute<P extends string, R extends AuthRouteConfig & { 
     description: [route.description, scopeSentences[scope]].filter(Boolean).join("\n\n"),
     security: [{ bearerAuth: [] }],
     [SCOPE_EXTENSION]: scope,
+    [EFFECTS_EXTENSION]: effects,
     // Body first (read within its deadline), then the token lookup, then the parse: no database
     // work waits on a slow upload, and a bad body from an unknown token still gets 401.
     middleware: hasBody ? [readBody(bodyLimit), ...guard, exactNumbers ? exactJsonBody : jsonBody] : guard,
@@ -84,7 +112,10 @@ export function createAuthRoute<P extends string, R extends AuthRouteConfig & { 
       ...authErrors,
     },
     // The added error responses are thrown (ApiError), never returned: handlers keep the route's own response types.
-  }) as unknown as Omit<R, "bodyLimit" | "errors" | "scope" | "idempotent" | "readsFirst" | "exactNumbers"> & { getRoutingPath(): string };
+  }) as unknown as Omit<
+    R,
+    "bodyLimit" | "errors" | "scope" | "idempotent" | "readsFirst" | "exactNumbers" | "changesExisting" | "reaches"
+  > & { getRoutingPath(): string };
 }
 
 export const DEFAULT_PER_PAGE = 25;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { toolRequest } from "./call";
-import { type OpenApiDocument, toolsOf } from "./catalog";
+import { annotationsOf, type OpenApiDocument, toolsOf } from "./catalog";
 
 /** A document in the shape the app's has, with the cases the real one does not have (yet). */
 const document = (paths: OpenApiDocument["paths"], schemas: Record<string, unknown> = {}): OpenApiDocument => ({
@@ -70,5 +70,18 @@ describe("tools derived from an OpenAPI document", () => {
     expect(() => toolsOf(document({ "/n": { get: { ...answer, operationId: "getNode" } } }, recursive))).toThrow(
       /recursive schema Node → Node/,
     );
+  });
+
+  it("derives the four annotations from the method and the declared effects, the method's when none are declared", () => {
+    const hints = (method: string, effects?: { changes: "none" | "adds" | "changes"; reaches: ("suppliers" | "accounting")[] }) =>
+      Object.values(annotationsOf(method, { "x-effects": effects }));
+    // readOnly, destructive, idempotent, openWorld
+    expect(hints("get")).toEqual([true, false, true, false]);
+    expect(hints("post")).toEqual([false, false, false, false]);
+    expect(hints("put")).toEqual([false, true, false, false]);
+    expect(hints("delete")).toEqual([false, true, true, false]);
+    expect(hints("get", { changes: "none", reaches: ["suppliers"] })).toEqual([true, false, true, true]);
+    expect(hints("post", { changes: "changes", reaches: ["accounting"] })).toEqual([false, true, false, true]);
+    expect(hints("patch", { changes: "changes", reaches: [] })).toEqual([false, true, false, false]);
   });
 });

@@ -1,4 +1,5 @@
 import type { TokenScope } from "../db/schema/companies";
+import type { Effects } from "../http/openapi";
 import { type JsonSchema, toJsonSchema } from "./json-schema";
 
 /**
@@ -61,6 +62,7 @@ type OperationObject = {
   requestBody?: { required?: boolean; content: Record<string, { schema: unknown }> };
   responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
   "x-required-scope"?: TokenScope;
+  "x-effects"?: Effects;
 };
 export type OpenApiDocument = {
   paths: Record<string, Record<string, OperationObject>>;
@@ -129,14 +131,7 @@ function toolOf(document: OpenApiDocument, path: string, method: string, op: Ope
       description: describe(op, method, idempotent),
       inputSchema: { type: "object", properties, ...(required.length ? { required } : {}), additionalProperties: false },
       ...(output ? { outputSchema: output } : {}),
-      annotations: {
-        readOnlyHint: method === "get",
-        // POST only adds; PATCH, PUT and DELETE change or remove what is there.
-        destructiveHint: method !== "get" && method !== "post",
-        idempotentHint: method === "get" || method === "put" || method === "delete",
-        // The company's own data; product search and fetch also ask the suppliers, read-only.
-        openWorldHint: false,
-      },
+      annotations: annotationsOf(method, op),
     },
     operation: {
       method: method.toUpperCase(),
@@ -150,6 +145,32 @@ function toolOf(document: OpenApiDocument, path: string, method: string, op: Ope
       idempotent,
       body,
     },
+  };
+}
+
+/**
+ * The MCP tool annotations, from what the operation is: its method and the effects its route declares
+ * (`x-effects`, which `createAuthRoute` writes for every operation). Hints a client may rely on, so
+ * each says only what holds for every call:
+ * - `readOnlyHint`: a GET, which changes nothing.
+ * - `destructiveHint`: a write that may change or remove what exists (PATCH, PUT, DELETE, and a POST
+ *   that declares it does, such as a batch's updates); a POST that only adds is not destructive.
+ * - `idempotentHint`: GET and DELETE, whose repeat with the same arguments changes nothing more
+ *   (`annotations.test.ts` runs every tool twice to check it: a second delete finds nothing to delete).
+ *   Not PUT or PATCH: their repeat leaves the same data but records another `*.updated` event (sent to
+ *   the company's webhooks) and a new `updated_at`. Not a create, though it takes `idempotency_key`:
+ *   the key makes a retry safe only when the caller passes it, and the same arguments without it
+ *   create twice.
+ * - `openWorldHint`: the operation reaches a third party (a supplier, the company's accounting).
+ * An operation without `x-effects` (a document not made by `createAuthRoute`) gets the method's.
+ */
+export function annotationsOf(method: string, op: Pick<OperationObject, "x-effects">): ToolDefinition["annotations"] {
+  const effects = op["x-effects"] ?? { changes: method === "get" ? "none" : method === "post" ? "adds" : "changes", reaches: [] };
+  return {
+    readOnlyHint: effects.changes === "none",
+    destructiveHint: effects.changes === "changes",
+    idempotentHint: effects.changes === "none" || method === "delete",
+    openWorldHint: effects.reaches.length > 0,
   };
 }
 

@@ -2,7 +2,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, isJSONRPCRequest, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { Context } from "hono";
-import { countRequests } from "../http/auth";
+import { countRequests, scopeAllows } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { ApiError, errorBody } from "../http/errors";
 import type { Bindings } from "../platform/env";
@@ -97,8 +97,8 @@ export async function serveMcp(c: Context<AppEnv>, request: Request, dispatch: D
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: NO_VALIDATION });
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       const all = [...(await tools()).values()];
-      // A read token lists what it may call: the operations that need only the read scope.
-      return { tools: all.filter((t) => scope === "write" || t.operation.scope === "read").map((t) => t.definition) };
+      // A token lists only what its scope may call (calling another tool anyway is the operation's 403 `forbidden`).
+      return { tools: all.filter((t) => scopeAllows(scope, t.operation.scope)).map((t) => t.definition) };
     });
     server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
       const tool = (await tools()).get(params.name);

@@ -21,6 +21,8 @@ const ClientBatchItemSchema = batchItemSchema("Client", DATA);
 
 const route = createAuthRoute({
   method: "post",
+  // Its items also update and upsert rows that exist.
+  changesExisting: true,
   path: "/clients/batch",
   operationId: "batchClients",
   idempotent: true,

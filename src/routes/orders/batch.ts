@@ -22,6 +22,10 @@ const OrderBatchItemSchema = batchItemSchema("Order", DATA);
 
 const route = createAuthRoute({
   method: "post",
+  // Queues the change of the order's invoice for the company's accounting (QuickBooks) when its sync is on.
+  reaches: ["accounting"],
+  // Its items also update and upsert rows that exist.
+  changesExisting: true,
   path: "/orders/batch",
   operationId: "batchOrders",
   idempotent: true,

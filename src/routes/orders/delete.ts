@@ -13,6 +13,8 @@ import { renderOrderObject } from "./webhook-object";
 
 const route = createAuthRoute({
   method: "delete",
+  // Queues the change of the order's invoice for the company's accounting (QuickBooks) when its sync is on.
+  reaches: ["accounting"],
   path: "/orders/{id}",
   operationId: "deleteOrder",
   tags: ["Orders"],

@@ -32,6 +32,8 @@ import type { OrderContentsInput } from "./write-schema";
 
 const route = createAuthRoute({
   method: "patch",
+  // Queues the change of the order's invoice for the company's accounting (QuickBooks) when its sync is on.
+  reaches: ["accounting"],
   path: "/orders/{id}",
   operationId: "updateOrder",
   // Its first statement reads; the write awaits the limiter's answer (updateOrders).

@@ -6,6 +6,8 @@ import { orderCreateSchema } from "./write-schema";
 
 const route = createAuthRoute({
   method: "post",
+  // Queues the change of the order's invoice for the company's accounting (QuickBooks) when its sync is on.
+  reaches: ["accounting"],
   path: "/orders",
   operationId: "createOrder",
   idempotent: true,

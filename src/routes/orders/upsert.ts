@@ -97,6 +97,8 @@ export async function writeOrders(change: Change, writes: OrderWrite[]): Promise
 
 const route = createAuthRoute({
   method: "put",
+  // Queues the change of the order's invoice for the company's accounting (QuickBooks) when its sync is on.
+  reaches: ["accounting"],
   path: "/orders/by-external-id/{external_id}",
   operationId: "upsertOrder",
   // Its first statement reads; the writes await the limiter's answer (the change layer's write).

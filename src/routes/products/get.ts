@@ -22,6 +22,8 @@ const param = (name: string, description: string, example?: string) =>
 
 const route = createAuthRoute({
   method: "get",
+  // Asks the company's supplier integrations (supplier_a, supplier_b) over the network.
+  reaches: ["suppliers"],
   path: "/products/{source}",
   operationId: "getProduct",
   tags: ["Products"],

@@ -19,6 +19,8 @@ import {
 
 const route = createAuthRoute({
   method: "get",
+  // Asks the company's supplier integrations (supplier_a, supplier_b) over the network.
+  reaches: ["suppliers"],
   path: "/products/search",
   operationId: "searchProducts",
   tags: ["Products"],

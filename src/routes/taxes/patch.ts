@@ -12,6 +12,8 @@ import { serializeTaxRate, taxEnvelopeSchema, taxPatchSchema } from "./schema";
 
 const route = createAuthRoute({
   method: "patch",
+  // Queues the change of the invoices with this tax for the company's accounting (QuickBooks) when its sync is on.
+  reaches: ["accounting"],
   path: "/taxes/{id}",
   operationId: "updateTax",
   tags: ["Taxes"],

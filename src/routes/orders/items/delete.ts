@@ -6,6 +6,8 @@ import { deleteItem } from "./queries";
 
 const route = createAuthRoute({
   operationId: "deleteOrderItem",
+  // Queues the change of the order's invoice for the company's accounting (QuickBooks) when its sync is on.
+  reaches: ["accounting"],
   readsFirst: true,
   errors: [404],
   method: "delete",

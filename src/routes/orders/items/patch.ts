@@ -8,6 +8,8 @@ import { updateItem } from "./queries";
 
 const route = createAuthRoute({
   operationId: "updateOrderItem",
+  // Queues the change of the order's invoice for the company's accounting (QuickBooks) when its sync is on.
+  reaches: ["accounting"],
   readsFirst: true,
   errors: [404],
   method: "patch",

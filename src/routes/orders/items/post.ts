@@ -9,6 +9,8 @@ export const itemChangedSchema = schemaOnce(() => changedSchema("item", invoiceI
 
 const route = createAuthRoute({
   operationId: "createOrderItem",
+  // Queues the change of the order's invoice for the company's accounting (QuickBooks) when its sync is on.
+  reaches: ["accounting"],
   readsFirst: true,
   errors: [404],
   method: "post",
