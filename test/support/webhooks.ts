@@ -89,10 +89,12 @@ export async function recordDelivery(
      values ($1, $2, 'client', '1', now() - $3::interval) returning id, event_id`,
     [co.companyId, state.type ?? "client.updated", state.age ?? "0 seconds"],
   );
-  // Its payload as a change fills it (a client this company does not have: no object).
+  // Its payload as a change fills it (a client this company does not have: no object; the system's, outside a request).
   await sql(
-    `update webhook_events set payload = jsonb_build_object('id', event_id, 'type', type,
-       'created_at', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', jsonb_build_object('object', null))
+    `update webhook_events set actor_type = 'system', payload = jsonb_build_object('id', event_id, 'type', type,
+       'created_at', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+       'actor', jsonb_build_object('type', 'system', 'id', null), 'request_id', null,
+       'data', jsonb_build_object('object', null) || case when type like '%.updated' then '{"previous_attributes": {}}'::jsonb else '{}' end)
      where id = $1`,
     [event.id],
   );

@@ -6,6 +6,8 @@ import { approvalEnvelopeSchema } from "./schema";
 
 const route = createAuthRoute({
   method: "post",
+  // It ends an approval that exists (its link stops working).
+  changesExisting: true,
   path: "/approvals/{id}/revoke",
   operationId: "revokeApproval",
   idempotent: true,
