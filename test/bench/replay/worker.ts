@@ -107,7 +107,12 @@ export default {
             : await fetchApp(
                 new Request(`http://bench/api/v1${measured.path}`, {
                   method: measured.method,
-                  headers: { ...(measured.anonymous ? {} : { authorization: `Bearer ${tokens[i % tokens.length]}` }), ...json },
+                  headers: {
+                    ...(measured.anonymous ? {} : { authorization: `Bearer ${tokens[i % tokens.length]}` }),
+                    // One request id for all: a write's statement carries it (its events'), and must match the recording.
+                    "x-request-id": "replayed",
+                    ...json,
+                  },
                   body: measured.body,
                 }),
                 which === "api" ? env : memoryLimiterEnv,
