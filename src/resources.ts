@@ -7,6 +7,7 @@ import { mailResource } from "./routes/mail/resource";
 import { meResource } from "./routes/me/resource";
 import { ordersResource } from "./routes/orders/resource";
 import { productsResource } from "./routes/products/resource";
+import { requestLogsResource } from "./routes/request-logs/resource";
 import { statusesResource } from "./routes/statuses/resource";
 import { taxesResource } from "./routes/taxes/resource";
 import { webhookEndpointsResource } from "./routes/webhook-endpoints/resource";
@@ -39,6 +40,7 @@ export const RESOURCES: readonly Resource[] = [
   mailResource,
   eventsResource,
   webhookEndpointsResource,
+  requestLogsResource,
   healthResource,
 ];
 

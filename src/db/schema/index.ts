@@ -6,5 +6,6 @@ export * from "./idempotency";
 export * from "./mail";
 export * from "./orders";
 export * from "./products";
+export * from "./request-logs";
 export * from "./users";
 export * from "./webhooks";
