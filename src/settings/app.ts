@@ -5,6 +5,7 @@ import { accountRoutes } from "./account";
 import type { SettingsEnv } from "./context";
 import { errorPage, notFoundPage } from "./errors";
 import { securityHeaders } from "./guards";
+import { logSettingsAction, requestLogsRoutes } from "./request-logs";
 import { requireUser } from "./session";
 import { setupRoutes } from "./setup";
 import { signInRoutes, signOutRoutes } from "./sign-in";
@@ -35,11 +36,14 @@ settingsApp.route("/setup", setupRoutes);
 
 // Everything below needs a signed-in user.
 settingsApp.use("*", requireUser);
+// Each signed-in action's request log entry (docs/request-logs.md).
+settingsApp.use("*", logSettingsAction);
 settingsApp.route("/sign-out", signOutRoutes);
 settingsApp.route("/account", accountRoutes);
 settingsApp.route("/users", usersRoutes);
 settingsApp.route("/tokens", tokensRoutes);
 settingsApp.route("/webhooks", webhooksRoutes);
+settingsApp.route("/request-logs", requestLogsRoutes);
 // The area's home. The Tokens page (`.route("/tokens", …)`) is added beside these.
 settingsApp.get("/", (c) => c.redirect("/settings/tokens", 303));
 

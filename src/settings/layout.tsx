@@ -14,6 +14,7 @@ export const CsrfInput = ({ token }: { token: string }) => <input type="hidden" 
 const NAV: { href: string; label: string; owners?: boolean }[] = [
   { href: "/settings/tokens", label: "Tokens" },
   { href: "/settings/webhooks", label: "Webhooks" },
+  { href: "/settings/request-logs", label: "Request logs" },
   { href: "/settings/users", label: "Users", owners: true },
   { href: "/settings/account", label: "Account" },
 ];
