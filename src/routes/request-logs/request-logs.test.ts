@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { call, db, expectError, newCompany, sql, type TestCompany, waitFor, workerLogLines } from "../../../test/support/api";
-import { postMcp } from "../../../test/support/mcp";
+import { mcpClient, postMcp, toolAnswer } from "../../../test/support/mcp";
 import { createToken } from "../../../tools/ops/commands";
 
 const rid = (what: string) => `rl-${what}-${randomUUID()}`;
@@ -169,6 +169,25 @@ describe("request log", () => {
       expect.objectContaining({ seq: 1, tool: "list_clients", operation: "listClients", status: 200, request_id: id }),
       expect.objectContaining({ seq: 2, tool: "get_client", operation: "getClient", status: 404, error_code: "not_found" }),
     ]);
+  });
+
+  it("the MCP tool list_request_logs lists the caller's own requests, filtered as the API list is", async () => {
+    const co = await newCompany();
+    const id = rid("mcp-list");
+    await co.get("/clients/999999995", { headers: { "x-request-id": id } });
+    const client = await mcpClient(co.token);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["list_request_logs", "get_request_log"]));
+      const answer = await waitFor(
+        "the entry through the tool",
+        () => toolAnswer(client, "list_request_logs", { operation: "getClient" }),
+        (body) => body.data.length === 1,
+      );
+      expect(answer.data[0]).toMatchObject({ request_id: id, status: 404, error_code: "not_found", token_id: co.tokenId });
+    } finally {
+      await client.close();
+    }
   });
 
   it("a failing log store fails no request: answers are unchanged, and the entries are written once the store is back", async () => {
