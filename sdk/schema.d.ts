@@ -843,6 +843,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your requests
+         * @description The requests this token made in the last 30 days, newest first: one entry per request, and one per tool call of an MCP request (naming the tool). An entry is written shortly after its answer (usually within seconds), not with it. A token reads its own entries only (the settings area shows the whole company's). Filters: `token_id`, `status` (a code such as `404` or a class such as `4xx`), `method`, `operation` (an operationId), `since` (inclusive) and `until` (exclusive). Follow `pagination.next_cursor` (with the same filters) for older entries.
+         *
+         *     Scope: `read` (any token may call it).
+         */
+        get: operations["listRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/request-logs/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a request's entry
+         * @description The entry of one of this token's requests by its request id (the answer's `X-Request-Id`, an error's `error.request_id`), within the last 30 days; an MCP request's entry lists its tool calls' in `tool_calls`. Another token's request, another company's, an older one or one not yet written (entries follow their answer within seconds) is 404.
+         *
+         *     Scope: `read` (any token may call it).
+         */
+        get: operations["getRequestLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -3215,6 +3259,83 @@ export interface components {
         };
         WebhookDeliveryEnvelope: {
             webhook_delivery: components["schemas"]["WebhookDelivery"];
+        };
+        RequestLogList: {
+            data: components["schemas"]["RequestLog"][];
+            pagination: components["schemas"]["RequestLogsPagination"];
+        };
+        /** @description One request's entry in the request log (kept 30 days) */
+        RequestLog: {
+            /**
+             * @description The request's id (its `X-Request-Id`, and `error.request_id` of an error)
+             * @example 0b6f4f4e-3a1c-4a57-9d54-2f1c2d1e8b10
+             */
+            request_id: string;
+            /**
+             * @description 0 for the request itself; 1, 2 … for the tool calls of an MCP request, in call order
+             * @example 0
+             */
+            seq: number;
+            /**
+             * Format: date-time
+             * @description When the request arrived
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            created_at: string;
+            /** @example GET */
+            method: string;
+            /**
+             * @description Path and query string, with e-mail addresses written `{email}` and `q` values `[redacted]`
+             * @example /api/v1/clients?q=[redacted]&per_page=10
+             */
+            path: string;
+            /**
+             * @description The operationId (`listClients`); `mcp` for the MCP endpoint itself
+             * @example listClients
+             */
+            operation: string | null;
+            /**
+             * @description The MCP tool a tool call ran
+             * @example list_clients
+             */
+            tool: string | null;
+            /**
+             * @description The answer's HTTP status
+             * @example 200
+             */
+            status: number;
+            /**
+             * @description An error answer's `error.code`
+             * @example null
+             */
+            error_code: string | null;
+            /**
+             * @description Time from arrival to the answer, in ms
+             * @example 38
+             */
+            duration_ms: number;
+            /** @description The API token that made the request */
+            token_id: number | null;
+            /** @description The OAuth grant that made the request */
+            oauth_grant_id: number | null;
+            /** @description The OAuth client of that grant */
+            oauth_client_id: string | null;
+            /** @description The settings-area user who took the action */
+            user_id: number | null;
+            /** @description The `Idempotency-Key` the request sent */
+            idempotency_key: string | null;
+            /** @description The answer was the stored answer of an earlier request with the same key */
+            idempotent_replay: boolean;
+        };
+        RequestLogsPagination: {
+            per_page: number;
+            /** @description Pass as `cursor` (with the same filters) for the older entries after this page; null on the last page. A page may hold fewer than `per_page` entries while more follow (it stops at 4 MiB): walk until this is null */
+            next_cursor: string | null;
+        };
+        /** @description One request's entry in the request log (kept 30 days) */
+        RequestLogDetail: components["schemas"]["RequestLog"] & {
+            /** @description For an MCP request: the entry of each tool call it ran, in call order; empty otherwise */
+            tool_calls: components["schemas"]["RequestLog"][];
         };
         Health: {
             /** @enum {string} */
@@ -11376,6 +11497,256 @@ export interface operations {
             };
             /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
             422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRequestLogs: {
+        parameters: {
+            query?: {
+                /** @description Only this token's entries */
+                token_id?: number;
+                /** @description A status code (`404`) or a class (`4xx`) */
+                status?: string;
+                /** @description Only requests with this method */
+                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                /** @description Only this operation (its operationId) */
+                operation?: string;
+                /** @description Only requests at or after this instant */
+                since?: string;
+                /** @description Only requests before this instant */
+                until?: string;
+                /** @description Page size, 1 to 100 (default 25); a page also stops early at 4 MiB of rows (follow `next_cursor`, which continues right after its last row) */
+                per_page?: number;
+                /** @description Opaque cursor from `pagination.next_cursor` of the previous page: continues right after its last row (stable while rows are added or deleted). Use it with the same filters; not together with `page`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries, newest first */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogList"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the path or the query string is longer than 8192 bytes (`details.part` says which); answered before the token is looked at */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRequestLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request's id */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request's entry */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogDetail"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the path or the query string is longer than 8192 bytes (`details.part` says which); answered before the token is looked at */
+            414: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];

@@ -12,6 +12,7 @@ import { addLazyRoutes } from "./http/lazy-route";
 import { paramsGuard } from "./http/params-guard";
 import { requestContext, requestId } from "./http/request-context";
 import { refuseLongTarget } from "./http/request-limits";
+import { requestLog } from "./http/request-log";
 import { createRouter } from "./http/router";
 import { advertiseOAuth, mountOAuth } from "./oauth/mount";
 import { RESOURCES, WEBHOOK_EVENTS } from "./resources";
@@ -24,6 +25,8 @@ function createApi() {
   // No onError of its own: the app's (the same function) answers an error where it is thrown, and a
   // mounted router with an onError of its own gets each handler wrapped in one more compose per request.
   const api = createRouter();
+  // First, so an entry's duration covers the whole request (docs/request-logs.md); it sends after the answer.
+  api.use("*", requestLog);
   // The header's shape only; the token lookup is route middleware (createAuthRoute), after the body.
   api.use("*", async (c, next) => (PUBLIC_PATHS.has(c.req.path.slice(API_PREFIX.length)) ? next() : requireBearer(c, next)));
   api.use("*", paramsGuard);

@@ -8,6 +8,7 @@ import { meResource } from "./routes/me/resource";
 import { approvalsResource } from "./routes/orders/approvals/resource";
 import { ordersResource } from "./routes/orders/resource";
 import { productsResource } from "./routes/products/resource";
+import { requestLogsResource } from "./routes/request-logs/resource";
 import { statusesResource } from "./routes/statuses/resource";
 import { taxesResource } from "./routes/taxes/resource";
 import { webhookEndpointsResource } from "./routes/webhook-endpoints/resource";
@@ -41,6 +42,7 @@ export const RESOURCES: readonly Resource[] = [
   mailResource,
   eventsResource,
   webhookEndpointsResource,
+  requestLogsResource,
   healthResource,
 ];
 

@@ -101,6 +101,8 @@ describe("OpenAPI document and docs page", () => {
         "GET /mail/email-threads/{legacyThreadId}",
         "GET /events",
         "GET /events/{id}",
+        "GET /request-logs",
+        "GET /request-logs/{request_id}",
         "GET /webhook-endpoints",
         "POST /webhook-endpoints",
         "GET /webhook-endpoints/{id}",

@@ -1,6 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createToken } from "../tools/ops/commands";
-import { asRequest, call, db, expectError, newCompany, sql } from "./support/api";
+import { asRequest, call, db, expectError, newCompany, sql, waitFor } from "./support/api";
 import { companyRows, documentChecker, populated, tokenOperations } from "./support/operations";
 import { newOrder } from "./support/orders";
 
@@ -9,6 +10,14 @@ describe("token scopes", () => {
     const co = await newCompany();
     const { concrete } = await populated(co);
     const { token: readToken } = await createToken(db(), { companyId: co.companyId, scope: "read" });
+    // The request log shows a token its own requests only: the read token reads one of its own.
+    const own = `scopes-${randomUUID()}`;
+    await call("GET", "/me", { token: readToken, headers: { "x-request-id": own } });
+    await waitFor(
+      "the read token's entry",
+      () => call("GET", `/request-logs?operation=getMe`, { token: readToken }),
+      (res) => res.body.data.some((e: { request_id: string }) => e.request_id === own),
+    );
     const before = await companyRows(co.companyId);
     expect(before.clients.length).toBeGreaterThan(0);
     const ops = await tokenOperations();
@@ -20,7 +29,8 @@ describe("token scopes", () => {
       if (method === "get") {
         expect(op["x-required-scope"], what).toBe("read");
         expect(op.responses["403"], what).toBeUndefined();
-        const res = await call("GET", concrete(operation), { token: readToken });
+        const url = op.operationId === "getRequestLog" ? `/request-logs/${own}` : concrete(operation);
+        const res = await call("GET", url, { token: readToken });
         expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(200);
         conforms(operation, res);
         continue;

@@ -51,6 +51,7 @@ describe("tenancy, on every operation of the document", () => {
       "listClients",
       "listEvents",
       "listOrders",
+      "listRequestLogs",
       "listStatuses",
       "listTaxes",
       "listWebhookEndpoints",

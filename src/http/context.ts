@@ -33,6 +33,8 @@ export interface Variables {
    * declared `readsFirst` awaits it before its first write (authenticate waits for it for other writes).
    */
   admitted: () => Promise<void>;
+  /** The operation's operationId (`listClients`), set by its route (createAuthRoute) before anything else: the request log names it. */
+  operation?: string;
   /** The settings, parsed from the bindings (platform/config). */
   config: Config;
 }

@@ -1,6 +1,8 @@
 import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import type { TokenScope } from "../db/schema/companies";
 import { authenticate, authenticateReadingFirst, requireScope } from "./auth";
+import type { AppEnv } from "./context";
 import { authErrors, type ErrorStatus, errorResponses } from "./errors";
 import { idempotencyHeaders, replayedHeader } from "./idempotency-contract";
 import { exactJsonBody, jsonBody, readBody } from "./json-body";
@@ -94,6 +96,7 @@ export function createAuthRoute<P extends string, R extends AuthRouteConfig & { 
   const hasBody = Boolean(route.request?.body);
   // The scope check follows the token lookup and comes before the body is parsed or the handler runs.
   const auth = readsFirst ? authenticateReadingFirst : authenticate;
+  const named = nameOperation(route.operationId);
   const guard = scope === "write" ? [auth, requireScope("write")] : [auth];
   return createRoute({
     ...route,
@@ -103,7 +106,7 @@ export function createAuthRoute<P extends string, R extends AuthRouteConfig & { 
     [EFFECTS_EXTENSION]: effects,
     // Body first (read within its deadline), then the token lookup, then the parse: no database
     // work waits on a slow upload, and a bad body from an unknown token still gets 401.
-    middleware: hasBody ? [readBody(bodyLimit), ...guard, exactNumbers ? exactJsonBody : jsonBody] : guard,
+    middleware: hasBody ? [named, readBody(bodyLimit), ...guard, exactNumbers ? exactJsonBody : jsonBody] : [named, ...guard],
     ...(idempotent ? { request: { ...route.request, headers: idempotencyHeaders() } } : {}),
     responses: {
       ...(idempotent ? withReplayedHeader(route.responses) : route.responses),
@@ -117,6 +120,14 @@ export function createAuthRoute<P extends string, R extends AuthRouteConfig & { 
     "bodyLimit" | "errors" | "scope" | "idempotent" | "readsFirst" | "exactNumbers" | "changesExisting" | "reaches"
   > & { getRoutingPath(): string };
 }
+
+/** The request's operation, for the request log (src/http/request-log.ts), set before the route's other middleware can refuse it. */
+const nameOperation =
+  (operationId: string): MiddlewareHandler<AppEnv> =>
+  (c, next) => {
+    c.set("operation", operationId);
+    return next();
+  };
 
 export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;

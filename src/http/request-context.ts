@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import type { ActorType } from "../db/schema/users";
 import { createDb, inSessionTransaction } from "../platform/db";
-import { createLogger } from "../platform/logger";
+import { createLogger, redactText } from "../platform/logger";
 import type { AppEnv, Auth } from "./context";
 
 /** Who caused a change (an event's `actor`, an audit entry's): its kind and its id as text (null for `system`). */
@@ -52,6 +52,28 @@ export function loggedPath(path: string): string {
     .split("/")
     .map((segment) => (EMAIL_MARK.test(segment) ? "{email}" : segment))
     .join("/");
+}
+
+/**
+ * The path and query string as the request log keeps them (src/http/request-log.ts): the path as
+ * `loggedPath` writes it, each `q` value (search text) as `[redacted]`, each other value holding an
+ * e-mail address as `{email}`, and what the logger redacts from any text (long hex, credentials).
+ */
+export function loggedTarget(url: string): string {
+  const { pathname, search } = new URL(url);
+  if (!search) return loggedPath(pathname);
+  const query = search
+    .slice(1)
+    .split("&")
+    .map((pair) => {
+      const eq = pair.indexOf("=");
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      if (eq < 0) return pair;
+      if (name === "q") return "q=[redacted]";
+      return EMAIL_MARK.test(pair.slice(eq + 1)) ? `${name}={email}` : pair;
+    })
+    .join("&");
+  return redactText(`${loggedPath(pathname)}?${query}`);
 }
 
 /** The request's id: the caller's `X-Request-Id` when it is 1–128 characters of `[A-Za-z0-9_.:-]`, else a new UUID. */

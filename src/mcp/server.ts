@@ -5,6 +5,7 @@ import type { Context } from "hono";
 import { countRequests, scopeAllows } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { ApiError, errorBody } from "../http/errors";
+import { markToolCall } from "../http/request-log";
 import type { Bindings } from "../platform/env";
 import { type ToolResult, toolRequest, toolResult } from "./call";
 import type { Tool } from "./catalog";
@@ -91,6 +92,8 @@ export async function serveMcp(c: Context<AppEnv>, request: Request, dispatch: D
       );
     }
   };
+  // Tool calls run so far: each one's place in this MCP request (the request log's `seq`).
+  let toolCalls = 0;
   // What the answer of the message being run may take, set before each.
   let room = MCP_ANSWER_MAX_BYTES;
   const newServer = () => {
@@ -108,7 +111,8 @@ export async function serveMcp(c: Context<AppEnv>, request: Request, dispatch: D
       }
       const operation = toolRequest(tool.operation, params.arguments ?? {}, origin, headers);
       if (!(operation instanceof Request)) return (await countAlone()) ?? operation;
-      return toolResult(await run(operation), requestId, tool.operation.method !== "GET", room);
+      // Its own request log entry, naming the tool (src/http/request-log.ts).
+      return toolResult(await run(markToolCall(operation, params.name, ++toolCalls)), requestId, tool.operation.method !== "GET", room);
     });
     return server;
   };

@@ -4,7 +4,7 @@ import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.j
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
-import { apiUrl, call, newCompany, sql } from "../../test/support/api";
+import { apiUrl, call, newCompany, sql, waitFor } from "../../test/support/api";
 import { callTool, mcpClient } from "../../test/support/mcp";
 import { consent, MemoryOAuthProvider, oauthFlows, REDIRECT } from "../../test/support/oauth";
 import { signedIn } from "../../test/support/settings";
@@ -111,6 +111,18 @@ describe("OAuth attribution", () => {
       [co.companyId],
     );
     expect(events).toEqual([{ actor_type: "oauth_grant", actor_id: String(grant.id), request_id: made.headers.get("x-request-id") }]);
+    // The request log names the grant, its client and user; the grant reads it, the company's API token does not.
+    const requestId = made.headers.get("x-request-id");
+    const entry = await waitFor(
+      "the grant's request log entry",
+      () => call("GET", `/request-logs/${requestId}`, { token: tokens.access_token }),
+      (res) => res.status === 200,
+    );
+    expect(entry.body).toMatchObject({ token_id: null, oauth_grant_id: grant.id, oauth_client_id: client.client_id, status: 200 });
+    expect((await call("GET", `/request-logs/${requestId}`, { token: co.token })).status).toBe(404);
+    const listed = await call("GET", "/request-logs", { token: tokens.access_token });
+    expect(listed.body.data.map((e: { request_id: string }) => e.request_id)).toContain(requestId);
+    expect(listed.body.data.every((e: { oauth_grant_id: number }) => e.oauth_grant_id === grant.id)).toBe(true);
   });
 });
 

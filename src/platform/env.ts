@@ -4,6 +4,30 @@ export type OutboxMessage = { outbox_id: number; database?: string };
 export type WebhookMessage = { delivery_id: number; database?: string };
 
 /**
+ * One request log entry on its way to the store (src/http/request-log.ts → src/platform/request-log-store.ts):
+ * the row of `request_logs`, snake_case, with `created_at` as ISO 8601. No bodies, no secrets.
+ */
+export interface RequestLogMessage {
+  request_id: string;
+  seq: number;
+  created_at: string;
+  company_id: number;
+  method: string;
+  path: string;
+  operation: string | null;
+  tool: string | null;
+  status: number;
+  error_code: string | null;
+  duration_ms: number;
+  token_id: number | null;
+  oauth_grant_id: number | null;
+  oauth_client_id: string | null;
+  user_id: number | null;
+  idempotency_key: string | null;
+  idempotent_replay: boolean;
+}
+
+/**
  * The Worker's bindings as wrangler hands them over. Settings are read through `workerConfig`
  * (platform/config.ts), which checks them and fills in defaults; only bindings that are objects
  * (the queue) are read from here directly.
@@ -31,6 +55,8 @@ export interface Bindings {
   ACCOUNTING_QUEUE?: Queue<OutboxMessage>;
   /** Queue producer for webhook delivery (wrangler.toml `[[queues.producers]]`). */
   WEBHOOK_QUEUE?: Queue<WebhookMessage>;
+  /** Queue producer for request log entries (wrangler.toml `[[queues.producers]]`); without it nothing is logged. */
+  REQUEST_LOG_QUEUE?: Queue<RequestLogMessage>;
   /** Attempts before an outbox row is dead (default 8). */
   ACCOUNTING_MAX_ATTEMPTS?: string;
   /** First retry delay in seconds, doubled per attempt up to an hour (default 30). */

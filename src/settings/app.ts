@@ -7,6 +7,7 @@ import { connectedAppsRoutes, consentRoutes } from "./connected-apps";
 import type { SettingsEnv } from "./context";
 import { errorPage, notFoundPage } from "./errors";
 import { securityHeaders } from "./guards";
+import { logSettingsAction, requestLogsRoutes } from "./request-logs";
 import { requireUser } from "./session";
 import { setupRoutes } from "./setup";
 import { signInRoutes, signOutRoutes } from "./sign-in";
@@ -37,6 +38,8 @@ settingsApp.route("/setup", setupRoutes);
 
 // Everything below needs a signed-in user.
 settingsApp.use("*", requireUser);
+// Each signed-in action's request log entry (docs/request-logs.md).
+settingsApp.use("*", logSettingsAction);
 settingsApp.route("/sign-out", signOutRoutes);
 settingsApp.route("/account", accountRoutes);
 settingsApp.route("/users", usersRoutes);
@@ -45,6 +48,7 @@ settingsApp.route("/webhooks", webhooksRoutes);
 settingsApp.route("/audit-log", auditLogRoutes);
 settingsApp.route("/connected-apps", connectedAppsRoutes);
 settingsApp.route("/oauth/consent", consentRoutes);
+settingsApp.route("/request-logs", requestLogsRoutes);
 // The area's home. The Tokens page (`.route("/tokens", …)`) is added beside these.
 settingsApp.get("/", (c) => c.redirect("/settings/tokens", 303));
 

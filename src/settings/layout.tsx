@@ -15,6 +15,7 @@ const NAV: { href: string; label: string; owners?: boolean }[] = [
   { href: "/settings/tokens", label: "Tokens" },
   { href: "/settings/webhooks", label: "Webhooks" },
   { href: "/settings/connected-apps", label: "Connected apps" },
+  { href: "/settings/request-logs", label: "Request logs" },
   { href: "/settings/users", label: "Users", owners: true },
   { href: "/settings/audit-log", label: "Audit log" },
   { href: "/settings/account", label: "Account" },

@@ -28,12 +28,15 @@ export async function tokenOperations(): Promise<Operation[]> {
 /**
  * Every row of every table that has a company_id, for this company (tokens aside: last_used_at moves;
  * the audit trail aside: it records the settings area's and the CLI's actions, such as the tokens a test
- * makes, never an API operation's; events without their payload, which every change fills after its commit, once).
+ * makes, never an API operation's; the request log and its day partitions: each request's entry, the
+ * company's own included, arrives after its answer; events without their payload, which every change
+ * fills after its commit, once).
  */
 export async function companyRows(companyId: number) {
   const tables = await sql<{ table_name: string }>(
     `select table_name from information_schema.columns
-     where table_schema = 'public' and column_name = 'company_id' and table_name not in ('api_tokens', 'audit_entries') order by table_name`,
+     where table_schema = 'public' and column_name = 'company_id' and table_name not in ('api_tokens', 'audit_entries')
+       and table_name not like 'request\\_logs%' order by table_name`,
   );
   const out: Record<string, unknown[]> = {};
   for (const { table_name } of tables) {
@@ -115,7 +118,16 @@ export async function populated(co: TestCompany) {
   const [event] = await sql<{ event_id: string }>("select event_id from webhook_events where company_id = $1 order by id limit 1", [
     co.companyId,
   ]);
+  // A request whose request log entry carries the marker (its id), written by the queue's consumer after its answer.
+  const requestId = `fixture-${marker}`;
+  await co.get("/me", { headers: { "x-request-id": requestId } });
+  await waitFor(
+    "the fixture's request log entry",
+    async () => (await co.get(`/request-logs?operation=getMe`)).body.data ?? [],
+    (data) => data.some((e: { request_id: string }) => e.request_id === requestId),
+  );
   const params: Record<string, string | number> = {
+    request_id: requestId,
     item_id: item.body.item.id,
     payment_id: payment.body.payment.id,
     artwork_id: artwork.body.artwork.id,
@@ -186,7 +198,7 @@ export async function populated(co: TestCompany) {
     url(operation, (name) =>
       name === "source"
         ? params.source
-        : name === "legacyThreadId" || name === "external_id"
+        : name === "legacyThreadId" || name === "external_id" || name === "request_id"
           ? `none-${randomUUID()}`
           : name === "id" && resource(operation) === "events"
             ? `evt_${randomUUID().replace(/-/g, "")}`

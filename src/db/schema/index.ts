@@ -8,5 +8,6 @@ export * from "./mail";
 export * from "./oauth";
 export * from "./orders";
 export * from "./products";
+export * from "./request-logs";
 export * from "./users";
 export * from "./webhooks";
