@@ -2,6 +2,7 @@ export * from "./accounting";
 export * from "./clients";
 export * from "./companies";
 export * from "./counts";
+export * from "./decorations";
 export * from "./idempotency";
 export * from "./mail";
 export * from "./orders";

@@ -1,11 +1,13 @@
 import type { z } from "@hono/zod-openapi";
+import type { decorations } from "../../db/schema/decorations";
 import type { artworks, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema/orders";
 import { serializeClient } from "../../domain/client";
-import { serializeItem } from "../../domain/invoice-item";
+import type { serializeItem } from "../../domain/invoice-item";
 import { type InvoiceTotals, invoiceTotals, type LineAmounts } from "../../domain/totals";
 import { wireFields } from "../../http/openapi";
 import { plainDecimal } from "../../platform/money";
 import type { artworkSchema, paymentSchema } from "./contents/schema";
+import { serializeOrderItem } from "./decorations/schema";
 import type {
   DISCOUNT_AMOUNT_TYPES,
   DISCOUNT_TYPES,
@@ -76,16 +78,29 @@ export const serializeOrderDetail = (order: {
   tax: Row<typeof taxes> | null;
   status: Row<typeof orderStatuses> | null;
   artworks: Row<typeof artworks>[];
+  decorations: Row<typeof decorations>[];
 }) => ({
   project: serializeProject(order.project),
   invoice: serializeInvoice(order.invoice, order.totals),
-  invoice_items: order.items.map(serializeItem),
+  invoice_items: itemsWithDecorations(order),
   payments: order.payments.map(serializePayment),
   client: serializeClient(order.client),
   tax: order.tax ? serializeTax(order.tax) : null,
   status: order.status ? serializeStatus(order.status) : null,
   artworks: order.artworks.map(serializeArtwork),
 });
+
+/** The order's items, each with its decorations (rows in item, then position order). */
+function itemsWithDecorations(order: {
+  items: Parameters<typeof serializeItem>[0][];
+  artworks: { id: number }[];
+  decorations: Row<typeof decorations>[];
+}) {
+  const live = new Set(order.artworks.map((a) => a.id));
+  const byItem = new Map<number, Row<typeof decorations>[]>();
+  for (const d of order.decorations) byItem.set(d.invoiceItemId, [...(byItem.get(d.invoiceItemId) ?? []), d]);
+  return order.items.map((item) => serializeOrderItem(item, byItem.get(item.id) ?? [], live));
+}
 
 /** What an order's totals are computed from: its invoice row, its tax's rate, its live lines and payments. */
 export interface OrderAmounts {
