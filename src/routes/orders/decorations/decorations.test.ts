@@ -290,3 +290,42 @@ describe("decorations of a line item", () => {
     expect(fallbacks).toEqual([]);
   });
 });
+
+describe("GET /orders?decoration_method=…&decoration_location=…", () => {
+  it("finds orders by their live decorations' method and location (one decoration matching both), for the token's company only", async () => {
+    const a = await newCompany();
+    const b = await newCompany();
+    const print = await orderWithItem(a);
+    const stitch = await orderWithItem(a);
+    await orderWithItem(a); // undecorated
+    const removed = await orderWithItem(a);
+    const itemGone = await orderWithItem(a);
+    await a.post(base(print.orderId, print.itemId), FRONT);
+    await a.post(base(print.orderId, print.itemId), { location: "back", method: "dtg" });
+    await a.post(base(stitch.orderId, stitch.itemId), CHEST);
+    const d = (await a.post(base(removed.orderId, removed.itemId), FRONT)).body.decoration;
+    await a.del(`${base(removed.orderId, removed.itemId)}/${d.id}`);
+    await a.post(base(itemGone.orderId, itemGone.itemId), CHEST);
+    await a.del(`/orders/${itemGone.orderId}/items/${itemGone.itemId}`);
+    const ids = async (co: TestCompany, query: string) => {
+      const res = await co.get(`/orders?${query}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.pagination.total).toBe(res.body.data.length);
+      return res.body.data.map((o: any) => o.id).sort();
+    };
+    expect(await ids(a, "decoration_method=screen_print")).toEqual([print.orderId]);
+    expect(await ids(a, "decoration_method=embroidery,screen_print")).toEqual([print.orderId, stitch.orderId].sort());
+    expect(await ids(a, "decoration_location=left_chest")).toEqual([stitch.orderId]);
+    expect(await ids(a, "decoration_location=back&decoration_method=dtg")).toEqual([print.orderId]);
+    // Both on one decoration: the print order's front is screen printed, its back is DTG.
+    expect(await ids(a, "decoration_location=front&decoration_method=dtg")).toEqual([]);
+    expect(await ids(a, "decoration_method=vinyl")).toEqual([]);
+    // Company B finds none of A's orders by them.
+    expect(await ids(b, "decoration_method=screen_print,embroidery,dtg")).toEqual([]);
+    expect(await ids(b, "decoration_location=front,back,left_chest")).toEqual([]);
+    for (const query of ["decoration_method=Screen_Print", "decoration_method=screen_print,", "decoration_location=pocket"]) {
+      const err = expectError(await a.get(`/orders?${query}`), 400, "invalid_request");
+      expect(err.details.map((x: any) => x.field)).toEqual([query.split("=")[0]]);
+    }
+  });
+});
