@@ -72,6 +72,12 @@ export async function populated(co: TestCompany) {
   const item = await co.post(`/orders/${project.id}/items`, { title: `Tees ${marker}`, quantity: 10, unit_price: "10.00" });
   const payment = await co.post(`/orders/${project.id}/payments`, { amount: "5.00" });
   const artwork = await co.post(`/orders/${project.id}/artworks`, { status: "approved" });
+  const decoration = await co.post(`/orders/${project.id}/items/${item.body.item.id}/decorations`, {
+    location: "front",
+    method: "screen_print",
+    artwork_id: artwork.body.artwork.id,
+    notes: `Decoration ${marker}`,
+  });
   const legacyThreadId = `thread-${randomUUID()}`;
   const thread = await co.put(`/mail/email-threads/${legacyThreadId}`, {
     account_email: "orders@shop.example",
@@ -89,6 +95,7 @@ export async function populated(co: TestCompany) {
   expect([item.status, payment.status, artwork.status, thread.status, endpoint.status, status.status, tax.status, taxed.status]).toEqual([
     200, 200, 200, 200, 200, 200, 200, 200,
   ]);
+  expect(decoration.status, JSON.stringify(decoration.body)).toBe(200);
   const endpointId: number = endpoint.body.webhook_endpoint.id;
   const { deliveryId } = await recordDelivery(co, endpointId, { status: "failed" });
   // Every event's payload is filled after its change's commit: the feed shows them, with the marker.
@@ -104,6 +111,7 @@ export async function populated(co: TestCompany) {
     item_id: item.body.item.id,
     payment_id: payment.body.payment.id,
     artwork_id: artwork.body.artwork.id,
+    decoration_id: decoration.body.decoration.id,
     delivery_id: deliveryId,
     source: "invoice_item",
     legacyThreadId,
@@ -129,6 +137,10 @@ export async function populated(co: TestCompany) {
     updateOrderPayment: { amount: "6.00" },
     createOrderArtwork: { status: "approved" },
     updateOrderArtwork: { status: "sent" },
+    // The reorder runs before the create (the document's order): the item's one decoration.
+    reorderOrderItemDecorations: { ids: [decoration.body.decoration.id] },
+    createOrderItemDecoration: { location: "left_sleeve", method: "embroidery", stitch_count: 4000 },
+    updateOrderItemDecoration: { notes: "Renamed decoration", position: 0 },
     putEmailThread: { account_email: "orders@shop.example", messages: [], subject: "Another subject" },
     createWebhookEndpoint: { url: LOCAL_RECEIVER, events: ["client.deleted"] },
     updateWebhookEndpoint: { description: "Renamed endpoint" },

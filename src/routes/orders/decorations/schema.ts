@@ -196,7 +196,10 @@ export const decorationSchema = schemaOnce(() =>
 );
 export type DecorationWire = z.infer<ReturnType<typeof decorationSchema>>;
 
-/** `data.previous_attributes` of an `order.updated` that changed a line item's decorations (absent after other changes). */
+/**
+ * `data.previous_attributes` of an `order.updated` that changed a line item's decorations; null (or absent)
+ * after other changes (the payload carries the member as null when an event has none: src/webhooks/events.ts).
+ */
 export const decorationsPreviousSchema = schemaOnce(() =>
   z
     .object({
@@ -204,6 +207,7 @@ export const decorationsPreviousSchema = schemaOnce(() =>
       decorations: z.array(decorationSchema()).openapi({ description: "Its live decorations before the change, by position" }),
     })
     .openapi("OrderDecorationsPrevious")
+    .nullable()
     .optional(),
 );
 
