@@ -297,7 +297,7 @@ export interface paths {
          *
          *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
-        post: operations["reorderOrderItemDecorations"];
+        post: operations["updateOrderItemDecorationOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6120,7 +6120,7 @@ export interface operations {
             };
         };
     };
-    reorderOrderItemDecorations: {
+    updateOrderItemDecorationOrder: {
         parameters: {
             query?: never;
             header?: {

@@ -218,10 +218,11 @@ describe("OpenAPI document and docs page", () => {
       expect(full.properties.object_reference).toBeUndefined();
       expect(thin.properties.object).toBeUndefined();
       expect(thin.properties.object_reference.$ref).toBe("#/components/schemas/EventObjectReference");
-      // Only a status change says what it replaced, in either form.
+      // A status change says what it replaced, in either form; an order update may (a line item's decorations).
       for (const data of [full, thin]) {
         const previous = data.properties.previous_attributes;
-        if (type !== "order.status_changed") expect(previous, type).toBeUndefined();
+        if (type === "order.updated") expect(Object.keys(previous.properties).sort()).toEqual(["decorations", "item_id"]);
+        else if (type !== "order.status_changed") expect(previous, type).toBeUndefined();
         else {
           expect(data.required.sort()).toEqual([data === full ? "object" : "object_reference", "previous_attributes"]);
           const schema = doc.components.schemas[(previous.$ref ?? previous.allOf[0].$ref).replace("#/components/schemas/", "")];

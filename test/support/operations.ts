@@ -138,7 +138,7 @@ export async function populated(co: TestCompany) {
     createOrderArtwork: { status: "approved" },
     updateOrderArtwork: { status: "sent" },
     // The reorder runs before the create (the document's order): the item's one decoration.
-    reorderOrderItemDecorations: { ids: [decoration.body.decoration.id] },
+    updateOrderItemDecorationOrder: { ids: [decoration.body.decoration.id] },
     createOrderItemDecoration: { location: "left_sleeve", method: "embroidery", stitch_count: 4000 },
     updateOrderItemDecoration: { notes: "Renamed decoration", position: 0 },
     putEmailThread: { account_email: "orders@shop.example", messages: [], subject: "Another subject" },

@@ -6,7 +6,7 @@ import { reorderDecorations } from "./queries";
 import { decorationReorderSchema, decorationsReorderedSchema, serializeDecoration } from "./schema";
 
 const route = createAuthRoute({
-  operationId: "reorderOrderItemDecorations",
+  operationId: "updateOrderItemDecorationOrder",
   readsFirst: true,
   errors: [404],
   method: "post",
