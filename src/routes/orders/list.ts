@@ -74,6 +74,7 @@ const valuesFilter = (name: string, values: readonly string[], description: stri
   z
     .string()
     .max(values.join(",").length)
+    // regex-lint: alternatives of letters and _ only, one per comma-separated part: linear
     .regex(new RegExp(`^(${values.join("|")})(,(${values.join("|")}))*$`), `One or more of ${values.join(", ")}, separated by commas`)
     .transform((text) => [...new Set(text.split(","))].sort())
     .optional()
