@@ -135,7 +135,7 @@ export interface paths {
         };
         /**
          * List orders
-         * @description Live orders of your company, newest first (created_at descending, then id descending). `page` defaults to 1; `per_page` defaults to 25, at most 100 (out of range is 400, not clamped). `from` / `to` are calendar dates compared with the order's created date in UTC, both inclusive: `to=2026-11-30` includes an order created at 2026-11-30T23:59:59.999Z. An invalid date, or `from` after `to`, is 400. Each item has the project fields, the status and client names, and the invoice total, amount paid and balance (same rules as GET /orders/{id}). Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same filters) for the next page, which costs the same at any depth and stays stable while orders are added or deleted; `page` also works, but a deep `page` costs time in proportion to its depth. `updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`; any change to the order, its invoice, items, payments or artworks moves the order's `updated_at` on), and `include_deleted=true` adds deleted orders as tombstones (`deleted_at` set): see the API conventions. `external_id` finds the order with that external id.
+         * @description Live orders of your company, newest first (created_at descending, then id descending). `page` defaults to 1; `per_page` defaults to 25, at most 100 (out of range is 400, not clamped). `from` / `to` are calendar dates compared with the order's created date in UTC, both inclusive: `to=2026-11-30` includes an order created at 2026-11-30T23:59:59.999Z. An invalid date, or `from` after `to`, is 400. Each item has the project fields, the status and client names, and the invoice total, amount paid and balance (same rules as GET /orders/{id}). Every page carries `pagination.next_cursor`: pass it as `cursor` (with the same filters) for the next page, which costs the same at any depth and stays stable while orders are added or deleted; `page` also works, but a deep `page` costs time in proportion to its depth. `updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`; any change to the order, its invoice, items, payments or artworks moves the order's `updated_at` on), and `include_deleted=true` adds deleted orders as tombstones (`deleted_at` set): see the API conventions. `external_id` finds the order with that external id. `decoration_method` and `decoration_location` find orders with a live decoration of those methods or locations on a live item (both sent: one decoration matching both).
          *
          *     Scope: `read` (any token may call it).
          */
@@ -280,6 +280,78 @@ export interface paths {
          *     Scope: `write` (a read-only token gets 403 `forbidden`).
          */
         patch: operations["updateOrderItem"];
+        trace?: never;
+    };
+    "/orders/{id}/items/{item_id}/decorations/reorder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reorder a line item's decorations
+         * @description Puts the item's live decorations in the order of `ids`, which must name each of them exactly once (400 naming `ids` otherwise); their positions become 0 … n−1 in that order. Answers them in their new order and the invoice; the order's `order.updated` event carries the item's decorations as they were in `previous_attributes`. An item of another order, a deleted item or another company's order is 404.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
+         */
+        post: operations["updateOrderItemDecorationOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{id}/items/{item_id}/decorations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a decoration to a line item
+         * @description Adds a decoration (location, method, colours, colour or stitch count, size, artwork, notes) to a live line item of the order. `location_detail` is required when `location` is `other`; `color_count` only with `screen_print` (at least the number of `colors`); `stitch_count` only with `embroidery`; `unit` with `width` or `height` and only with them (400 naming the field). `artwork_id` must be one of this order's live artworks: 422 naming `artwork_id` otherwise (another order's or company's artwork answers the same as a missing one). `position` (0-based) places it among the item's live decorations, moving the later ones down; omitted or past the end, it goes last. An item holds at most 50 live decorations (400 beyond). Answers the decoration and the invoice (totals unchanged; `updated_at` moves on, as the order's does); the order's `order.updated` event carries the item's decorations as they were in `previous_attributes`. An item of another order, a deleted item or another company's order is 404.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
+         */
+        post: operations["createOrderItemDecoration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{id}/items/{item_id}/decorations/{decoration_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Soft-delete a decoration
+         * @description Soft-deletes the decoration: it leaves the item, and the item's later decorations move up (positions stay dense). The order's `order.updated` event carries the item's decorations as they were in `previous_attributes`. A repeated DELETE, a decoration of another item or another company's order is 404.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
+         */
+        delete: operations["deleteOrderItemDecoration"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a decoration
+         * @description Partial update of one live decoration of the item (only the fields sent change; at least one; null clears an optional field). The rules between fields hold for the decoration as it is after the change, checked against the stored fields: changing `method` away from `screen_print` while a `color_count` is stored is 400 naming `color_count` (send `color_count: null` with it). `artwork_id` must be one of this order's live artworks (422 otherwise). `position` moves it among the item's decorations (0-based; past the end: last) and renumbers the others densely. Answers the decoration and the invoice; the order's `order.updated` event carries the item's decorations as they were in `previous_attributes`. A decoration of another item, a deleted one, or another company's order is 404.
+         *
+         *     Scope: `write` (a read-only token gets 403 `forbidden`).
+         */
+        patch: operations["updateOrderItemDecoration"];
         trace?: never;
     };
     "/orders/{id}/payments": {
@@ -1019,7 +1091,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * An order changed: its fields, or its contents (line items, payments, artworks) and so its totals
+         * An order changed: its fields, or its contents (line items and their decorations, payments, artworks) and so its totals; after a change to a line item's decorations, `data.previous_attributes` holds that item's decorations as they were
          * @description Sent to every enabled endpoint subscribed to `order.updated` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s to acknowledge; any other answer, a redirect or a timeout is retried with backoff. Events of one resource arrive in the order they happened.
          */
         post: operations["onOrderUpdated"];
@@ -1493,13 +1565,61 @@ export interface components {
             data: {
                 /** @description The order as POST /orders, PATCH /orders/{id} and PUT /orders/by-external-id/{external_id}: the project with its default invoice (totals included) return it (null if it no longer exists) */
                 object: components["schemas"]["OrderEnvelope"] | null;
-                previous_attributes: components["schemas"]["OrderUpdatePrevious"];
+                previous_attributes: components["schemas"]["OrderUpdatedPrevious"];
             } | {
                 object_reference: components["schemas"]["EventObjectReference"];
-                previous_attributes: components["schemas"]["OrderUpdatePrevious"];
+                previous_attributes: components["schemas"]["OrderUpdatedPrevious"];
             };
         };
         /** @description The attributes this change replaced, with the values they had before it */
+        OrderUpdatedPrevious: components["schemas"]["OrderUpdatePrevious"] & {
+            /** @description The line item whose decorations changed */
+            item_id?: number;
+            /** @description That item's live decorations before the change, by position */
+            decorations?: components["schemas"]["Decoration"][];
+        };
+        Decoration: {
+            id: number;
+            /** @description The line item it is on */
+            item_id: number;
+            /** @enum {string} */
+            location: "front" | "back" | "left_chest" | "right_chest" | "left_sleeve" | "right_sleeve" | "neck" | "hood" | "leg" | "other";
+            location_detail: string | null;
+            /** @enum {string} */
+            method: "screen_print" | "embroidery" | "dtg" | "dtf" | "heat_transfer" | "sublimation" | "vinyl" | "laser" | "other";
+            colors: {
+                name: string;
+                code: string | null;
+            }[];
+            color_count: number | null;
+            stitch_count: number | null;
+            /**
+             * @description Decimal string
+             * @example 11.5
+             */
+            width: string | null;
+            /**
+             * @description Decimal string
+             * @example 4
+             */
+            height: string | null;
+            /** @enum {string|null} */
+            unit: "in" | "cm" | "mm" | null;
+            /** @description One of the order's live artworks (null: none, or it was deleted) */
+            artwork_id: number | null;
+            notes: string | null;
+            position: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T13:37:00.000Z
+             */
+            updated_at: string;
+        };
         OrderUpdatePrevious: {
             title?: string;
             description?: string | null;
@@ -2024,6 +2144,76 @@ export interface components {
             sizes?: {
                 [key: string]: number;
             };
+            /** @description Its decorations (at most 50), at positions 0, 1, 2 … in this order */
+            decorations?: components["schemas"]["OrderLineDecoration"][];
+        };
+        OrderLineDecoration: {
+            /**
+             * @description Where it goes: one of `front`, `back`, `left_chest`, `right_chest`, `left_sleeve`, `right_sleeve`, `neck`, `hood`, `leg`, `other`
+             * @enum {string}
+             */
+            location: "front" | "back" | "left_chest" | "right_chest" | "left_sleeve" | "right_sleeve" | "neck" | "hood" | "leg" | "other";
+            /**
+             * @description Free text about the place; required when `location` is `other`
+             * @example 3 in below the collar
+             */
+            location_detail?: string | null;
+            /**
+             * @description How it is applied: one of `screen_print`, `embroidery`, `dtg`, `dtf`, `heat_transfer`, `sublimation`, `vinyl`, `laser`, `other`
+             * @enum {string}
+             */
+            method: "screen_print" | "embroidery" | "dtg" | "dtf" | "heat_transfer" | "sublimation" | "vinyl" | "laser" | "other";
+            /**
+             * @description Ink or thread colours, at most 20
+             * @example [
+             *       {
+             *         "name": "Red",
+             *         "code": "PMS 186 C"
+             *       }
+             *     ]
+             */
+            colors?: components["schemas"]["DecorationColor"][];
+            /**
+             * @description Screens of a screen print (only with `screen_print`); at least the number of `colors`
+             * @example 2
+             */
+            color_count?: number | null;
+            /**
+             * @description Stitches of an embroidery (only with `embroidery`)
+             * @example 8000
+             */
+            stitch_count?: number | null;
+            /**
+             * @description Width, in `unit`: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
+             * @example 11.5
+             */
+            width?: number | string | null;
+            /**
+             * @description Height, in `unit`: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
+             * @example 11.5
+             */
+            height?: number | string | null;
+            /**
+             * @description Unit of `width` and `height`: `in`, `cm`, `mm`; required with either, only with them
+             * @enum {string|null}
+             */
+            unit?: "in" | "cm" | "mm" | null;
+            /** @example Match the logo file exactly */
+            notes?: string | null;
+            /**
+             * @description 0-based index of one of this body's `artworks`: the decoration's artwork
+             * @example 0
+             */
+            artwork_index?: number | null;
+        };
+        DecorationColor: {
+            /** @example Red */
+            name: string;
+            /**
+             * @description A colour code: Pantone (PMS 186 C), a thread number (Madeira 1147) …
+             * @example PMS 186 C
+             */
+            code?: string | null;
         };
         PaymentCreate: {
             /**
@@ -2342,14 +2532,18 @@ export interface components {
         OrderDetail: {
             project: components["schemas"]["Project"];
             invoice: components["schemas"]["Invoice"];
-            /** @description Live items, by position */
-            invoice_items: components["schemas"]["InvoiceItem"][];
+            /** @description Live items, by position, each with its decorations */
+            invoice_items: components["schemas"]["OrderItem"][];
             /** @description Live payments, by paid date */
             payments: components["schemas"]["Payment"][];
             client: components["schemas"]["Client"] & unknown;
             tax: components["schemas"]["Tax"];
             status: components["schemas"]["OrderStatus"];
             artworks: components["schemas"]["OrderArtwork"][];
+        };
+        OrderItem: components["schemas"]["InvoiceItem"] & {
+            /** @description Live decorations, by position */
+            decorations: components["schemas"]["Decoration"][];
         };
         InvoiceItem: {
             id: number;
@@ -2505,7 +2699,7 @@ export interface components {
             id: number;
         };
         InvoiceItemChanged: {
-            item: components["schemas"]["InvoiceItem"];
+            item: components["schemas"]["OrderItem"];
             invoice: components["schemas"]["Invoice"] & unknown;
         };
         InvoiceItemCreate: {
@@ -2575,6 +2769,163 @@ export interface components {
             deleted: true;
             /**
              * @description The deleted item id
+             * @example 7
+             */
+            id: number;
+            invoice: components["schemas"]["Invoice"] & unknown;
+        };
+        DecorationsReordered: {
+            /** @description The item's live decorations in their new order */
+            decorations: components["schemas"]["Decoration"][];
+            invoice: components["schemas"]["Invoice"] & unknown;
+        };
+        DecorationReorder: {
+            /**
+             * @description Every live decoration id of the item, each once, in the new order
+             * @example [
+             *       12,
+             *       11
+             *     ]
+             */
+            ids: number[];
+        };
+        DecorationChanged: {
+            decoration: components["schemas"]["Decoration"];
+            invoice: components["schemas"]["Invoice"] & unknown;
+        };
+        DecorationCreate: {
+            /**
+             * @description Where it goes: one of `front`, `back`, `left_chest`, `right_chest`, `left_sleeve`, `right_sleeve`, `neck`, `hood`, `leg`, `other`
+             * @enum {string}
+             */
+            location: "front" | "back" | "left_chest" | "right_chest" | "left_sleeve" | "right_sleeve" | "neck" | "hood" | "leg" | "other";
+            /**
+             * @description Free text about the place; required when `location` is `other`
+             * @example 3 in below the collar
+             */
+            location_detail?: string | null;
+            /**
+             * @description How it is applied: one of `screen_print`, `embroidery`, `dtg`, `dtf`, `heat_transfer`, `sublimation`, `vinyl`, `laser`, `other`
+             * @enum {string}
+             */
+            method: "screen_print" | "embroidery" | "dtg" | "dtf" | "heat_transfer" | "sublimation" | "vinyl" | "laser" | "other";
+            /**
+             * @description Ink or thread colours, at most 20
+             * @example [
+             *       {
+             *         "name": "Red",
+             *         "code": "PMS 186 C"
+             *       }
+             *     ]
+             */
+            colors?: components["schemas"]["DecorationColor"][];
+            /**
+             * @description Screens of a screen print (only with `screen_print`); at least the number of `colors`
+             * @example 2
+             */
+            color_count?: number | null;
+            /**
+             * @description Stitches of an embroidery (only with `embroidery`)
+             * @example 8000
+             */
+            stitch_count?: number | null;
+            /**
+             * @description Width, in `unit`: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
+             * @example 11.5
+             */
+            width?: number | string | null;
+            /**
+             * @description Height, in `unit`: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
+             * @example 11.5
+             */
+            height?: number | string | null;
+            /**
+             * @description Unit of `width` and `height`: `in`, `cm`, `mm`; required with either, only with them
+             * @enum {string|null}
+             */
+            unit?: "in" | "cm" | "mm" | null;
+            /** @example Match the logo file exactly */
+            notes?: string | null;
+            /**
+             * @description One of this order's live artworks (422 otherwise); null: none
+             * @example 5
+             */
+            artwork_id?: number | null;
+            /**
+             * @description 0-based place among the item's live decorations; past the end means last
+             * @example 0
+             */
+            position?: number;
+        };
+        DecorationPatch: {
+            /**
+             * @description Where it goes: one of `front`, `back`, `left_chest`, `right_chest`, `left_sleeve`, `right_sleeve`, `neck`, `hood`, `leg`, `other`
+             * @enum {string}
+             */
+            location?: "front" | "back" | "left_chest" | "right_chest" | "left_sleeve" | "right_sleeve" | "neck" | "hood" | "leg" | "other";
+            /**
+             * @description Free text about the place; required when `location` is `other`
+             * @example 3 in below the collar
+             */
+            location_detail?: string | null;
+            /**
+             * @description How it is applied: one of `screen_print`, `embroidery`, `dtg`, `dtf`, `heat_transfer`, `sublimation`, `vinyl`, `laser`, `other`
+             * @enum {string}
+             */
+            method?: "screen_print" | "embroidery" | "dtg" | "dtf" | "heat_transfer" | "sublimation" | "vinyl" | "laser" | "other";
+            /**
+             * @description Ink or thread colours, at most 20
+             * @example [
+             *       {
+             *         "name": "Red",
+             *         "code": "PMS 186 C"
+             *       }
+             *     ]
+             */
+            colors?: components["schemas"]["DecorationColor"][];
+            /**
+             * @description Screens of a screen print (only with `screen_print`); at least the number of `colors`
+             * @example 2
+             */
+            color_count?: number | null;
+            /**
+             * @description Stitches of an embroidery (only with `embroidery`)
+             * @example 8000
+             */
+            stitch_count?: number | null;
+            /**
+             * @description Width, in `unit`: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
+             * @example 11.5
+             */
+            width?: number | string | null;
+            /**
+             * @description Height, in `unit`: a JSON number or decimal string, at most 2 decimals (an exponent is allowed and read exactly; a value with more decimals, nonzero ones rounding to zero included, is 400)
+             * @example 11.5
+             */
+            height?: number | string | null;
+            /**
+             * @description Unit of `width` and `height`: `in`, `cm`, `mm`; required with either, only with them
+             * @enum {string|null}
+             */
+            unit?: "in" | "cm" | "mm" | null;
+            /** @example Match the logo file exactly */
+            notes?: string | null;
+            /**
+             * @description One of this order's live artworks (422 otherwise); null: none
+             * @example 5
+             */
+            artwork_id?: number | null;
+            /**
+             * @description 0-based place among the item's live decorations; past the end means last
+             * @example 0
+             */
+            position?: number;
+        };
+        DecorationDeleted: {
+            /** @enum {boolean} */
+            deleted: true;
+            /**
+             * @description The deleted decoration id
              * @example 7
              */
             id: number;
@@ -3748,7 +4099,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3935,7 +4286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4566,6 +4917,10 @@ export interface operations {
                 status?: string;
                 /** @description `unpaid`: nothing paid and a total above 0; `partial`: something paid, less than the total; `paid`: the payments cover the total (an order with a total of 0 is paid) */
                 payment_status?: "unpaid" | "partial" | "paid";
+                /** @description Only orders with a line item decorated by this method (with `decoration_location`: by one decoration matching both): one of `screen_print`, `embroidery`, `dtg`, `dtf`, `heat_transfer`, `sublimation`, `vinyl`, `laser`, `other`, or several separated by commas */
+                decoration_method?: string;
+                /** @description Only orders with a line item decorated at this location: one of `front`, `back`, `left_chest`, `right_chest`, `left_sleeve`, `right_sleeve`, `neck`, `hood`, `leg`, `other`, or several separated by commas */
+                decoration_location?: string;
                 /** @description Created on or after this date (YYYY-MM-DD, UTC, inclusive) */
                 from?: string;
                 /** @description Created on or before this date (YYYY-MM-DD, UTC, inclusive) */
@@ -4828,7 +5183,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5015,7 +5370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5940,7 +6295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6328,6 +6683,764 @@ export interface operations {
             };
         };
     };
+    updateOrderItemDecorationOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Order (project) id */
+                id: number;
+                /** @description Line item id */
+                item_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecorationReorder"];
+            };
+        };
+        responses: {
+            /** @description The item's decorations in their new order and the invoice */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecorationsReordered"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body did not arrive within 10 s */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body is larger than this route accepts */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the path or the query string is longer than 8192 bytes (`details.part` says which); answered before the token is looked at */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: a request body must be sent as application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOrderItemDecoration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes retries safe: 1–255 printable ASCII characters, unique per intended write. The first response is stored with the key (for your company, 24 hours) and replayed, with `Idempotent-Replayed: true`, for a repeat with the same method, path, query string and body; the same key with another body, path or query string is 422. Validation errors are not stored. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Order (project) id */
+                id: number;
+                /** @description Line item id */
+                item_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecorationCreate"];
+            };
+        };
+        responses: {
+            /** @description The new decoration and the invoice after the change */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecorationChanged"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body did not arrive within 10 s */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body is larger than this route accepts */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the path or the query string is longer than 8192 bytes (`details.part` says which); answered before the token is looked at */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: a request body must be sent as application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteOrderItemDecoration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order (project) id */
+                id: number;
+                /** @description Line item id */
+                item_id: number;
+                /** @description Decoration id */
+                decoration_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The decoration was deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecorationDeleted"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the path or the query string is longer than 8192 bytes (`details.part` says which); answered before the token is looked at */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOrderItemDecoration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order (project) id */
+                id: number;
+                /** @description Line item id */
+                item_id: number;
+                /** @description Decoration id */
+                decoration_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecorationPatch"];
+            };
+        };
+        responses: {
+            /** @description The decoration and the invoice after the change */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecorationChanged"];
+                };
+            };
+            /** @description invalid_request: the request is malformed or failed validation; `details` names the fields */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthenticated: missing, malformed, unknown or revoked bearer token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the token's scope does not allow this operation (a read-only token on an operation that needs write) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such resource for the caller's company (another company's rows answer the same) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body did not arrive within 10 s */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the request body is larger than this route accepts */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the path or the query string is longer than 8192 bytes (`details.part` says which); answered before the token is looked at */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: a request body must be sent as application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: more than 300 requests in 60 s for this API key; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: unexpected failure (no internals are exposed) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: a dependency (the database, or Redis for readiness) did not answer in time or could not be reached; nothing was half-written, retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createOrderPayment: {
         parameters: {
             query?: never;
@@ -6472,7 +7585,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7004,7 +8117,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7673,7 +8786,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7970,7 +9083,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8279,7 +9392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8940,7 +10053,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10577,7 +11690,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11184,7 +12297,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11495,7 +12608,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written */
+            /** @description invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

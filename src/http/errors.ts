@@ -73,7 +73,7 @@ const descriptions = {
   414: "invalid_request: the path or the query string is longer than 8192 bytes (`details.part` says which); answered before the token is looked at",
   412: "invalid_request: the If-Match ETag is not the resource's current one (it changed); nothing was written; `details.etag` is the current ETag",
   415: "invalid_request: a request body must be sent as application/json",
-  422: "invalid_request: the Idempotency-Key was already used with a different method, path, query string or body; `details` names the header; nothing was written",
+  422: "invalid_request: the Idempotency-Key was already used with a different method, path, query string or body (`details` names the header), or a body field names a row this request cannot use (a decoration's `artwork_id` that is not one of the order's artworks; `details` names the field); nothing was written",
   429: "rate_limited: more than 300 requests in 60 s for this API key; see Retry-After",
   500: "internal_error: unexpected failure (no internals are exposed)",
   502: "upstream_error: a third-party service (e.g. a supplier) failed or answered unusably; `details.reason` says how",

@@ -318,6 +318,28 @@ export const benchScenarios: BenchScenario[] = [
     }),
   },
   {
+    name: "PATCH /orders/{id}/items/{item_id}/decorations/{decoration_id} (move)",
+    goal: 2,
+    prepare: async ({ api, db, companyId, ids }) => {
+      const items = `/orders/${ids["ord-northside-tees"]}/items/${ids["ord-northside-tees-i2"]}/decorations`;
+      const { token } = await createToken(db, { companyId });
+      const made: number[] = [];
+      for (const body of [
+        { location: "front", method: "screen_print", colors: [{ name: "Red", code: "PMS 186 C" }], color_count: 1 },
+        { location: "left_sleeve", method: "embroidery", stitch_count: 4000 },
+      ]) {
+        const res = await fetch(`${api}${items}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+        if (res.status !== 200) throw new Error(`${items}: ${res.status} ${await res.text()}`);
+        made.push(((await res.json()) as { decoration: { id: number } }).decoration.id);
+      }
+      return { method: "PATCH", path: `${items}/${made[1]}`, body: { position: 0, notes: "Moved in bench" } };
+    },
+  },
+  {
     name: "POST /orders/{id}/payments",
     goal: 2,
     prepare: async ({ ids }) => ({ method: "POST", path: `/orders/${ids["ord-northside-tees"]}/payments`, body: { amount: "1.00" } }),

@@ -82,6 +82,12 @@ export async function populated(co: TestCompany) {
     artwork_ids: [artwork.body.artwork?.id],
     message: `Approval ${marker}`,
   });
+  const decoration = await co.post(`/orders/${project.id}/items/${item.body.item.id}/decorations`, {
+    location: "front",
+    method: "screen_print",
+    artwork_id: artwork.body.artwork.id,
+    notes: `Decoration ${marker}`,
+  });
   const legacyThreadId = `thread-${randomUUID()}`;
   const thread = await co.put(`/mail/email-threads/${legacyThreadId}`, {
     account_email: "orders@shop.example",
@@ -107,6 +113,7 @@ export async function populated(co: TestCompany) {
     tax.status,
     taxed.status,
   ]).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200]);
+  expect(decoration.status, JSON.stringify(decoration.body)).toBe(200);
   const endpointId: number = endpoint.body.webhook_endpoint.id;
   const { deliveryId } = await recordDelivery(co, endpointId, { status: "failed" });
   // Every event's payload is filled after its change's commit: the feed shows them, with the marker.
@@ -131,6 +138,7 @@ export async function populated(co: TestCompany) {
     item_id: item.body.item.id,
     payment_id: payment.body.payment.id,
     artwork_id: artwork.body.artwork.id,
+    decoration_id: decoration.body.decoration.id,
     delivery_id: deliveryId,
     source: "invoice_item",
     legacyThreadId,
@@ -158,6 +166,10 @@ export async function populated(co: TestCompany) {
     createOrderArtwork: { status: "approved" },
     createOrderApproval: { artwork_ids: [artwork.body.artwork.id], include_total: true },
     updateOrderArtwork: { status: "sent" },
+    // The reorder runs before the create (the document's order): the item's one decoration.
+    updateOrderItemDecorationOrder: { ids: [decoration.body.decoration.id] },
+    createOrderItemDecoration: { location: "left_sleeve", method: "embroidery", stitch_count: 4000 },
+    updateOrderItemDecoration: { notes: "Renamed decoration", position: 0 },
     putEmailThread: { account_email: "orders@shop.example", messages: [], subject: "Another subject" },
     createWebhookEndpoint: { url: LOCAL_RECEIVER, events: ["client.deleted"] },
     updateWebhookEndpoint: { description: "Renamed endpoint" },

@@ -3,6 +3,7 @@ export * from "./approvals";
 export * from "./clients";
 export * from "./companies";
 export * from "./counts";
+export * from "./decorations";
 export * from "./idempotency";
 export * from "./mail";
 export * from "./oauth";

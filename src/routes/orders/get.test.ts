@@ -77,6 +77,7 @@ describe("GET /orders/{id}", () => {
         position: 0,
         created_at: expect.any(String),
         updated_at: expect.any(String),
+        decorations: [],
       },
       {
         id: ids.i1,
@@ -90,6 +91,7 @@ describe("GET /orders/{id}", () => {
         position: 1,
         created_at: expect.any(String),
         updated_at: expect.any(String),
+        decorations: [],
       },
     ]);
     expect(b.payments).toEqual([

@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import { clientSchema } from "../../domain/client";
-import { invoiceItemSchema } from "../../domain/invoice-item";
 import { notFound } from "../../http/errors";
 import { ifNoneMatchHeader, notModified, notModifiedResponse, withEtag } from "../../http/etag";
 import { createAuthRoute, idParam, jsonContent, type Router } from "../../http/openapi";
 import { artworkApprovalSchema } from "./approvals/schema";
 import { artworkSchema, paymentSchema } from "./contents/schema";
+import { orderItemSchema } from "./decorations/schema";
 import { loadOrderDetail } from "./queries";
 import { invoiceSchema, orderStatusSchema, projectSchema, taxSchema } from "./schema";
 import { serializeOrderDetail } from "./serialize";
@@ -15,7 +15,7 @@ const orderDetailSchema = () =>
     .object({
       project: projectSchema(),
       invoice: invoiceSchema(),
-      invoice_items: z.array(invoiceItemSchema()).openapi({ description: "Live items, by position" }),
+      invoice_items: z.array(orderItemSchema()).openapi({ description: "Live items, by position, each with its decorations" }),
       payments: z.array(paymentSchema()).openapi({ description: "Live payments, by paid date" }),
       client: clientSchema().openapi({ description: "The order's client (shown even if it was soft-deleted since)" }),
       tax: taxSchema().nullable().openapi({ description: "The invoice's tax row; null without tax" }),

@@ -12,6 +12,23 @@ export const ordersRoutes: readonly RouteEntry[] = [
   lazyRoute("post", "/orders/{id}/items", async () => (await import("./items/post")).registerCreateItem),
   lazyRoute("patch", "/orders/{id}/items/{item_id}", async () => (await import("./items/patch")).registerPatchItem),
   lazyRoute("delete", "/orders/{id}/items/{item_id}", async () => (await import("./items/delete")).registerDeleteItem),
+  // The reorder first: the document lists it first, and the every-operation checks run a fixture's writes in that order.
+  lazyRoute(
+    "post",
+    "/orders/{id}/items/{item_id}/decorations/reorder",
+    async () => (await import("./decorations/reorder")).registerReorderDecorations,
+  ),
+  lazyRoute("post", "/orders/{id}/items/{item_id}/decorations", async () => (await import("./decorations/post")).registerCreateDecoration),
+  lazyRoute(
+    "patch",
+    "/orders/{id}/items/{item_id}/decorations/{decoration_id}",
+    async () => (await import("./decorations/patch")).registerPatchDecoration,
+  ),
+  lazyRoute(
+    "delete",
+    "/orders/{id}/items/{item_id}/decorations/{decoration_id}",
+    async () => (await import("./decorations/delete")).registerDeleteDecoration,
+  ),
   lazyRoute("post", "/orders/{id}/payments", async () => (await import("./payments/post")).registerCreatePayment),
   lazyRoute("patch", "/orders/{id}/payments/{payment_id}", async () => (await import("./payments/patch")).registerPatchPayment),
   lazyRoute("delete", "/orders/{id}/payments/{payment_id}", async () => (await import("./payments/delete")).registerDeletePayment),

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import { clients } from "../../db/schema/clients";
 import { companies } from "../../db/schema/companies";
+import { DECORATION_LOCATIONS, DECORATION_METHODS, decorations } from "../../db/schema/decorations";
 import { invoices, ORDER_PAYMENT_STATUSES, orderStatuses, projects, taxes } from "../../db/schema/orders";
 import { externalIdText } from "../../domain/external";
 import { invalid } from "../../http/errors";
@@ -68,6 +69,33 @@ const statusFilter = () =>
       example: "3,5",
     });
 
+/** A list of values out of `values`, comma-separated (`screen_print,embroidery`): each once, sorted. */
+const valuesFilter = (name: string, values: readonly string[], description: string) =>
+  z
+    .string()
+    .max(values.join(",").length)
+    // regex-lint: alternatives of letters and _ only, one per comma-separated part: linear
+    .regex(new RegExp(`^(${values.join("|")})(,(${values.join("|")}))*$`), `One or more of ${values.join(", ")}, separated by commas`)
+    .transform((text) => [...new Set(text.split(","))].sort())
+    .optional()
+    .openapi({
+      param: { name, in: "query" },
+      description: `${description}: one of ${values.map((v) => `\`${v}\``).join(", ")}, or several separated by commas`,
+      example: values.slice(0, 2).join(","),
+    });
+
+/** Orders with a live decoration (on a live item) of one of these methods and (both sent: the same decoration) locations. */
+const decorationFilter = (companyId: number, methods: string[] | undefined, locations: string[] | undefined) =>
+  methods || locations
+    ? sql`exists (select 1 from ${decorations} where ${and(
+        eq(decorations.companyId, companyId),
+        eq(decorations.projectId, projects.id),
+        sql`${decorations.deletedAt} is null`,
+        methods && inArray(decorations.method, methods),
+        locations && inArray(decorations.location, locations),
+      )})`
+    : undefined;
+
 /** The list's orders: `-created_at` (newest first, the default) … `-deadline`; a `-` means descending. */
 export const ORDER_SORTS = ["-created_at", "created_at", "deadline", "-deadline", "-updated_at"] as const;
 type OrderSort = (typeof ORDER_SORTS)[number];
@@ -88,7 +116,9 @@ const route = createAuthRoute({
     "depth and stays stable while orders are added or deleted; `page` also works, but a deep `page` costs time in proportion to its depth. " +
     "`updated_since` turns the list into an incremental sync (ordered by `updated_at`, then `id`; any change to the order, its invoice, " +
     "items, payments or artworks moves the order's `updated_at` on), and `include_deleted=true` adds deleted orders as tombstones " +
-    "(`deleted_at` set): see the API conventions. `external_id` finds the order with that external id.",
+    "(`deleted_at` set): see the API conventions. `external_id` finds the order with that external id. `decoration_method` and " +
+    "`decoration_location` find orders with a live decoration of those methods or locations on a live item (both sent: one decoration " +
+    "matching both).",
   request: {
     query: z
       .object({
@@ -106,6 +136,16 @@ const route = createAuthRoute({
               "`unpaid`: nothing paid and a total above 0; `partial`: something paid, less than the total; " +
               "`paid`: the payments cover the total (an order with a total of 0 is paid)",
           }),
+        decoration_method: valuesFilter(
+          "decoration_method",
+          DECORATION_METHODS,
+          "Only orders with a line item decorated by this method (with `decoration_location`: by one decoration matching both)",
+        ),
+        decoration_location: valuesFilter(
+          "decoration_location",
+          DECORATION_LOCATIONS,
+          "Only orders with a line item decorated at this location",
+        ),
         from: dateFilter("from", "Created on or after this date"),
         to: dateFilter("to", "Created on or before this date"),
         deadline_from: isoDate()
@@ -215,11 +255,13 @@ function countedOrders(
     deadline_from?: string;
     deadline_to?: string;
     external_id?: string;
+    decoration_method?: string[];
+    decoration_location?: string[];
   },
   sync: ReturnType<typeof syncFilter>,
   base: SQL | undefined,
 ) {
-  const others = [q.client_id, q.from, q.to, q.deadline_from, q.deadline_to, q.external_id];
+  const others = [q.client_id, q.from, q.to, q.deadline_from, q.deadline_to, q.external_id, q.decoration_method, q.decoration_location];
   if (others.some((v) => v !== undefined) || (q.status && q.payment_status)) return undefined;
   if (sync.sync || sync.includeDeleted) {
     if (q.status || q.payment_status) return undefined;
@@ -258,6 +300,8 @@ export const registerListOrders = (api: Router) =>
       ...(deadline_from === undefined ? {} : { deadline_from }),
       ...(deadline_to === undefined ? {} : { deadline_to }),
       ...(query.external_id === undefined ? {} : { external_id: query.external_id }),
+      ...(query.decoration_method === undefined ? {} : { decoration_method: query.decoration_method }),
+      ...(query.decoration_location === undefined ? {} : { decoration_location: query.decoration_location }),
     };
     const pos = listPosition(query, c.req.query("page") !== undefined, sort, { companyId, filters });
     const sync = syncFilter(query, projects.updatedAt, pos.carried);
@@ -274,6 +318,7 @@ export const registerListOrders = (api: Router) =>
       deadline_from === undefined ? undefined : and(gte(deadline, sql`${deadline_from}::date`), lt(deadline, sql`'infinity'::date`)),
       deadline_to === undefined ? undefined : lte(deadline, sql`${deadline_to}::date`),
       query.external_id === undefined ? undefined : eq(projects.externalId, query.external_id),
+      decorationFilter(companyId, query.decoration_method, query.decoration_location),
     );
     const split = status === undefined ? undefined : { column: projects.statusId, values: status };
     // ONE statement: the page's ids (an index walk in list order, one per status id when there are several;

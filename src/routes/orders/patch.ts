@@ -5,6 +5,7 @@ import { applyChange, type Change } from "../../changes/change";
 import { changedFields, eventOf } from "../../changes/effects";
 import { clients } from "../../db/schema/clients";
 import { companies } from "../../db/schema/companies";
+import { decorations } from "../../db/schema/decorations";
 import { artworks, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema/orders";
 import { liveClients } from "../../domain/client";
 import { externalIdTaken, METADATA_MAX_KEYS, mergedMetadata, metadataChange, sameRow, tooManyMetadataKeys } from "../../domain/external";
@@ -294,7 +295,7 @@ async function writeOrder(
 /** CTEs that replace the order's live contents of each kind `contents` gives: the old ones soft-deleted, the new ones inserted (under the lock). */
 function replaceContents(change: Change, order: ReadOrder, contents: OrderContentsInput) {
   const { db, companyId } = change;
-  const gone = (name: string, table: typeof invoiceItems | typeof payments | typeof artworks, owner: SQL) =>
+  const gone = (name: string, table: typeof invoiceItems | typeof payments | typeof artworks | typeof decorations, owner: SQL) =>
     db.$with(name).as(
       db
         .update(table)
@@ -302,8 +303,12 @@ function replaceContents(change: Change, order: ReadOrder, contents: OrderConten
         .where(and(owner, isNull(table.deletedAt), sql`exists (select 1 from locked)`))
         .returning({ id: table.id }),
     );
+  const oldItems = gone("old_items", invoiceItems, eq(invoiceItems.invoiceId, order.invoice.id));
   const removed = [
-    ...(contents.items ? [gone("old_items", invoiceItems, eq(invoiceItems.invoiceId, order.invoice.id))] : []),
+    // Replaced items take their decorations with them.
+    ...(contents.items
+      ? [oldItems, gone("old_decorations", decorations, sql`${decorations.invoiceItemId} in (select id from ${oldItems})`)]
+      : []),
     ...(contents.payments ? [gone("old_payments", payments, eq(payments.invoiceId, order.invoice.id))] : []),
     ...(contents.artworks ? [gone("old_artworks", artworks, eq(artworks.projectId, order.project.id))] : []),
   ];

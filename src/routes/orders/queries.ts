@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { clients } from "../../db/schema/clients";
+import { decorations } from "../../db/schema/decorations";
 import { artworks, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema/orders";
 import { etagSql } from "../../http/etag";
 import type { Db } from "../../platform/db";
@@ -44,7 +45,7 @@ export const orderEtag = (projectId: unknown, projectUpdatedAt: unknown, invoice
 export { companySyncSql } from "../../accounting/payload";
 
 /**
- * Everything GET /orders/{id} shows in ONE query (items, payments and artworks as JSON lists): one round
+ * Everything GET /orders/{id} shows in ONE query (items, their decorations, payments and artworks as JSON lists): one round
  * trip on one connection. Undefined when the order is not the company's live order.
  */
 export async function loadOrderDetail(db: Db, companyId: number, id: number) {
@@ -72,6 +73,11 @@ export async function loadOrderDetail(db: Db, companyId: number, id: number) {
         sql`${artworks.id}`,
       ),
       artworkApprovals: artworkApprovalsSql(companyId, projects.id),
+      decorations: tableRows(
+        decorations,
+        and(eq(decorations.companyId, companyId), eq(decorations.projectId, projects.id), isNull(decorations.deletedAt)),
+        sql`${decorations.invoiceItemId}, ${decorations.position}, ${decorations.id}`,
+      ),
     })
     .from(projects)
     .innerJoin(invoices, defaultInvoiceOf(projects.id))

@@ -1,12 +1,14 @@
 import type { z } from "@hono/zod-openapi";
+import type { decorations } from "../../db/schema/decorations";
 import type { artworks, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema/orders";
 import { serializeClient } from "../../domain/client";
-import { serializeItem } from "../../domain/invoice-item";
+import type { serializeItem } from "../../domain/invoice-item";
 import { type InvoiceTotals, invoiceTotals, type LineAmounts } from "../../domain/totals";
 import { iso, wireFields } from "../../http/openapi";
 import { plainDecimal } from "../../platform/money";
 import type { ApprovalStatus } from "./approvals/status";
 import type { artworkSchema, paymentSchema } from "./contents/schema";
+import { serializeOrderItem } from "./decorations/schema";
 import type {
   DISCOUNT_AMOUNT_TYPES,
   DISCOUNT_TYPES,
@@ -78,10 +80,11 @@ export const serializeOrderDetail = (order: {
   status: Row<typeof orderStatuses> | null;
   artworks: Row<typeof artworks>[];
   artworkApprovals: Record<string, ArtworkApproval> | null;
+  decorations: Row<typeof decorations>[];
 }) => ({
   project: serializeProject(order.project),
   invoice: serializeInvoice(order.invoice, order.totals),
-  invoice_items: order.items.map(serializeItem),
+  invoice_items: itemsWithDecorations(order),
   payments: order.payments.map(serializePayment),
   client: serializeClient(order.client),
   tax: order.tax ? serializeTax(order.tax) : null,
@@ -93,6 +96,17 @@ type ArtworkApproval = { id: number; status: ApprovalStatus; expires_at: string;
 /** An artwork's latest approval (approvals/status.ts), timestamps as every answer writes them. */
 const artworkApproval = (a: ArtworkApproval | undefined) =>
   a ? { ...a, expires_at: iso(a.expires_at) as string, responded_at: iso(a.responded_at) } : null;
+/** The order's items, each with its decorations (rows in item, then position order). */
+function itemsWithDecorations(order: {
+  items: Parameters<typeof serializeItem>[0][];
+  artworks: { id: number }[];
+  decorations: Row<typeof decorations>[];
+}) {
+  const live = new Set(order.artworks.map((a) => a.id));
+  const byItem = new Map<number, Row<typeof decorations>[]>();
+  for (const d of order.decorations) byItem.set(d.invoiceItemId, [...(byItem.get(d.invoiceItemId) ?? []), d]);
+  return order.items.map((item) => serializeOrderItem(item, byItem.get(item.id) ?? [], live));
+}
 
 /** What an order's totals are computed from: its invoice row, its tax's rate, its live lines and payments. */
 export interface OrderAmounts {

@@ -2,6 +2,7 @@ import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import { type Change, COMPANY_ID, type Statement, type StatementQuery } from "../../changes/change";
 import { eventOf } from "../../changes/effects";
 import { clients } from "../../db/schema/clients";
+import { decorations } from "../../db/schema/decorations";
 import { artworks, invoiceItems, invoices, orderStatuses, payments, projects, taxes } from "../../db/schema/orders";
 import { externalIdTaken, mergedMetadata, metadataChange } from "../../domain/external";
 import { type ApiError, invalid } from "../../http/errors";
@@ -63,6 +64,12 @@ function contentsRows(contents: OrderContentsInput, approvedNow: boolean) {
       unit_price: it.unit_price,
       sizes: it.sizes ?? null,
       position,
+      decorations: (it.decorations ?? []).map((d, at) => ({
+        ...d,
+        colors: (d.colors ?? []).map((c) => ({ name: c.name, code: c.code ?? null })),
+        artwork_index: d.artwork_index ?? null,
+        position: at,
+      })),
     })),
     payments: (contents.payments ?? []).map((p) => ({
       amount: p.amount,
@@ -108,7 +115,8 @@ function inputOf({ body, imported }: OrderCreateWrite, idx: number) {
 
 /**
  * The contents CTEs of a statement: the rows of `rows` (a jsonb array column of `source`) inserted for
- * the invoice (items, payments) or project (artworks) that `source` joins to, created at `at`.
+ * the invoice (items, payments) or project (artworks) that `source` joins to, created at `at`; each
+ * item's decorations on that item, their `artwork_index` the artwork inserted at that index.
  */
 export function contentsCtes(
   db: Change["db"],
@@ -137,7 +145,21 @@ export function contentsCtes(
     ${from}, jsonb_array_elements((${rows})->'artworks') with ordinality a(v, n)
     order by ${sql.raw(projectId)}, a.n
     returning *`);
-  return [item, payment, artwork] as const;
+  const decoration = db.$with(`new_decoration${suffix}`, getTableColumns(decorations)).as(sql`
+    insert into ${decorations} (company_id, project_id, invoice_item_id, location, location_detail, method, colors, color_count, stitch_count,
+      width, height, unit, artwork_id, notes, position, created_at, updated_at)
+    select ${companyId}, ${sql.raw(projectId)}, i.id, r.location, r.location_detail, r.method, coalesce(d.v->'colors', '[]'::jsonb), r.color_count,
+      r.stitch_count, r.width, r.height, r.unit,
+      -- (OFFSET null would mean none: a decoration without artwork_index has no artwork.)
+      case when d.v->>'artwork_index' is not null then
+        (select w.id from ${artwork} w where w.project_id = ${sql.raw(projectId)} order by w.id offset (d.v->>'artwork_index')::int limit 1) end,
+      r.notes, d.m - 1, ${sql.raw(at)}, ${sql.raw(at)}
+    ${from}, jsonb_array_elements((${rows})->'items') with ordinality a(v, n), ${item} i,
+      jsonb_array_elements(coalesce(a.v->'decorations', '[]'::jsonb)) with ordinality d(v, m), jsonb_populate_record(null::${decorations}, d.v) r
+    where i.invoice_id = ${sql.raw(invoiceId)} and i.position = a.n - 1
+    order by i.id, d.m
+    returning *`);
+  return [item, payment, artwork, decoration] as const;
 }
 
 /**

@@ -51,16 +51,17 @@ export const changeContents = <K extends ContentsKind, R extends Written>(
 ): Promise<R> => applyChange(c, (change) => contentsChange(change, orderId, target, write));
 
 /**
- * A contents POST (a new item, payment or artwork), idempotent with `Idempotency-Key`: keyed, the
- * change runs under the invoice's row lock inside the key's transaction.
+ * A contents POST (a new item, payment or artwork; a new decoration of the item `target`), idempotent
+ * with `Idempotency-Key`: keyed, the change runs under the invoice's row lock inside the key's transaction.
  */
-export const createContents = <R extends Written, T>(
+export const createContents = <R extends Written, T, K extends ContentsKind = ContentsKind>(
   c: Context<AppEnv>,
   orderId: number,
-  write: (change: Change, read: OrderContents) => Promise<R | undefined>,
+  write: (change: Change, read: OrderContents<K>) => Promise<R | undefined>,
   respond: (result: R) => T,
+  target?: { kind: K; id: number },
 ) =>
   applyIdempotentChange(c, async (change) => ({
     status: 200 as const,
-    body: respond(await contentsChange(change, orderId, undefined, write)),
+    body: respond(await contentsChange(change, orderId, target, write)),
   }));

@@ -1,6 +1,7 @@
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { accountingOutbox } from "../../../db/schema/accounting";
 import { companies } from "../../../db/schema/companies";
+import { decorations } from "../../../db/schema/decorations";
 import { artworks, invoiceItems, invoices, payments, projects, taxes } from "../../../db/schema/orders";
 import type { Db } from "../../../platform/db";
 import { jsonRows, tableRows } from "../../../platform/sql-kit";
@@ -41,7 +42,8 @@ function targetOf(kind: ContentsKind, companyId: number, id: number): SQL {
 /**
  * The company's live order with what a contents write needs, in one query: the invoice row and its
  * version (xmin), the tax rate, whether accounting sync applies, the live items (amounts and
- * positions), payments, the number of live artworks, and the addressed row (`target`). `lock` first
+ * positions), payments, the number of live artworks, and the addressed row (`target`); for an item, its
+ * live decorations and the order's live artwork ids. `lock` first
  * locks the project and invoice rows (the transactional fallback). Undefined when the order is not found.
  */
 export async function readContents<K extends ContentsKind>(
@@ -72,6 +74,21 @@ export async function readContents<K extends ContentsKind>(
       target: target
         ? tableRows(tables[target.kind], targetOf(target.kind, companyId, target.id), sql`1`)
         : sql<never[]>`'[]'::json`.mapWith(() => []),
+      // An item's write reads its live decorations (in order) and the order's live artworks (a decoration's artwork is one of them).
+      decorations:
+        target?.kind === "item"
+          ? tableRows(
+              decorations,
+              and(eq(decorations.invoiceItemId, target.id), eq(decorations.companyId, companyId), isNull(decorations.deletedAt)),
+              sql`${decorations.position}, ${decorations.id}`,
+            )
+          : sql<(typeof decorations.$inferSelect)[]>`'[]'::json`.mapWith(() => []),
+      artworkIds:
+        target?.kind === "item"
+          ? sql<
+              number[]
+            >`(select coalesce(json_agg(${artworks.id}), '[]') from ${artworks} where ${artworks.projectId} = ${projects.id} and ${artworks.deletedAt} is null)`
+          : sql<number[]>`'[]'::json`,
     })
     .from(projects)
     .innerJoin(invoices, defaultInvoiceOf(projects.id))
@@ -90,7 +107,7 @@ export async function readContents<K extends ContentsKind>(
   }
   const [row] = await query;
   if (!row) return undefined;
-  return { ...row, target: (row.target as ContentsRow<K>[])[0] as ContentsRow<K> | undefined };
+  return { ...row, target: (row.target as ContentsRow<K>[])[0] as ContentsRow<K> | undefined, artworkIds: new Set(row.artworkIds) };
 }
 export type OrderContents<K extends ContentsKind = ContentsKind> = NonNullable<Awaited<ReturnType<typeof readContents<K>>>>;
 

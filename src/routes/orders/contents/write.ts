@@ -1,13 +1,14 @@
 import { and, eq, type SQL, sql, type WithSubquery } from "drizzle-orm";
 import type { Change } from "../../../changes/change";
 import { eventOf } from "../../../changes/effects";
+import type { decorations } from "../../../db/schema/decorations";
 import { type artworks, type invoiceItems, invoices, type payments, projects } from "../../../db/schema/orders";
 import type { Db } from "../../../platform/db";
 import { insertFrom } from "../../../platform/sql-kit";
 import { orderEvents } from "../events";
 import type { OrderContents } from "./read";
 
-type ContentsTable = typeof invoiceItems | typeof payments | typeof artworks;
+type ContentsTable = typeof invoiceItems | typeof payments | typeof artworks | typeof decorations;
 type Values<T extends ContentsTable> = { [K in keyof T["$inferInsert"]]?: T["$inferInsert"][K] | SQL };
 
 /**
@@ -16,13 +17,13 @@ type Values<T extends ContentsTable> = { [K in keyof T["$inferInsert"]]?: T["$in
  * bumps the order's `updated_at`; `build` adds the changed `record` (a CTE named `record` returning whole
  * rows of `table`) and any `extra` CTEs, written under `ready`. With it: an accounting update that
  * resends the invoice's lines when `lines` is set and sync applies, and the order's `order.updated`
- * event. Answers the project and invoice rows after the bump and the record, or undefined when the invoice moved on
+ * event (with `previous` as its `previous_attributes` when given). Answers the project and invoice rows after the bump and the record, or undefined when the invoice moved on
  * since `read` (then nothing was written).
  */
 export async function writeContents<T extends ContentsTable>(
   change: Change,
   read: OrderContents,
-  opts: { lines: boolean },
+  opts: { lines: boolean; previous?: SQL },
   _table: T,
   build: (ready: SQL, from: SQL) => { record: WithSubquery; extra?: WithSubquery[] },
 ) {
@@ -68,7 +69,7 @@ export async function writeContents<T extends ContentsTable>(
               },
             ]
           : [],
-      events: [eventOf(orderEvents, "order.updated", { id: read.projectId, from: project })],
+      events: [eventOf(orderEvents, "order.updated", { id: read.projectId, from: project, previous: opts.previous })],
     },
     (q) =>
       q

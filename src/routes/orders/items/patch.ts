@@ -1,7 +1,7 @@
-import { serializeItem } from "../../../domain/invoice-item";
 import { createAuthRoute, jsonContent, type Router } from "../../../http/openapi";
 import { changeContents } from "../contents/change";
 import { contentsParams, itemPatchSchema } from "../contents/schema";
+import { serializeOrderItem } from "../decorations/schema";
 import { serializeInvoice } from "../serialize";
 import { itemChangedSchema } from "./post";
 import { updateItem } from "./queries";
@@ -36,5 +36,11 @@ export const registerPatchItem = (api: Router) =>
     const { id, item_id } = c.req.valid("param");
     const body = c.req.valid("json");
     const result = await changeContents(c, id, { kind: "item", id: item_id }, (change, read) => updateItem(change, read, body));
-    return c.json({ item: serializeItem(result.record), invoice: serializeInvoice(result.invoice, result.totals) }, 200);
+    return c.json(
+      {
+        item: serializeOrderItem(result.record, result.decorations, result.artworkIds),
+        invoice: serializeInvoice(result.invoice, result.totals),
+      },
+      200,
+    );
   });

@@ -1,11 +1,11 @@
-import { invoiceItemSchema, serializeItem } from "../../../domain/invoice-item";
 import { createAuthRoute, idParam, jsonContent, type Router, schemaOnce } from "../../../http/openapi";
 import { createContents } from "../contents/change";
 import { changedSchema, itemCreateSchema, MAX_CONTENTS } from "../contents/schema";
+import { orderItemSchema, serializeOrderItem } from "../decorations/schema";
 import { serializeInvoice } from "../serialize";
 import { insertItem } from "./queries";
 
-export const itemChangedSchema = schemaOnce(() => changedSchema("item", invoiceItemSchema(), "InvoiceItemChanged"));
+export const itemChangedSchema = schemaOnce(() => changedSchema("item", orderItemSchema(), "InvoiceItemChanged"));
 
 const route = createAuthRoute({
   operationId: "createOrderItem",
@@ -42,6 +42,6 @@ export const registerCreateItem = (api: Router) =>
       c,
       id,
       (change, read) => insertItem(change, read, body),
-      (result) => ({ item: serializeItem(result.record), invoice: serializeInvoice(result.invoice, result.totals) }),
+      (result) => ({ item: serializeOrderItem(result.record, [], new Set()), invoice: serializeInvoice(result.invoice, result.totals) }),
     );
   });

@@ -1,10 +1,11 @@
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { Change } from "../../../changes/change";
+import { decorations } from "../../../db/schema/decorations";
 import { invoiceItems } from "../../../db/schema/orders";
 import type { LineAmounts } from "../../../domain/totals";
 import { invalid } from "../../../http/errors";
 import { columnFields } from "../../../http/openapi";
-import type { Db } from "../../../platform/db";
+import { renumber, repositionCte } from "../contents/positions";
 import type { OrderContents } from "../contents/read";
 import type { ItemPatch } from "../contents/schema";
 import { MAX_CONTENTS, newItemQuantity, sizesTotal } from "../contents/schema";
@@ -14,38 +15,9 @@ import { orderTotals } from "../serialize";
 type Read = OrderContents<"item">;
 type Item = typeof invoiceItems.$inferSelect;
 
-/**
- * New positions (0, 1, 2 … in order) of the live items, with `moving` (an item id, or null for a new
- * item) taken out and put back at `at` (past the end: last; null: removed). Answers only the other
- * items whose position changes, and the moving item's place. Positions come out dense and unique
- * whatever they were before (an item deleted outside the API leaves no gap).
- */
-function renumber(read: OrderContents, moving: number | null, at: number | null) {
-  const order: (number | null)[] = read.lines.filter((l) => l.id !== moving).map((l) => l.id);
-  const place = at === null ? -1 : Math.min(at, order.length);
-  if (at !== null) order.splice(place, 0, moving);
-  const before = new Map(read.lines.map((l) => [l.id, l.position]));
-  const moves = order.flatMap((id, position) => (id !== null && id !== moving && before.get(id) !== position ? [{ id, position }] : []));
-  return { moves, place };
-}
-
-/** The CTE that writes the renumbered positions (one UPDATE, ids and positions as two arrays), under `ready`. */
-function repositionCte(db: Db, invoiceId: number, moves: { id: number; position: number }[], ready: SQL) {
-  if (!moves.length) return [];
-  const ids = `{${moves.map((m) => m.id).join(",")}}`;
-  const positions = `{${moves.map((m) => m.position).join(",")}}`;
-  return [
-    db.$with("reposition").as(
-      db
-        .update(invoiceItems)
-        .set({ position: sql`(${positions}::int[])[array_position(${ids}::int[], ${invoiceItems.id})]`, updatedAt: sql`now()` })
-        .where(
-          and(eq(invoiceItems.invoiceId, invoiceId), isNull(invoiceItems.deletedAt), sql`${invoiceItems.id} = any(${ids}::int[])`, ready),
-        )
-        .returning({ id: invoiceItems.id }),
-    ),
-  ];
-}
+/** The item CTE renumbering the invoice's other live items. */
+const repositionItems = (change: Change, read: OrderContents, moves: { id: number; position: number }[], ready: SQL) =>
+  repositionCte(change.db, invoiceItems, eq(invoiceItems.invoiceId, read.invoice.id), moves, ready);
 
 /** Every item write changes the invoice's lines in the accounting system. */
 const LINES = { lines: true };
@@ -74,7 +46,7 @@ export async function insertItem(
   if (read.lines.length >= MAX_CONTENTS) throw tooMany();
   const quantity = newItemQuantity(body);
   const row = await writeContents(change, read, LINES, invoiceItems, (ready, from) => {
-    const { moves, place } = renumber(read, null, body.position ?? MAX_CONTENTS);
+    const { moves, place } = renumber(read.lines, null, body.position ?? MAX_CONTENTS);
     const values = {
       companyId: change.companyId,
       invoiceId: read.invoice.id,
@@ -85,7 +57,7 @@ export async function insertItem(
       sizes: body.sizes ?? null,
       position: place,
     };
-    return { record: insertRecord(change.db, invoiceItems, values, from), extra: repositionCte(change.db, read.invoice.id, moves, ready) };
+    return { record: insertRecord(change.db, invoiceItems, values, from), extra: repositionItems(change, read, moves, ready) };
   });
   if (!row) return undefined;
   const totals = orderTotals({
@@ -116,10 +88,10 @@ export async function updateItem(change: Change, read: Read, body: ItemPatch) {
   const item = read.target!;
   const changes = itemChanges(item, body);
   const row = await writeContents(change, read, LINES, invoiceItems, (ready) => {
-    const { moves, place } = renumber(read, item.id, body.position ?? read.lines.findIndex((l) => l.id === item.id));
+    const { moves, place } = renumber(read.lines, item.id, body.position ?? read.lines.findIndex((l) => l.id === item.id));
     return {
       record: updateRecord(change.db, invoiceItems, item.id, { ...changes, position: place }, ready),
-      extra: repositionCte(change.db, read.invoice.id, moves, ready),
+      extra: repositionItems(change, read, moves, ready),
     };
   });
   if (!row) return undefined;
@@ -130,14 +102,24 @@ export async function updateItem(change: Change, read: Read, body: ItemPatch) {
     lines: linesAfter(read, { id: item.id, line }),
     payments: read.payments,
   });
-  return { ...row, totals };
+  return { ...row, totals, decorations: read.decorations, artworkIds: read.artworkIds };
 }
 
 export async function deleteItem(change: Change, read: Read) {
   const item = read.target!;
   const row = await writeContents(change, read, LINES, invoiceItems, (ready) => ({
     record: updateRecord(change.db, invoiceItems, item.id, { deletedAt: sql`now()` }, ready),
-    extra: repositionCte(change.db, read.invoice.id, renumber(read, item.id, null).moves, ready),
+    extra: [
+      ...repositionItems(change, read, renumber(read.lines, item.id, null).moves, ready),
+      // Its decorations leave with it.
+      change.db.$with("item_decorations").as(
+        change.db
+          .update(decorations)
+          .set({ deletedAt: sql`now()`, updatedAt: sql`now()` })
+          .where(and(eq(decorations.invoiceItemId, item.id), isNull(decorations.deletedAt), ready))
+          .returning({ id: decorations.id }),
+      ),
+    ],
   }));
   if (!row) return undefined;
   const totals = orderTotals({
