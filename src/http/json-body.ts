@@ -152,14 +152,17 @@ export const drainUnreadBody = createMiddleware(async (c, next) => {
 export const unstorableError = ({ path, message }: Unstorable) =>
   invalid("Request body holds a value that cannot be stored", [{ field: path.join(".") || "(body)", message }]);
 
-/** A lone UTF-16 surrogate: with the `u` flag a proper pair is one code point and does not match. */
-/** A lone surrogate (`\ud800` alone): not Unicode, so neither storable nor encodable in a URL. */
-export const LONE_SURROGATE = /\p{Surrogate}/u;
+/**
+ * Whether a string has no lone surrogate (`\ud800` alone: not Unicode, so neither storable nor encodable
+ * in a URL). The engine's own `isWellFormed` (ES2024, in workerd and Node 20; this project's types are
+ * ES2022): one native pass, where a `/\p{Surrogate}/u` test runs the regex engine over every character.
+ */
+export const wellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
 
 const badString = (s: string, what: "Strings" | "Keys") =>
   s.includes("\0")
     ? `${what} cannot contain the NUL character (U+0000)`
-    : LONE_SURROGATE.test(s)
+    : !wellFormed(s)
       ? `${what} must be valid Unicode: a lone surrogate (such as \\ud800) cannot be stored`
       : undefined;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db, newCompany, sql } from "../../test/support/api";
 import { callTool, mcpClient, toolArguments } from "../../test/support/mcp";
-import { inRunnableOrder, type Operation, populated, tokenOperations } from "../../test/support/operations";
+import { companyTables, inRunnableOrder, type Operation, populated, tokenOperations } from "../../test/support/operations";
 import { newOrder } from "../../test/support/orders";
 import { connectSupplierA, useFakeSuppliers } from "../../test/support/products";
 import { createToken } from "../../tools/ops/commands";
@@ -24,10 +24,7 @@ const toolOperations = async () => (await tokenOperations()).filter(({ op }) => 
  * but the accounting tables': their delivery moves them on its own time. `outbox`: its row count.
  */
 async function snapshot(companyId: number) {
-  const tables = await sql<{ table_name: string }>(
-    `select table_name from information_schema.columns where table_schema = 'public' and column_name = 'company_id'
-     and table_name not in ('api_tokens', 'audit_entries') and table_name not like 'accounting%' order by table_name`,
-  );
+  const tables = await companyTables("table_name not like 'accounting%'");
   const parts = tables.map(
     ({ table_name: t }) =>
       `'${t}', (select coalesce(jsonb_agg(to_jsonb(r) ${t === "webhook_events" ? "- 'payload'" : ""} order by to_jsonb(r)::text), '[]') from "${t}" r where company_id = $1)`,

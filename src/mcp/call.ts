@@ -2,7 +2,7 @@ import { API_PREFIX } from "../http/api-prefix";
 import { errorBody } from "../http/errors";
 import { RawJson, stringifyWithRaw } from "../http/exact-json";
 import { IDEMPOTENCY_HEADER } from "../http/idempotency-contract";
-import { LONE_SURROGATE } from "../http/json-body";
+import { wellFormed } from "../http/json-body";
 import { targetTooLong } from "../http/request-limits";
 import { BODY_ARGUMENT, IDEMPOTENCY_ARGUMENT, type Operation } from "./catalog";
 import { FRAME_BYTES, MCP_ANSWER_MAX_BYTES, utf8Length } from "./limits";
@@ -34,7 +34,7 @@ function textsOf(value: unknown, list: boolean): string[] | string {
   const texts = (list && Array.isArray(value) ? value : [value]).map(asText);
   if (texts.some((t) => t === undefined))
     return list ? "Must be a string, a number, a boolean or a list of them" : "Must be a string, a number or a boolean";
-  if (texts.some((t) => LONE_SURROGATE.test(t!))) return "Must be valid Unicode: a lone surrogate (such as \\ud800) cannot be sent";
+  if (texts.some((t) => !wellFormed(t!))) return "Must be valid Unicode: a lone surrogate (such as \\ud800) cannot be sent";
   return texts as string[];
 }
 

@@ -21,15 +21,15 @@ import type { Dispatch } from "./server";
  */
 export function createMcpApi(dispatch: Dispatch) {
   const api = createRouter();
-  const serve = async (c: Context<AppEnv>) => (await import("./server")).serveMcp(c, await withBody(c), dispatch);
+  const serve = async (c: Context<AppEnv>) => (await import("./server")).serveMcp(c, await bodyText(c), dispatch);
   api.post("/mcp", readBody(), identify, serve);
   // The same endpoint for static tokens: its 401 does not point to OAuth (docs/mcp.md#which-url).
   api.post("/mcp/token-only", readBody(), identify, serve);
   return api;
 }
 
-/** The request with the body `readBody` read, for the transport, which parses it (and answers its JSON-RPC errors). */
-async function withBody(c: Context<AppEnv>): Promise<Request> {
+/** The body `readBody` read, as text (once: the transport is handed what serveMcp parsed). */
+async function bodyText(c: Context<AppEnv>): Promise<string> {
   const bytes = await ((c.req.bodyCache as Record<string, unknown>).arrayBuffer as Promise<ArrayBuffer>);
-  return new Request(c.req.raw.url, { method: c.req.raw.method, headers: c.req.raw.headers, body: bytes });
+  return new TextDecoder().decode(bytes);
 }

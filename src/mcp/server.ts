@@ -58,7 +58,8 @@ async function tools(): Promise<Map<string, Tool>> {
  * ones do not run), and `notifications/cancelled` finds nothing running to cancel, so no call is
  * stopped between its change and its answer and no batch waits for an answer that never comes.
  */
-export async function serveMcp(c: Context<AppEnv>, request: Request, dispatch: Dispatch): Promise<Response> {
+export async function serveMcp(c: Context<AppEnv>, text: string, dispatch: Dispatch): Promise<Response> {
+  const request = c.req.raw;
   let ctx: ExecutionCtx | undefined;
   try {
     ctx = c.executionCtx;
@@ -72,7 +73,6 @@ export async function serveMcp(c: Context<AppEnv>, request: Request, dispatch: D
   // The inner request's log line carries this request's id.
   const headers = { authorization: c.req.header("authorization")!, "x-request-id": requestId };
 
-  const text = await request.text();
   const incoming = readMessages(text);
   // Every message counts as a request would, but a tool call: the operation it runs counts it (one that runs none counts itself, below).
   const uncounted = incoming && "messages" in incoming ? incoming.messages.filter(runsTool).length : 0;

@@ -25,6 +25,14 @@ export async function tokenOperations(): Promise<Operation[]> {
     .filter(({ op }) => op.security?.length !== 0);
 }
 
+/** The tables companyRows compares (see there), `and` a further condition on `table_name`. */
+export const companyTables = (and = "true") =>
+  sql<{ table_name: string }>(
+    `select table_name from information_schema.columns
+     where table_schema = 'public' and column_name = 'company_id' and table_name not in ('api_tokens', 'audit_entries')
+       and table_name not like 'request\\_logs%' and (${and}) order by table_name`,
+  );
+
 /**
  * Every row of every table that has a company_id, for this company (tokens aside: last_used_at moves;
  * the audit trail aside: it records the settings area's and the CLI's actions, such as the tokens a test
@@ -33,11 +41,7 @@ export async function tokenOperations(): Promise<Operation[]> {
  * fills after its commit, once).
  */
 export async function companyRows(companyId: number) {
-  const tables = await sql<{ table_name: string }>(
-    `select table_name from information_schema.columns
-     where table_schema = 'public' and column_name = 'company_id' and table_name not in ('api_tokens', 'audit_entries')
-       and table_name not like 'request\\_logs%' order by table_name`,
-  );
+  const tables = await companyTables();
   const out: Record<string, unknown[]> = {};
   for (const { table_name } of tables) {
     out[table_name] = (
