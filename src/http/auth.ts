@@ -204,7 +204,8 @@ export const requireBearer = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-const refusedToken = () => unauthenticated("Unknown, expired or revoked API token");
+/** The 401 of a token that is not (or no longer) live. */
+export const refusedToken = () => unauthenticated("Unknown, expired or revoked API token");
 
 /**
  * The token of this digest as the request's `auth`; 401 for an unknown, expired or revoked one. A cached

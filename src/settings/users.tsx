@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
 import { type Context, Hono } from "hono";
 import { USER_ROLES } from "../db/schema/users";
+import { grantKey } from "../http/grants";
+import { markRevoked } from "../http/revocations";
 import { rowsOf } from "../platform/sql-kit";
 import type { SettingsEnv } from "./context";
 import { notFoundPage } from "./errors";
@@ -184,8 +186,10 @@ usersRoutes.post("/:id/remove", checkCsrf, async (c) => {
   const me = c.get("user");
   const id = userId(c);
   if (id === undefined) return notFoundPage(c);
-  // Their sessions and setup links go with them (foreign keys); tokens they made stay the company's.
-  const [result] = rowsOf<{ found: number; removed: number }>(
+  // Their sessions, setup links and the apps they allowed (OAuth grants) go with them (foreign keys); tokens
+  // they made stay the company's. The grants' cached access tokens are refused on every isolate's next
+  // request once the revoke below answers (the statement reads them before its cascade).
+  const [result] = rowsOf<{ found: number; removed: number; grants: number[] }>(
     await c.get("db").execute(sql`
       with ${targetAndOwners(me.companyId, id)},
       removed as (
@@ -194,10 +198,12 @@ usersRoutes.post("/:id/remove", checkCsrf, async (c) => {
         returning u.id, target.email, target.role
       ),
       audited as (${auditSql(c, "user.removed", { targetId: sql`removed.id`, details: sql`jsonb_build_object('email', removed.email, 'role', removed.role)`, from: sql`removed` })})
-      select (select count(*) from target)::int as found, (select count(*) from removed)::int as removed`),
+      select (select count(*) from target)::int as found, (select count(*) from removed)::int as removed,
+        array(select g.id from oauth_grants g where g.user_id in (select id from removed) and g.revoked_at is null) as grants`),
   );
   if (!result.found) return notFoundPage(c);
   if (!result.removed) return c.html(<UsersPage c={c} error="The company must keep at least one owner." />, 409);
+  if (result.grants.length) await markRevoked(c.get("config"), await Promise.all(result.grants.map(grantKey)));
   if (id === me.id) return c.redirect("/settings/sign-in?signed_out", 303);
   return c.html(<UsersPage c={c} notice="The user is removed; their sessions have ended." />);
 });

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { apiTokens, companies } from "../../db/schema/companies";
 import { oauthGrants } from "../../db/schema/oauth";
+import { refusedToken } from "../../http/auth";
 import { createAuthRoute, jsonContent, type Router, wireFields } from "../../http/openapi";
 import { RATE_LIMIT, RATE_WINDOW_SECONDS } from "../../ratelimit";
 import { meSchema } from "./schema";
@@ -42,6 +43,8 @@ export const registerGetMe = (api: Router) =>
           .from(apiTokens)
           .innerJoin(companies, eq(companies.id, apiTokens.companyId))
           .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.companyId, companyId)));
+    // Gone since this isolate cached the token (a grant removed with its user): the 401 a lookup would give.
+    if (!row) throw refusedToken();
     return c.json(
       {
         company: row.company,
