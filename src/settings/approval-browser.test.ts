@@ -37,7 +37,19 @@ describe("proof approval page in a browser", { timeout: 120_000 }, () => {
       colors: ["PMS 186 C"],
       preview_url: "https://cdn.example/proofs/front.png",
     });
-    await co.post(`/orders/${project.id}/items`, { title: "Tees", quantity: 12, unit_price: "10.00" });
+    const item = await co.post(`/orders/${project.id}/items`, { title: "Tees", quantity: 12, unit_price: "10.00" });
+    // Where the proof is printed: a decoration of the item with this artwork.
+    const decoration = await co.post(`/orders/${project.id}/items/${item.body.item.id}/decorations`, {
+      location: "front",
+      method: "screen_print",
+      colors: [{ name: "Red", code: "PMS 186 C" }, { name: "White" }],
+      color_count: 2,
+      width: "10",
+      height: "12",
+      unit: "in",
+      artwork_id: art.body.artwork.id,
+    });
+    expect(decoration.status, JSON.stringify(decoration.body)).toBe(200);
     const asked = await co.post(`/orders/${project.id}/approvals`, {
       artwork_ids: [art.body.artwork.id],
       include_total: true,
@@ -54,6 +66,7 @@ describe("proof approval page in a browser", { timeout: 120_000 }, () => {
     expect(await page.getByTestId("message").textContent()).toBe("Please check the colours.");
     expect(await page.getByTestId("total").textContent()).toContain("120.00");
     expect(await page.getByRole("link", { name: "Open the proof" }).getAttribute("href")).toBe("https://cdn.example/proofs/front.png");
+    expect(await page.getByTestId("proof-decorations").textContent()).toBe("Screen print, front · Red (PMS 186 C), White · 10 × 12 in");
     // Readable on the phone: nothing wider than the viewport.
     expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
 

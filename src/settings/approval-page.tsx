@@ -4,7 +4,7 @@ import { Change, type ChangeContext } from "../changes/change";
 import type { AppEnv } from "../http/context";
 import { createAttemptLimiter } from "../ratelimit/attempts";
 import { approvalEvents } from "../routes/orders/approvals/events";
-import { type Answer, answerApproval, approvalByDigest, tokenDigest } from "../routes/orders/approvals/queries";
+import { type Answer, answerApproval, approvalByDigest, type ProofShown, tokenDigest } from "../routes/orders/approvals/queries";
 import type { SettingsEnv } from "./context";
 import { securityHeaders } from "./guards";
 import { ICON, Notice, STYLESHEET } from "./layout";
@@ -110,6 +110,17 @@ const csrfFor = async (c: Context<SettingsEnv>, digest: string) => {
 
 type Found = NonNullable<Awaited<ReturnType<typeof approvalByDigest>>>;
 
+const words = (code: string) => code.replaceAll("_", " ");
+
+/** "Screen print, front · Red (PMS 186 C), White · 10 × 12 in": where and how the proof is printed. */
+function decorationLine(d: ProofShown["decorations"][number]) {
+  const where = d.location === "other" && d.location_detail ? d.location_detail : words(d.location);
+  const colors = d.colors.map((c) => (c.code ? `${c.name} (${c.code})` : c.name)).join(", ");
+  const size = d.width && d.height ? `${Number(d.width)} × ${Number(d.height)} ${d.unit ?? ""}`.trim() : "";
+  const method = words(d.method);
+  return [`${method[0].toUpperCase()}${method.slice(1)}, ${where}`, colors, size].filter(Boolean).join(" · ");
+}
+
 const when = (d: Date | null) => (d ? d.toUTCString() : "");
 
 function ApprovalView(props: { found: Found; csrf: string; error?: string; values?: Record<string, string> }) {
@@ -128,6 +139,13 @@ function ApprovalView(props: { found: Found; csrf: string; error?: string; value
               <a href={a.preview_url} rel="noreferrer noopener" referrerpolicy="no-referrer" target="_blank">
                 Open the proof
               </a>
+            )}
+            {a.decorations.length > 0 && (
+              <ul data-testid="proof-decorations">
+                {a.decorations.map((d) => (
+                  <li>{decorationLine(d)}</li>
+                ))}
+              </ul>
             )}
           </li>
         ))}

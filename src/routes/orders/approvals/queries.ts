@@ -3,6 +3,7 @@ import type { Change } from "../../../changes/change";
 import { eventOf } from "../../../changes/effects";
 import { type ApprovalArtworkVersion, approvals } from "../../../db/schema/approvals";
 import { companies } from "../../../db/schema/companies";
+import { decorations } from "../../../db/schema/decorations";
 import { artworks, invoices, projects, taxes } from "../../../db/schema/orders";
 import { ApiError, invalid, notFound } from "../../../http/errors";
 import type { Db } from "../../../platform/db";
@@ -130,6 +131,24 @@ export async function revokeApproval(change: Change, id: number) {
   throw new ApiError(409, "conflict", "The approval was already answered", { status: current.status });
 }
 
+/** A proof as the public page shows it: the artwork now, and where the order's items decorate with it. */
+export interface ProofShown {
+  id: number;
+  print_method: string | null;
+  placements: string[];
+  colors: string[];
+  preview_url: string | null;
+  decorations: {
+    location: string;
+    location_detail: string | null;
+    method: string;
+    colors: { name: string; code: string | null }[];
+    width: string | null;
+    height: string | null;
+    unit: string | null;
+  }[];
+}
+
 /** The public page's view of a link: the approval, its status, the shop, the order and its artworks as they are now. */
 export async function approvalByDigest(db: Db, digest: string) {
   const [row] = await db
@@ -137,9 +156,13 @@ export async function approvalByDigest(db: Db, digest: string) {
       ...approvalWithStatus,
       shop: companies.name,
       title: projects.title,
-      current: sql<{ id: number; print_method: string | null; placements: string[]; colors: string[]; preview_url: string | null }[]>`(
+      current: sql<ProofShown[]>`(
         select coalesce(jsonb_agg(jsonb_build_object('id', w.id, 'print_method', w.print_method, 'placements', w.placements,
-          'colors', w.colors, 'preview_url', w.preview_url) order by w.id), '[]'::jsonb)
+          'colors', w.colors, 'preview_url', w.preview_url,
+          'decorations', (select coalesce(jsonb_agg(jsonb_build_object('location', d.location, 'location_detail', d.location_detail,
+              'method', d.method, 'colors', d.colors, 'width', d.width, 'height', d.height, 'unit', d.unit)
+              order by d.invoice_item_id, d.position, d.id), '[]'::jsonb)
+            from ${decorations} d where d.company_id = w.company_id and d.artwork_id = w.id and d.deleted_at is null)) order by w.id), '[]'::jsonb)
         from ${artworks} w where w.company_id = ${approvals.companyId} and w.deleted_at is null
         and w.id in (select (e->>'id')::int from jsonb_array_elements(${approvals.artworks}) e))`,
     })
