@@ -3,8 +3,9 @@ import { type Context, Hono } from "hono";
 import type { AppEnv } from "../http/context";
 import { issuesToDetails } from "../http/errors";
 import { sendRequestLog } from "../http/request-log";
+import { schemaOnce } from "../http/schema-once";
 import { REQUEST_LOG_RETENTION_DAYS } from "../platform/request-log-store";
-import { requestLogFilterQuery, requestLogPage } from "../routes/request-logs/list";
+import { requestLogFilterQuery, requestLogPage } from "../routes/request-logs/page";
 import { findRequestLogs } from "../routes/request-logs/queries";
 import { type RequestLogRow, serializeRequestLog } from "../routes/request-logs/schema";
 import type { SettingsEnv } from "./context";
@@ -20,7 +21,8 @@ import { Layout, Notice } from "./layout";
 export const requestLogsRoutes = new Hono<SettingsEnv>();
 
 const PER_PAGE = 50;
-const filterSchema = z.object({ ...requestLogFilterQuery(), cursor: z.string().max(512).optional() });
+// Built on the page's first use, not as the settings area loads.
+const filterSchema = schemaOnce(() => z.object({ ...requestLogFilterQuery(), cursor: z.string().max(512).optional() }));
 type Entry = ReturnType<typeof serializeRequestLog>;
 
 const when = (iso: string) => `${iso.slice(0, 19).replace("T", " ")} UTC`;
@@ -82,7 +84,7 @@ function Rows({ entries, link }: { entries: Entry[]; link: boolean }) {
   );
 }
 
-const FIELDS: { name: keyof z.infer<typeof filterSchema>; label: string; hint: string }[] = [
+const FIELDS: { name: keyof z.infer<ReturnType<typeof filterSchema>>; label: string; hint: string }[] = [
   { name: "token_id", label: "Token id", hint: "7" },
   { name: "status", label: "Status", hint: "404 or 4xx" },
   { name: "method", label: "Method", hint: "POST" },
@@ -94,7 +96,7 @@ const FIELDS: { name: keyof z.infer<typeof filterSchema>; label: string; hint: s
 requestLogsRoutes.get("/", async (c) => {
   const user = c.get("user");
   const query = Object.fromEntries(Object.entries(c.req.query()).filter(([, v]) => v !== ""));
-  const parsed = filterSchema.safeParse(query);
+  const parsed = filterSchema().safeParse(query);
   let page: Awaited<ReturnType<typeof requestLogPage>> | undefined;
   let problems = parsed.success ? [] : issuesToDetails(parsed.error.issues);
   if (parsed.success) {
