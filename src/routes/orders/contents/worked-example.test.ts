@@ -89,7 +89,8 @@ describe("an order built through the API alone", () => {
       ["Gildan 5000 tee", "24", 0],
       ["Screen setup", "2", 1],
     ]);
-    expect(full.body.artworks).toEqual([approved.body.artwork]);
+    // The order view adds each artwork's latest proof approval (none asked here).
+    expect(full.body.artworks).toEqual([{ ...approved.body.artwork, approval: null }]);
     expect(full.body.payments).toEqual([deposit.body.payment]);
 
     // create + two item updates reach the accounting system; artwork and payment queue nothing.
