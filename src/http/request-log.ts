@@ -59,7 +59,10 @@ export function sendRequestLog(c: Context<AppEnv>, started: number, caller: Call
   const copy = res.status >= 400 && entry.error_code === null && res.body ? res.clone() : undefined;
   const defer = c.get("defer");
   const logger = c.get("logger");
-  if (!copy) return hold(entry, queue, defer, logger);
+  if (!copy) {
+    hold(entry, queue, defer, logger);
+    return;
+  }
   defer(errorCodeOf(copy).then((code) => hold({ ...entry, error_code: code }, queue, defer, logger)));
 }
 
