@@ -27,7 +27,6 @@ export function markToolCall(request: Request, tool: string, seq: number): Reque
 
 /** Entries this isolate could not hand to the queue since it started (logged with each loss). */
 let dropped = 0;
-export const requestLogDrops = () => dropped;
 
 type Caller = Pick<RequestLogMessage, "company_id" | "token_id" | "user_id" | "oauth_grant_id" | "oauth_client_id">;
 
