@@ -9,6 +9,13 @@ import { newEndpoint, recordDelivery } from "../../test/support/webhooks";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
+/**
+ * Each test's time limit: at most 10 CLI runs of 20 s. A run is a fresh Node process compiling the CLI
+ * with tsx: about 3 s of CPU, and 10.5 s of wall time on the 2-core machine at a load of 7.5 (CI beside
+ * four other test runs), so each run gets twice that.
+ */
+const TEST_TIMEOUT_MS = 10 * 20_000;
+
 /** Runs the real admin CLI against the test database; returns exit code, last stdout line as JSON, stderr. */
 // Asynchronous, so the event loop keeps serving the HTTP client's sockets while the CLI runs (a
 // blocked loop let a kept-alive connection close unnoticed, and the next request failed on it).
@@ -35,7 +42,7 @@ async function admin(...args: string[]) {
   return { code: res.status, json, stderr: res.stderr };
 }
 
-describe("admin CLI", () => {
+describe("admin CLI", { timeout: TEST_TIMEOUT_MS }, () => {
   it("creates a company and a token that works, lists tokens without secrets, revokes", async () => {
     const company = await admin("company", "create", "--name", "CLI Shop", "--accounting-sync");
     expect(company.code).toBe(0);
@@ -87,7 +94,7 @@ describe("admin CLI", () => {
       [null, "revoked"],
       ["Zapier", "active"],
     ]);
-  }, 60_000);
+  });
 
   it("imports a file and maps refs to ids; the token then reads the imported clients", async () => {
     const company = await admin("company", "create", "--name", "Import Shop");
@@ -108,7 +115,7 @@ describe("admin CLI", () => {
     const { token } = (await admin("token", "create", "--company", id)).json;
     const res = await call("GET", `/clients/${imported.json.ids.c2}`, { token });
     expect(res.body.client).toMatchObject({ company_name: "Imported B", email: "b@x.example" });
-  }, 60_000);
+  });
 
   it("rejects bad input with a clear message and a non-zero exit, importing nothing on a bad record", async () => {
     const company = await admin("company", "create", "--name", "Strict Shop");
@@ -150,7 +157,7 @@ describe("admin CLI", () => {
       expect(out).not.toMatch(/insert into|select .* from/i);
     }
     expect((await admin("frobnicate")).code).toBe(2);
-  }, 60_000);
+  });
 
   it("creates a read-only token (--scope read) that reads but gets 403 on writes; lists scopes; refuses other scopes", async () => {
     const id = String((await admin("company", "create", "--name", "CLI Scopes")).json.company_id);
@@ -180,7 +187,7 @@ describe("admin CLI", () => {
     expect(bad.stderr.split("\n")[0]).toBe("error: --scope must be one of: read, write");
     expect(bad.stderr).not.toMatch(/\bat \S+:\d+/);
     expect((await admin("token", "list", "--company", id)).json.tokens).toHaveLength(2);
-  }, 60_000);
+  });
 
   it("lists webhook endpoints with their state (never secrets) and failed deliveries, per company or for all", async () => {
     const a = await newCompany();
@@ -242,5 +249,5 @@ describe("admin CLI", () => {
       expect(bad.code, args.join(" ")).toBe(1);
       expect(bad.stderr, args.join(" ")).toMatch(/^error: /);
     }
-  }, 60_000);
+  });
 });
