@@ -8,7 +8,8 @@ import { REFRESH_TOKEN_SECONDS } from "./protocol";
  * The cron pass's retention for the authorization server's rows (docs/mcp.md#oauth), each kind in
  * bounded batches (deleteInBatches) over an index. Reuse detection needs a used code or refresh token to
  * be recognised after it was used: tokens are kept a refresh lifetime past their expiry, and codes as long
- * as their grant.
+ * as their grant. Requests and tokens are found by their `expires_at` index; grants and clients (one per
+ * consent, per registration) are scanned, probing the indexes on `grant_id` and `client_id`.
  */
 
 /** How long a token is kept past its expiry, and a grant with no tokens left past its creation. */
