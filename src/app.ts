@@ -67,7 +67,8 @@ export function createApp() {
   app.use("*", requestId);
   app.use("*", loadConfig);
   app.use("*", requestContext);
-  app.use("*", corsPolicy);
+  // The API's CORS for CORS_ALLOWED_ORIGINS; the OAuth endpoints have their own (src/oauth/mount.ts), the pages none.
+  app.use(`${API_PREFIX}/*`, corsPolicy);
   // Every 401 of the API names the OAuth metadata (src/oauth/mount.ts).
   app.use(`${API_PREFIX}/*`, advertiseOAuth);
   app.route(API_PREFIX, api);

@@ -19,16 +19,17 @@ export default {
       return webhooks.handleWebhookQueue(batch as MessageBatch<WebhookMessage>, env, WEBHOOK_RENDERERS);
     return (await import("./accounting/queue")).handleQueue(batch as MessageBatch<OutboxMessage>, env);
   },
-  // The cron: both re-enqueue passes, expired idempotency keys are dropped, and the request log's days
-  // are created ahead and dropped past its retention.
+  // The cron: both re-enqueue passes, expired idempotency keys, old audit entries and the OAuth server's
+  // expired rows are dropped, and the request log's days are created ahead and dropped past its retention.
   scheduled: async (_controller, env) => {
-    const [accounting, webhooks, idempotency, audit, db, requestLogs] = await Promise.all([
+    const [accounting, webhooks, idempotency, audit, db, requestLogs, oauth] = await Promise.all([
       import("./accounting/queue"),
       import("./webhooks/queue"),
       import("./http/idempotency"),
       import("./http/audit"),
       import("./platform/db"),
       import("./platform/request-log-store"),
+      import("./oauth/purge"),
     ]);
     await Promise.all([
       accounting.handleScheduled(env),
@@ -36,6 +37,7 @@ export default {
       idempotency.purgeExpiredIdempotencyKeys(db.createDb(env)),
       audit.purgeOldAuditEntries(db.createDb(env)),
       requestLogs.maintainRequestLogPartitions(db.createDb(env)),
+      oauth.purgeExpiredOAuthRows(db.createDb(env)),
     ]);
   },
 } satisfies ExportedHandler<Bindings, OutboxMessage | WebhookMessage | RequestLogMessage>;

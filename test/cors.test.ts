@@ -63,4 +63,42 @@ describe("CORS", () => {
     expect(other.headers.get("access-control-allow-origin")).toBeNull();
     expect((await preflight(base, "https://evil.example")).headers.get("access-control-allow-origin")).toBeNull();
   });
+
+  it("lets an allowed origin's MCP client send its headers and read a 401's resource_metadata", async () => {
+    const mcp = `${worker.url}/api/v1/mcp`;
+    const pre = await fetch(mcp, {
+      method: "OPTIONS",
+      headers: {
+        origin: ALLOWED,
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, content-type, mcp-protocol-version",
+      },
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get("access-control-allow-origin")).toBe(ALLOWED);
+    expect(pre.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("mcp-protocol-version");
+    const unauthenticated = await fetch(mcp, {
+      method: "POST",
+      headers: { origin: ALLOWED, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: "{}",
+    });
+    expect(unauthenticated.status).toBe(401);
+    expect(unauthenticated.headers.get("access-control-allow-origin")).toBe(ALLOWED);
+    expect(unauthenticated.headers.get("access-control-expose-headers")).toContain("WWW-Authenticate");
+    expect(unauthenticated.headers.get("www-authenticate")).toContain("resource_metadata=");
+  });
+
+  it("keeps the API's policy to the API: the OAuth endpoints answer any origin, the settings pages none", async () => {
+    const metadata = await fetch(`${worker.url}/.well-known/oauth-authorization-server`, { headers: { origin: ALLOWED } });
+    expect(metadata.headers.get("access-control-allow-origin")).toBe("*");
+    const token = await fetch(`${worker.url}/oauth/token`, {
+      method: "OPTIONS",
+      headers: { origin: ALLOWED, "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+    });
+    expect(token.headers.get("access-control-allow-origin")).toBe("*");
+    for (const path of ["/settings/sign-in", "/oauth/authorize"]) {
+      const res = await fetch(`${worker.url}${path}`, { headers: { origin: ALLOWED }, redirect: "manual" });
+      expect(res.headers.get("access-control-allow-origin"), path).toBeNull();
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { SQL, sql } from "drizzle-orm";
-import type { ActorType } from "../db/schema/users";
+import { type ActorType, auditEntries } from "../db/schema/users";
 import type { Db } from "../platform/db";
-import { rowsOf } from "../platform/sql-kit";
+import { deleteInBatches } from "../platform/sql-kit";
 
 /*
  * An audit entry (audit_entries: who did what to which target, when) as a CTE of the statement that
@@ -50,23 +50,10 @@ export function auditInsertSql(e: AuditEntrySql): SQL {
 /** Audit entries are kept this long (the settings area's Audit log shows them), then dropped by the cron pass. */
 export const AUDIT_RETENTION_DAYS = 90;
 
-/** Entries dropped per statement, and statements per cron pass at most (a backlog goes in later passes). */
-const PURGE_LIMIT = 5000;
-const PURGE_ROUNDS = 10;
-
 /** The cron pass's retention: entries older than AUDIT_RETENTION_DAYS, oldest first (index on created_at). */
-export async function purgeOldAuditEntries(db: Db): Promise<number> {
-  let total = 0;
-  for (let round = 0; round < PURGE_ROUNDS; round++) {
-    const n = rowsOf<{ id: string }>(
-      await db.execute(sql`
-        delete from audit_entries where id in (
-          select id from audit_entries where created_at < now() - make_interval(days => ${AUDIT_RETENTION_DAYS})
-          order by created_at limit ${PURGE_LIMIT})
-        returning id`),
-    ).length;
-    total += n;
-    if (n < PURGE_LIMIT) break;
-  }
-  return total;
-}
+export const purgeOldAuditEntries = (db: Db): Promise<number> =>
+  deleteInBatches(db, {
+    table: auditEntries,
+    where: sql`created_at < now() - make_interval(days => ${AUDIT_RETENTION_DAYS})`,
+    orderBy: sql`created_at`,
+  });

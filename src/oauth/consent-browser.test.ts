@@ -20,7 +20,8 @@ const origin = () => new URL(inject("apiUrl")).origin;
 let browser: BrowserSession;
 const callback = { codes: [] as URLSearchParams[] };
 const server = createServer((req, res) => {
-  callback.codes.push(new URL(req.url ?? "/", "http://127.0.0.1").searchParams);
+  // `/page`: a page of another origin than the Worker's, for the CORS test; anything else is the callback.
+  if (req.url !== "/page") callback.codes.push(new URL(req.url ?? "/", "http://127.0.0.1").searchParams);
   res.setHeader("content-type", "text/html");
   res.end("<!doctype html><title>Connected</title><p>You can close this window.</p>");
 });
@@ -65,5 +66,53 @@ describe("OAuth consent in a browser", { timeout: 120_000 }, () => {
     await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     expect(browser.problems).toEqual([]);
+  });
+
+  it("lets a page of another origin discover, register and call the token endpoint; not authorize, nor the MCP endpoint", async () => {
+    const { page } = browser;
+    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/page`);
+    // As the MCP SDK's discovery and registration ask, from the page's origin (a CORS request each, preflighted).
+    const answers = await page.evaluate(`(async (origin) => {
+      const metadata = await fetch(origin + "/.well-known/oauth-protected-resource/api/v1/mcp", { headers: { "MCP-Protocol-Version": "2025-11-25" } });
+      const server = await fetch(origin + "/.well-known/oauth-authorization-server", { headers: { "MCP-Protocol-Version": "2025-11-25" } });
+      const registered = await fetch(origin + "/oauth/register", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ client_name: "Web host", redirect_uris: ["https://host.example/callback"] }),
+      });
+      const token = await fetch(origin + "/oauth/token", {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: "grant_type=refresh_token&refresh_token=nope&client_id=nope",
+      });
+      return {
+        resource: (await metadata.json()).resource,
+        issuer: (await server.json()).issuer,
+        registered: registered.status,
+        token: [token.status, (await token.json()).error],
+      };
+    })(${JSON.stringify(origin())})`);
+    expect(answers).toEqual({ resource: `${origin()}/api/v1/mcp`, issuer: origin(), registered: 201, token: [400, "invalid_grant"] });
+    // Chromium logs the token endpoint's 400 (read by the page), and nothing else.
+    expect(browser.problems).toEqual([expect.stringContaining("the server responded with a status of 400")]);
+    browser.problems.length = 0;
+
+    // The authorization endpoint and the MCP endpoint (no CORS_ALLOWED_ORIGINS here): the browser refuses the page their answers.
+    const refused = await page.evaluate(`(async (origin) => {
+      const outcome = (p) => p.then((r) => "read " + r.status, (e) => e.name);
+      return [
+        await outcome(fetch(origin + "/oauth/authorize?client_id=nope")),
+        await outcome(fetch(origin + "/api/v1/mcp", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" })),
+      ];
+    })(${JSON.stringify(origin())})`);
+    expect(refused).toEqual(["TypeError", "TypeError"]);
+    expect(
+      browser.problems.some((p) => p.includes("blocked by CORS policy")),
+      browser.problems.join("\n"),
+    ).toBe(true);
+    expect(
+      browser.problems.every((p) => /CORS policy|net::ERR_FAILED/.test(p)),
+      browser.problems.join("\n"),
+    ).toBe(true);
   });
 });

@@ -55,7 +55,7 @@ export async function pendingRequest(db: Db, key: string): Promise<PendingReques
 
 /**
  * Consent given: in one statement the request is used up, the grant made (the scope chosen, never wider
- * than asked) and a code issued for it. Returns the code; undefined when the request was gone (used or expired).
+ * than asked), the client marked as granted (the purge keeps it) and a code issued for it. Returns the code; undefined when the request was gone (used or expired).
  */
 export async function approveRequest(
   db: Db,
@@ -74,6 +74,9 @@ export async function approveRequest(
           case when scope = 'write' then ${opts.scope} else 'read' end, resource
         from request
         returning id
+      ),
+      marked as (
+        update oauth_clients set granted_at = now() where id in (select client_id from request)
       ),
       coded as (
         insert into oauth_codes (grant_id, code_hash, redirect_uri, code_challenge, expires_at)

@@ -12,7 +12,6 @@ export function protectedResource(c: Context<AppEnv>) {
   const suffix = c.req.path.slice("/.well-known/oauth-protected-resource".length);
   const mcp = suffix === `${API_PREFIX}/mcp`;
   if (suffix !== "" && suffix !== API_PREFIX && !mcp) return c.json({ error: "not_found" }, 404);
-  c.header("Access-Control-Allow-Origin", "*");
   c.header("Cache-Control", "public, max-age=3600");
   return c.json({
     resource: mcp ? `${origin}${API_PREFIX}/mcp` : `${origin}${API_PREFIX}`,
@@ -27,7 +26,6 @@ export function protectedResource(c: Context<AppEnv>) {
 /** `/.well-known/oauth-authorization-server` (RFC 8414). */
 export function authorizationServer(c: Context<AppEnv>) {
   const issuer = issuerOf(c);
-  c.header("Access-Control-Allow-Origin", "*");
   c.header("Cache-Control", "public, max-age=3600");
   return c.json({
     issuer,

@@ -1,6 +1,7 @@
 import type { Context, Next } from "hono";
 import { API_PREFIX } from "../http/api-prefix";
 import type { AppEnv } from "../http/context";
+import { oauthCors } from "../http/cors";
 import type { Router } from "../http/router";
 import { resourceMetadataUrl } from "./protocol";
 
@@ -20,11 +21,22 @@ export async function advertiseOAuth(c: Context<AppEnv>, next: Next) {
   c.res.headers.set("WWW-Authenticate", `Bearer realm="api", resource_metadata="${resourceMetadataUrl(origin, path)}"`);
 }
 
+/** The endpoints browser-based clients call from their own origin: CORS for any origin, no credentials (`oauthCors`). */
+const CROSS_ORIGIN_PATHS = [
+  "/.well-known/oauth-authorization-server",
+  "/.well-known/oauth-protected-resource",
+  "/.well-known/oauth-protected-resource/*",
+  "/oauth/register",
+  "/oauth/token",
+  "/oauth/revoke",
+];
+
 /**
  * The authorization server's endpoints (docs/mcp.md#oauth), each module imported on its first request:
- * an isolate serving the API never loads them.
+ * an isolate serving the API never loads them. `/oauth/authorize` stays same-origin (no CORS).
  */
 export function mountOAuth(app: Router): void {
+  for (const path of CROSS_ORIGIN_PATHS) app.use(path, oauthCors);
   const lazy =
     <M>(load: () => Promise<M>, pick: (m: M) => (c: Context<AppEnv>) => Response | Promise<Response>) =>
     async (c: Context<AppEnv>) =>

@@ -90,3 +90,26 @@ export const nextId = (table: PgTable) => sql`nextval(pg_get_serial_sequence(${g
 
 /** A JSON parameter, as jsonb. */
 export const jsonParam = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
+
+/**
+ * The cron pass's retention: deletes the rows of `table` (by its `id`) where `where` holds, in the order
+ * of `orderBy` (what an index serves), at most `limit` per statement and `rounds` statements per pass, so
+ * no statement deletes more than `limit` rows and a backlog goes in later passes. Answers how many went.
+ */
+export async function deleteInBatches(
+  db: Db,
+  opts: { table: PgTable; where: SQL; orderBy: SQL; limit?: number; rounds?: number },
+): Promise<number> {
+  const { table, where, orderBy, limit = 5000, rounds = 10 } = opts;
+  let total = 0;
+  for (let round = 0; round < rounds; round++) {
+    const gone = rowsOf<{ id: unknown }>(
+      await db.execute(sql`
+        delete from ${table} where id in (select id from ${table} where ${where} order by ${orderBy} limit ${limit})
+        returning id`),
+    ).length;
+    total += gone;
+    if (gone < limit) break;
+  }
+  return total;
+}

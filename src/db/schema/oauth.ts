@@ -29,6 +29,8 @@ export const oauthClients = pgTable(
     /** Who registered it (`CF-Connecting-IP`), for the per-caller registration limit. */
     registeredBy: text("registered_by"),
     fetchedAt: timestamp("fetched_at", { withTimezone: true }).notNull().defaultNow(),
+    /** The last consent given to it: a registered client never granted is dropped after a while (src/oauth/purge.ts). */
+    grantedAt: timestamp("granted_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -38,20 +40,25 @@ export const oauthClients = pgTable(
 );
 
 /** An authorization request waiting for the user's consent (the consent page's key); short-lived. */
-export const oauthRequests = pgTable("oauth_requests", {
-  id: identityId(),
-  key: text("key").notNull().unique(),
-  clientId: integer("client_id")
-    .notNull()
-    .references(() => oauthClients.id, { onDelete: "cascade" }),
-  redirectUri: text("redirect_uri").notNull(),
-  /** What the client asked for: `read` or `write`. */
-  scope: text("scope", { enum: TOKEN_SCOPES }).notNull(),
-  state: text("state"),
-  codeChallenge: text("code_challenge").notNull(),
-  resource: text("resource").notNull(),
-  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
-});
+export const oauthRequests = pgTable(
+  "oauth_requests",
+  {
+    id: identityId(),
+    key: text("key").notNull().unique(),
+    clientId: integer("client_id")
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: "cascade" }),
+    redirectUri: text("redirect_uri").notNull(),
+    /** What the client asked for: `read` or `write`. */
+    scope: text("scope", { enum: TOKEN_SCOPES }).notNull(),
+    state: text("state"),
+    codeChallenge: text("code_challenge").notNull(),
+    resource: text("resource").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  // The purge's (expired first) and the client purge's (a client with a pending request is kept).
+  (t) => [index("oauth_requests_expires_idx").on(t.expiresAt), index("oauth_requests_client_idx").on(t.clientId)],
+);
 
 /**
  * What a user allowed a client: a company, a scope and the resource its tokens are for. Its tokens act
@@ -76,22 +83,29 @@ export const oauthGrants = pgTable(
   },
   (t) => [
     index("oauth_grants_company_idx").on(t.companyId, t.id).where(sql`${t.revokedAt} is null`),
+    // The client purge asks whether a client has grants.
+    index("oauth_grants_client_idx").on(t.clientId),
     check("oauth_grants_scope_ck", sql`${t.scope} in ('read', 'write')`),
   ],
 );
 
-/** Authorization codes: one use, bound to the redirect URI and PKCE challenge of their request. */
-export const oauthCodes = pgTable("oauth_codes", {
-  id: identityId(),
-  grantId: integer("grant_id")
-    .notNull()
-    .references(() => oauthGrants.id, { onDelete: "cascade" }),
-  codeHash: text("code_hash").notNull().unique(),
-  redirectUri: text("redirect_uri").notNull(),
-  codeChallenge: text("code_challenge").notNull(),
-  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
-  usedAt: timestamp("used_at", { withTimezone: true }),
-});
+/** Authorization codes: one use, bound to the redirect URI and PKCE challenge of their request; kept as long as their grant. */
+export const oauthCodes = pgTable(
+  "oauth_codes",
+  {
+    id: identityId(),
+    grantId: integer("grant_id")
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull().unique(),
+    redirectUri: text("redirect_uri").notNull(),
+    codeChallenge: text("code_challenge").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+  },
+  // Deleting a grant deletes its codes (on delete cascade) through this.
+  (t) => [index("oauth_codes_grant_idx").on(t.grantId)],
+);
 
 export const OAUTH_TOKEN_KINDS = ["access", "refresh"] as const;
 
@@ -109,5 +123,10 @@ export const oauthTokens = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
     usedAt: timestamp("used_at", { withTimezone: true }),
   },
-  (t) => [index("oauth_tokens_grant_idx").on(t.grantId), check("oauth_tokens_kind_ck", sql`${t.kind} in ('access', 'refresh')`)],
+  (t) => [
+    index("oauth_tokens_grant_idx").on(t.grantId),
+    // The purge's: tokens long past their expiry, oldest first.
+    index("oauth_tokens_expires_idx").on(t.expiresAt),
+    check("oauth_tokens_kind_ck", sql`${t.kind} in ('access', 'refresh')`),
+  ],
 );
