@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { purgeExpiredIdempotencyKeys } from "../src/http/idempotency";
-import { call, db, expectError, newCompany, sql } from "./support/api";
+import { allAtOnce, call, db, expectError, newCompany, sql } from "./support/api";
 import { companyRows, declares, documentChecker, inRunnableOrder, populated, tokenOperations } from "./support/operations";
 import { newClient, newOrder } from "./support/orders";
 
@@ -60,9 +60,7 @@ describe("Idempotency-Key", () => {
     const co = await newCompany({ accountingSync: true });
     const clientId = await newClient(co);
     const key = randomUUID();
-    const results = await Promise.all(
-      Array.from({ length: 50 }, () => co.post("/orders", { client_id: clientId, title: "Rush" }, keyed(key))),
-    );
+    const results = await allAtOnce(50, () => co.post("/orders", { client_id: clientId, title: "Rush" }, keyed(key)));
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
     for (const r of results) expect(r.body).toEqual(results[0].body);
     expect(results.filter((r) => r.headers.get("idempotent-replayed") === "true")).toHaveLength(49);

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import { inject } from "vitest";
+import { expect, inject } from "vitest";
 import * as schema from "../../src/db/schema";
 import type { Db } from "../../src/platform/db";
 import { createCompany, createToken, importFile } from "../../tools/ops/commands";
@@ -93,6 +93,28 @@ export async function newCompany(opts: { name?: string; accountingSync?: boolean
     del: (path, o) => call("DELETE", path, { token, ...o }),
     load: async (data) => (await importFile(d, { companyId: company_id, data })).ids,
   };
+}
+
+/**
+ * Sends `n` requests at once and answers each one's final answer. One answered 503 is sent again, as a
+ * client does after Retry-After: on a loaded machine a request waiting on the others' locks may pass the
+ * database deadline (DB_DEADLINE_MS), and 503 `service_unavailable` is then the API's answer, one that
+ * changed nothing. The test checks what the answers and the rows show once every request got through.
+ * Gives up after 20 s, answering the last 503.
+ */
+export async function allAtOnce(n: number, send: () => Promise<ApiResponse>): Promise<ApiResponse[]> {
+  const until = Date.now() + 20_000;
+  const settle = async (): Promise<ApiResponse> => {
+    const res = await send();
+    if (res.status !== 503 || Date.now() > until) return res;
+    expect({ code: res.body?.error?.code, retryAfter: res.headers.has("retry-after") }).toEqual({
+      code: "service_unavailable",
+      retryAfter: true,
+    });
+    await new Promise((r) => setTimeout(r, 250 + Math.random() * 250));
+    return settle();
+  };
+  return Promise.all(Array.from({ length: n }, settle));
 }
 
 /** The Worker's JSON log lines written so far (the shared Worker's, or those of a Worker started with its own `logFile`). */

@@ -9,6 +9,13 @@ import { READY_CHECK_TIMEOUT_MS } from "./ready";
 
 const CLOSED_PORT_DB = "postgres://postgres:s3cret-pw@127.0.0.1:1/crm";
 
+/** The Workers these tests need beside the suite's: the same bundle with a dependency down or missing. */
+const DATABASE_DOWN = { DATABASE_URL: CLOSED_PORT_DB };
+const NO_REDIS = { UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "" };
+const NOTHING = { DATABASE_URL: "", ...NO_REDIS };
+const MEMORY_LIMITER = { RATE_LIMIT_BACKEND: "memory", ...NO_REDIS };
+const redisSilent = () => ({ UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${silentPort}` });
+
 /** A TCP server that accepts and never answers: a dependency that hangs. */
 let silent: Server;
 let silentPort = 0;
@@ -25,6 +32,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
   silentPort = (silent.address() as { port: number }).port;
+  // Started here, under the hook's time limit, not the tests': a workerd start took over 10 s on a loaded machine.
+  await Promise.all([DATABASE_DOWN, NO_REDIS, NOTHING, MEMORY_LIMITER, redisSilent()].map(workerWith));
 });
 afterAll(async () => {
   for (const socket of sockets) socket.destroy();
@@ -50,7 +59,7 @@ async function startWith(bindings: Record<string, string>) {
 describe("GET /health", () => {
   it("answers 200 without a token and without touching the database (it answers with the database down)", async () => {
     expect((await call("GET", "/health")).body).toEqual({ status: "ok" });
-    const baseUrl = await workerWith({ DATABASE_URL: CLOSED_PORT_DB });
+    const baseUrl = await workerWith(DATABASE_DOWN);
     const res = await call("GET", "/health", { baseUrl });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: "ok" });
@@ -73,7 +82,7 @@ describe("GET /health/ready", () => {
   });
 
   it("503 naming the database when it is unreachable, without the connection string", async () => {
-    const res = await call("GET", "/health/ready", { baseUrl: await workerWith({ DATABASE_URL: CLOSED_PORT_DB }) });
+    const res = await call("GET", "/health/ready", { baseUrl: await workerWith(DATABASE_DOWN) });
     expect(res.status).toBe(503);
     expect(res.body).toEqual(
       errorEnvelope(res, {
@@ -89,7 +98,7 @@ describe("GET /health/ready", () => {
   it(
     "503 naming Redis when it does not answer within the deadline",
     async () => {
-      const baseUrl = await workerWith({ UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${silentPort}` });
+      const baseUrl = await workerWith(redisSilent());
       const res = await call("GET", "/health/ready", { baseUrl });
       expect(res.status).toBe(503);
       expect(res.body).toEqual(
@@ -106,20 +115,20 @@ describe("GET /health/ready", () => {
 
   it("503 naming Redis when it is not configured; without DATABASE_URL the service is misconfigured (500); the in-memory limiter counts as ready", async () => {
     const noRedis = await call("GET", "/health/ready", {
-      baseUrl: await workerWith({ UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "" }),
+      baseUrl: await workerWith(NO_REDIS),
     });
     expect(noRedis.status).toBe(503);
     expect(noRedis.body.error.message).toBe("Not ready: redis not configured");
     expect(noRedis.body.error.details).toEqual({ database: "ok", redis: "not_configured" });
 
     const none = await call("GET", "/health/ready", {
-      baseUrl: await workerWith({ DATABASE_URL: "", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "" }),
+      baseUrl: await workerWith(NOTHING),
     });
     expect(none.status).toBe(500);
     expect(none.body.error.code).toBe("internal_error");
 
     const memory = await call("GET", "/health/ready", {
-      baseUrl: await workerWith({ RATE_LIMIT_BACKEND: "memory", UPSTASH_REDIS_REST_URL: "", UPSTASH_REDIS_REST_TOKEN: "" }),
+      baseUrl: await workerWith(MEMORY_LIMITER),
     });
     expect(memory.status).toBe(200);
     expect(memory.body.checks).toEqual({ database: "ok", redis: "memory" });

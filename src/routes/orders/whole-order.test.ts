@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectError, newCompany, sql, waitFor } from "../../../test/support/api";
+import { allAtOnce, expectError, newCompany, sql, waitFor } from "../../../test/support/api";
 import { newClient, outboxRows } from "../../../test/support/orders";
 
 const rowsOf = async (companyId: number) => ({
@@ -164,7 +164,7 @@ describe("PUT /orders/by-external-id/{external_id}", () => {
     const clientA = await newClient(a);
     const clientB = await newClient(b);
     const body = (clientId: number) => ({ title: "Race", client_id: clientId, items: [{ title: "Line", unit_price: "5.00" }] });
-    const results = await Promise.all(Array.from({ length: 20 }, () => a.put("/orders/by-external-id/race", body(clientA))));
+    const results = await allAtOnce(20, () => a.put("/orders/by-external-id/race", body(clientA)));
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 200)).toHaveLength(19);
     expect(new Set(results.map((r) => r.body.project.id)).size).toBe(1);
