@@ -11,7 +11,9 @@
  *   BENCH_DB_DELAY_MS (default 25), BENCH_REDIS_DELAY_MS (added to each Redis answer; default 2 x
  *   BENCH_DB_DELAY_MS, so a limiter call costs what a database round trip does and shows when it is
  *   not overlapped), BENCH_RUNS (default 17),
- *   BENCH_ONLY (substrings of scenario names to run, comma-separated, e.g. "orders" or "MCP,GET /clients/{id}"), BENCH_SECONDS (throughput time per
+ *   BENCH_ONLY (substrings of scenario names to run, comma-separated, e.g. "orders" or "MCP,GET /clients/{id}"; "revocation" and
+ *   "batch vs singles" name those parts, and the throughput and CPU parts run with BENCH_ONLY only if one part is
+ *   "throughput"), BENCH_SECONDS (throughput time per
  *   worker and concurrency, default 8, taken in 4 rounds that alternate the Workers)
  * Last, the Workers' own CPU per request with the database's answers replayed in the isolate
  * (test/bench/replay): the API's overhead over the minimal Worker without the network in the way.
@@ -35,6 +37,12 @@ const requests = runs + 2;
 const throughputSeconds = Number(process.env.BENCH_SECONDS ?? 8);
 const CONCURRENCIES = [8, 32];
 const ROUNDS = 4;
+
+/** BENCH_ONLY's parts, lowercased: what to run (undefined: everything). */
+const only = process.env.BENCH_ONLY?.toLowerCase().split(",");
+/** Whether BENCH_ONLY asks for the part named `name` (a scenario's name, or "batch vs singles", "revocation", "throughput"). */
+const wanted = (name: string, exact = false) =>
+  !only || only.some((part) => (exact ? name.toLowerCase() === part : name.toLowerCase().includes(part)));
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -198,8 +206,7 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
       requests,
     };
     const results: Record<string, number> = {};
-    const only = process.env.BENCH_ONLY?.toLowerCase().split(",");
-    for (const scenario of benchScenarios.filter((s) => !only || only.some((part) => s.name.toLowerCase().includes(part)))) {
+    for (const scenario of benchScenarios.filter((s) => wanted(s.name))) {
       const request = await scenario.prepare({ ...ctx, ids });
       // A token per scenario, so the 300 requests per minute per key never refuse one (the warm-up requests check it).
       const { token } = await createToken(db, { companyId: company_id });
@@ -208,15 +215,16 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
         // A scenario may ask for a token of its own per request (not yet checked by this isolate, or unknown).
         const bearer = request.token ? await request.token() : token;
         const target = typeof request.path === "string" ? request.path : await request.path();
+        const body = typeof request.body === "function" ? request.body() : request.body;
         const started = performance.now();
         const res = await fetch(`${worker.url}/api/v1${target}`, {
           method: request.method ?? "GET",
           headers: {
             authorization: `Bearer ${bearer}`,
-            ...(request.body ? { "content-type": "application/json" } : {}),
+            ...(body ? { "content-type": "application/json" } : {}),
             ...request.headers,
           },
-          body: request.body ? JSON.stringify(request.body) : undefined,
+          body: body ? JSON.stringify(body) : undefined,
         });
         const answer = await res.text();
         if (res.status !== (request.status ?? 200)) throw new Error(`${scenario.name}: ${res.status}`);
@@ -225,9 +233,9 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
       }
       results[scenario.name] = median(times);
     }
-    const batchVsSingles = !only || only.some((part) => "batch vs singles".includes(part)) ? await timeBatchVsSingles(ctx) : undefined;
+    const batchVsSingles = wanted("batch vs singles") ? await timeBatchVsSingles(ctx) : undefined;
     let revocation: Awaited<ReturnType<typeof timeRevocation>> | undefined;
-    if (!only || only.some((part) => "revocation".includes(part))) {
+    if (wanted("revocation")) {
       // A second isolate beside the first, both caching tokens as production does.
       const second = await startWorker({
         script,
@@ -329,7 +337,8 @@ async function measure(delays: { db: number; redis: number }, withThroughput: bo
 }
 
 try {
-  const base = await measure({ db: 0, redis: 0 }, true);
+  // The throughput and the Workers' CPU (long): with BENCH_ONLY, only when one of its parts is "throughput".
+  const base = await measure({ db: 0, redis: 0 }, wanted("throughput", true));
   const slow = await measure({ db: dbDelay, redis: redisDelay }, false);
   const rtt = 2 * dbDelay;
   console.log(

@@ -1,19 +1,20 @@
 /**
- * Request log benchmark: `npm run bench:request-logs [-- --n 10000000] [--small 100000] [--runs 15] [--dir <dir>]`.
+ * The request log at scale: the section "request logs" of `npm run bench:scale` (test/bench/scale.ts:
+ * `--request-logs <n>` entries for the big company, default 10,000,000; `--request-logs-small <n>`, default
+ * 100,000; `--only "request logs"` runs this section alone; `--request-logs 0` skips it).
  *
- * Fills `request_logs` through SQL (generate_series, not the API) with --n entries for one company and
- * --small for another, spread over the 30 days kept (kept in <dir>, by default .bench-request-logs/<n>/,
- * and reused: delete it to fill again), then times, interleaved, the list queries the API and the
- * settings page run (src/routes/request-logs/queries.ts) for both companies: the first page, by token, by
- * 4xx, by operation, and a token's 4xx. Prints the p50 of each, their ratio (goal ≤ 2×) and the verdict.
- * Then times the queue consumer's batch writer (writeRequestLogs: one multi-row INSERT per batch of 100)
- * for 20,000 entries: entries per second (goal ≥ 2,000). The queries go over node-postgres to the same
- * PostgreSQL, not through the Worker: what is measured is the statements and their indexes.
+ * Fills `request_logs` through SQL (generate_series, not the API) with n entries for one company and
+ * `small` for another, spread over the 30 days kept (kept in `dir` and reused: delete it to fill again),
+ * then times, interleaved, the list queries the API and the settings page run
+ * (src/routes/request-logs/queries.ts) for both companies: the first page, by token, by 4xx, by operation,
+ * and a token's 4xx. Prints the p50 of each, their ratio (goal ≤ 2×) and the verdict. Then times the queue
+ * consumer's batch writer (writeRequestLogs: one multi-row INSERT per batch of 100) for 20,000 entries:
+ * entries per second (goal ≥ 2,000). The queries go over node-postgres to a PostgreSQL of its own (the
+ * default 128 MB shared_buffers), not through the Worker: what is measured is the statements and their indexes.
  */
 import { mkdirSync } from "node:fs";
 import { cpus } from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
@@ -24,18 +25,13 @@ import { listRequestLogs, type RequestLogFilters, type RequestLogReader } from "
 import { startStack } from "../../tools/local/stack";
 import { projectRoot } from "../../tools/ops/config";
 
-const { values: args } = parseArgs({
-  options: {
-    n: { type: "string", default: "10000000" },
-    small: { type: "string", default: "100000" },
-    runs: { type: "string", default: "15" },
-    dir: { type: "string" },
-  },
-});
-const N = Number(args.n);
-const SMALL = Number(args.small);
-const RUNS = Number(args.runs);
-const dir = path.resolve(args.dir ?? path.join(projectRoot, ".bench-request-logs", String(N)));
+/** The section's name, which `--only` of bench:scale matches to run it alone. */
+export const REQUEST_LOGS_SECTION = "request logs";
+
+/** Where the entries are kept between runs: under the scale run's `--dir`, or .bench-request-logs/<n>/. */
+export const requestLogsDir = (n: number, scaleDir?: string) =>
+  path.resolve(scaleDir ? path.join(scaleDir, "request-logs") : path.join(projectRoot, ".bench-request-logs", String(n)));
+
 const OPERATIONS = [
   "listClients",
   "getClient",
@@ -73,7 +69,9 @@ async function fill(client: pg.Client, companyId: number, n: number) {
 
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function main() {
+export async function timeRequestLogs({ n: N, small: SMALL, runs: RUNS, dir }: { n: number; small: number; runs: number; dir: string }) {
+  if (!Number.isInteger(N) || !Number.isInteger(SMALL) || SMALL < 3000 || N < SMALL)
+    throw new Error("--request-logs must be at least --request-logs-small, and that at least 3,000 (a full page of each filter)");
   mkdirSync(dir, { recursive: true });
   const stack = await startStack({
     dataDir: path.join(dir, "postgres"),
@@ -162,5 +160,3 @@ async function main() {
     await stack.stop();
   }
 }
-
-await main();

@@ -15,7 +15,12 @@
  * migration of indexes and triggers: today's Worker writes the columns of every migration.
  *
  * --only <pattern>: times only the endpoints whose name matches the regular expression (case-insensitive),
- * on the same seeded data; their plans go to <dir>/plans.txt, never to docs/scale-plans.txt.
+ * on the same seeded data; their plans go to <dir>/plans.txt, never to docs/scale-plans.txt. A pattern that
+ * matches "request logs" runs that section alone.
+ *
+ * Then the section "request logs" (test/bench/request-logs-scale.ts): a company with --request-logs entries
+ * (default 10,000,000) beside one with --request-logs-small (default 100,000), on a PostgreSQL of its own
+ * (kept in <dir>/request-logs/, by default .bench-request-logs/<n>/); --request-logs 0 skips it.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -35,6 +40,7 @@ import { type Stack, startStack } from "../../tools/local/stack";
 import { createToken } from "../../tools/ops/commands";
 import { projectRoot } from "../../tools/ops/config";
 import { buildWorker, startWorker } from "../support/worker";
+import { REQUEST_LOGS_SECTION, requestLogsDir, timeRequestLogs } from "./request-logs-scale";
 import { SEED_TERMS, seedCompany } from "./scale-seed";
 
 const { values: args } = parseArgs({
@@ -45,6 +51,8 @@ const { values: args } = parseArgs({
     "shared-buffers": { type: "string", default: "1GB" },
     "writes-before": { type: "string" },
     only: { type: "string" },
+    "request-logs": { type: "string", default: "10000000" },
+    "request-logs-small": { type: "string", default: "100000" },
   },
 });
 const N = Number(args.n);
@@ -54,6 +62,11 @@ if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error("--runs must be a whole
 const SHARED_BUFFERS = args["shared-buffers"];
 const ONLY = args.only === undefined ? undefined : new RegExp(args.only, "i");
 const dataDir = path.resolve(args.dir ?? path.join(projectRoot, ".bench-scale", String(N)));
+const REQUEST_LOGS = Number(args["request-logs"]);
+/** Which sections run: --only naming the request logs runs that one alone; another --only, the endpoints alone. */
+const onlyRequestLogs = ONLY?.test(REQUEST_LOGS_SECTION) ?? false;
+const runEndpoints = !onlyRequestLogs;
+const runRequestLogs = REQUEST_LOGS > 0 && (!ONLY || onlyRequestLogs);
 
 /** A goal: at most `ratio` × the small company's time (or the baseline's), or a note why there is none. */
 type Goal = { ratio: number } | { note: string };
@@ -406,139 +419,157 @@ function migrationsBefore(tag: string) {
   return dir;
 }
 
-mkdirSync(dataDir, { recursive: true });
-const main = await openStack(dataDir, path.join(projectRoot, "drizzle"));
-let before: Awaited<ReturnType<typeof openStack>> | undefined;
-let beforeMigrations: string | undefined;
-try {
-  if (args["writes-before"]) {
-    beforeMigrations = migrationsBefore(args["writes-before"]);
-    before = await openStack(path.join(dataDir, `before-${args["writes-before"]}`), beforeMigrations);
-  }
-  const companies = [
-    { label: "big", id: main.big },
-    { label: "small", id: main.small },
-  ];
-  const endpoints = new Map<string, Endpoint[]>();
-  for (const co of companies) {
-    const first = async (p: string) => (await main.hit(co.label, co.id, { name: "setup", goal: within(1), path: p })).body;
-    endpoints.set(
-      co.label,
-      (await endpointsFor(main.client, co.id, first)).filter((ep) => !ONLY || ONLY.test(ep.name)),
-    );
-  }
-  const list = endpoints.get("big")!;
-  if (!list.length) throw new Error(`--only ${args.only}: no endpoint's name matches`);
-
-  const times = new Map<string, number[]>();
-  const totals = new Map<string, number>();
-  const record = (key: string, ms: number) => times.set(key, [...(times.get(key) ?? []), ms]);
-  for (let run = 0; run < RUNS + 2; run++) {
-    for (let e = 0; e < list.length; e++) {
-      // Interleaved, alternating which company goes first.
-      for (const co of run % 2 ? companies : [...companies].reverse()) {
-        const { ms, body } = await main.hit(co.label, co.id, endpoints.get(co.label)![e], run);
-        if (body.pagination) totals.set(`${co.label}:${e}`, body.pagination.total);
-        if (run >= 2) record(`${co.label}:${e}`, ms);
-      }
+/** The section of the endpoints: the seeded companies through the Worker, the writes against --writes-before, the plans. */
+async function timeEndpoints() {
+  mkdirSync(dataDir, { recursive: true });
+  const main = await openStack(dataDir, path.join(projectRoot, "drizzle"));
+  let before: Awaited<ReturnType<typeof openStack>> | undefined;
+  let beforeMigrations: string | undefined;
+  try {
+    if (args["writes-before"]) {
+      beforeMigrations = migrationsBefore(args["writes-before"]);
+      before = await openStack(path.join(dataDir, `before-${args["writes-before"]}`), beforeMigrations);
     }
-  }
-  // The writes against the database before the migration, interleaved with the same writes here.
-  const beforeRows: { name: string; now: number; before: number }[] = [];
-  if (before) {
-    const nowWrites = writesFor(await writeTarget(main.client, main.big));
-    const thenWrites = writesFor(await writeTarget(before.client, before.big));
-    for (const [w, ep] of nowWrites.entries()) {
-      const now: number[] = [];
-      const then: number[] = [];
-      for (let run = 0; run < RUNS + 2; run++) {
-        const order = run % 2 ? [0, 1] : [1, 0];
-        for (const which of order) {
-          const { ms } =
-            which === 0 ? await main.hit("big", main.big, ep, 1000 + run) : await before.hit("big", before.big, thenWrites[w], 1000 + run);
-          if (run >= 2) (which === 0 ? now : then).push(ms);
+    const companies = [
+      { label: "big", id: main.big },
+      { label: "small", id: main.small },
+    ];
+    const endpoints = new Map<string, Endpoint[]>();
+    for (const co of companies) {
+      const first = async (p: string) => (await main.hit(co.label, co.id, { name: "setup", goal: within(1), path: p })).body;
+      endpoints.set(
+        co.label,
+        (await endpointsFor(main.client, co.id, first)).filter((ep) => !ONLY || ONLY.test(ep.name)),
+      );
+    }
+    const list = endpoints.get("big")!;
+    if (!list.length) throw new Error(`--only ${args.only}: no endpoint's name matches`);
+
+    const times = new Map<string, number[]>();
+    const totals = new Map<string, number>();
+    const record = (key: string, ms: number) => times.set(key, [...(times.get(key) ?? []), ms]);
+    for (let run = 0; run < RUNS + 2; run++) {
+      for (let e = 0; e < list.length; e++) {
+        // Interleaved, alternating which company goes first.
+        for (const co of run % 2 ? companies : [...companies].reverse()) {
+          const { ms, body } = await main.hit(co.label, co.id, endpoints.get(co.label)![e], run);
+          if (body.pagination) totals.set(`${co.label}:${e}`, body.pagination.total);
+          if (run >= 2) record(`${co.label}:${e}`, ms);
         }
       }
-      beforeRows.push({ name: `${ep.name} vs before ${args["writes-before"]}`, now: median(now), before: median(then) });
     }
-  }
+    // The writes against the database before the migration, interleaved with the same writes here.
+    const beforeRows: { name: string; now: number; before: number }[] = [];
+    if (before) {
+      const nowWrites = writesFor(await writeTarget(main.client, main.big));
+      const thenWrites = writesFor(await writeTarget(before.client, before.big));
+      for (const [w, ep] of nowWrites.entries()) {
+        const now: number[] = [];
+        const then: number[] = [];
+        for (let run = 0; run < RUNS + 2; run++) {
+          const order = run % 2 ? [0, 1] : [1, 0];
+          for (const which of order) {
+            const { ms } =
+              which === 0
+                ? await main.hit("big", main.big, ep, 1000 + run)
+                : await before.hit("big", before.big, thenWrites[w], 1000 + run);
+            if (run >= 2) (which === 0 ? now : then).push(ms);
+          }
+        }
+        beforeRows.push({ name: `${ep.name} vs before ${args["writes-before"]}`, now: median(now), before: median(then) });
+      }
+    }
 
-  const cpu = cpus()[0]?.model.trim();
-  const version = (await main.client.query("show server_version")).rows[0].server_version;
-  const machine = `${cpus().length} × ${cpu}, local stack (embedded PostgreSQL ${version}, shared_buffers ${SHARED_BUFFERS}, workerd)`;
-  const verdict = (goal: Goal, ratio: number) =>
-    "ratio" in goal ? `≤ ${goal.ratio}× ${ratio <= goal.ratio ? "ok" : "MISSED"}` : goal.note;
-  const count = (key: string) => (totals.has(key) ? totals.get(key)!.toLocaleString("en") : "");
-  const lines = [
-    `bench:scale ${new Date().toISOString().slice(0, 10)}, N = ${N} (big) vs ${N / 100} (small), p50 of ${RUNS} interleaved runs, ${machine}`,
-    "",
-    `| endpoint | ${N.toLocaleString("en")} | ${(N / 100).toLocaleString("en")} | ratio | goal | total (big / small) |`,
-    "|---|---:|---:|---:|---|---:|",
-  ];
-  for (const [e, ep] of list.entries()) {
-    const b = median(times.get(`big:${e}`)!);
-    const s = median(times.get(`small:${e}`)!);
-    const totalsCell = totals.has(`big:${e}`) ? `${count(`big:${e}`)} / ${count(`small:${e}`)}` : "";
-    lines.push(
-      `| ${ep.name} | ${b.toFixed(1)} ms | ${s.toFixed(1)} ms | ${(b / s).toFixed(2)}× | ${verdict(ep.goal, b / s)} | ${totalsCell} |`,
-    );
-  }
-  if (beforeRows.length) {
-    lines.push(
+    const cpu = cpus()[0]?.model.trim();
+    const version = (await main.client.query("show server_version")).rows[0].server_version;
+    const machine = `${cpus().length} × ${cpu}, local stack (embedded PostgreSQL ${version}, shared_buffers ${SHARED_BUFFERS}, workerd)`;
+    const verdict = (goal: Goal, ratio: number) =>
+      "ratio" in goal ? `≤ ${goal.ratio}× ${ratio <= goal.ratio ? "ok" : "MISSED"}` : goal.note;
+    const count = (key: string) => (totals.has(key) ? totals.get(key)!.toLocaleString("en") : "");
+    const lines = [
+      `bench:scale ${new Date().toISOString().slice(0, 10)}, N = ${N} (big) vs ${N / 100} (small), p50 of ${RUNS} interleaved runs, ${machine}`,
       "",
-      `| write, ${N.toLocaleString("en")} company | now | before ${args["writes-before"]} | ratio | goal |`,
-      "|---|---:|---:|---:|---|",
-    );
-    for (const r of beforeRows) {
+      `| endpoint | ${N.toLocaleString("en")} | ${(N / 100).toLocaleString("en")} | ratio | goal | total (big / small) |`,
+      "|---|---:|---:|---:|---|---:|",
+    ];
+    for (const [e, ep] of list.entries()) {
+      const b = median(times.get(`big:${e}`)!);
+      const s = median(times.get(`small:${e}`)!);
+      const totalsCell = totals.has(`big:${e}`) ? `${count(`big:${e}`)} / ${count(`small:${e}`)}` : "";
       lines.push(
-        `| ${r.name} | ${r.now.toFixed(1)} ms | ${r.before.toFixed(1)} ms | ${(r.now / r.before).toFixed(2)}× | ${verdict({ ratio: 1.5 }, r.now / r.before)} |`,
+        `| ${ep.name} | ${b.toFixed(1)} ms | ${s.toFixed(1)} ms | ${(b / s).toFixed(2)}× | ${verdict(ep.goal, b / s)} | ${totalsCell} |`,
       );
     }
-  }
-  console.log(lines.join("\n"));
-
-  // Plans: auto_explain on every statement of one more request per endpoint (big company). Settings of
-  // a database apply to new sessions: the local endpoint's pooled sessions are ended so it opens new ones.
-  await main.client.query("alter database crm set session_preload_libraries = 'auto_explain'");
-  for (const setting of ["log_min_duration = 0", "log_analyze = on", "log_buffers = on", "log_timing = on"]) {
-    await main.client.query(`alter database crm set auto_explain.${setting}`);
-  }
-  const endSessions = async () => {
-    await main.client.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = 'crm' and pid <> pg_backend_pid()");
-    await new Promise((r) => setTimeout(r, 1000)); // the pool sees its sessions close
-  };
-  await endSessions();
-  const plans: string[] = [`EXPLAIN ANALYZE (auto_explain) of each endpoint's statements for the ${N}-row company; ${lines[0]}`, ""];
-  try {
-    for (const ep of list) {
-      main.takeLog();
-      const { ms } = await main.hit("big", main.big, ep, RUNS + 2);
-      await new Promise((r) => setTimeout(r, 300)); // the server's log lines arrive on their own
-      const statements = main
-        .takeLog()
-        .split(/(?=LOG:\s+duration:)/)
-        .filter((p) => p.includes("Query Text:") && !p.includes("api_tokens"))
-        .map((p) => p.replace(/^.*?LOG:\s+/s, "").trimEnd());
-      if (!statements.length) throw new Error(`no plan was logged for ${ep.name}`);
-      plans.push(
-        `=== ${ep.name}: ${ep.method ?? "GET"} ${ep.path.slice(0, 120)} (${ms.toFixed(0)} ms with auto_explain)`,
-        ...statements,
+    if (beforeRows.length) {
+      lines.push(
         "",
+        `| write, ${N.toLocaleString("en")} company | now | before ${args["writes-before"]} | ratio | goal |`,
+        "|---|---:|---:|---:|---|",
       );
+      for (const r of beforeRows) {
+        lines.push(
+          `| ${r.name} | ${r.now.toFixed(1)} ms | ${r.before.toFixed(1)} ms | ${(r.now / r.before).toFixed(2)}× | ${verdict({ ratio: 1.5 }, r.now / r.before)} |`,
+        );
+      }
     }
-  } finally {
-    await main.client.query("alter database crm reset all");
+    console.log(lines.join("\n"));
+
+    // Plans: auto_explain on every statement of one more request per endpoint (big company). Settings of
+    // a database apply to new sessions: the local endpoint's pooled sessions are ended so it opens new ones.
+    await main.client.query("alter database crm set session_preload_libraries = 'auto_explain'");
+    for (const setting of ["log_min_duration = 0", "log_analyze = on", "log_buffers = on", "log_timing = on"]) {
+      await main.client.query(`alter database crm set auto_explain.${setting}`);
+    }
+    const endSessions = async () => {
+      await main.client.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = 'crm' and pid <> pg_backend_pid()");
+      await new Promise((r) => setTimeout(r, 1000)); // the pool sees its sessions close
+    };
     await endSessions();
+    const plans: string[] = [`EXPLAIN ANALYZE (auto_explain) of each endpoint's statements for the ${N}-row company; ${lines[0]}`, ""];
+    try {
+      for (const ep of list) {
+        main.takeLog();
+        const { ms } = await main.hit("big", main.big, ep, RUNS + 2);
+        await new Promise((r) => setTimeout(r, 300)); // the server's log lines arrive on their own
+        const statements = main
+          .takeLog()
+          .split(/(?=LOG:\s+duration:)/)
+          .filter((p) => p.includes("Query Text:") && !p.includes("api_tokens"))
+          .map((p) => p.replace(/^.*?LOG:\s+/s, "").trimEnd());
+        if (!statements.length) throw new Error(`no plan was logged for ${ep.name}`);
+        plans.push(
+          `=== ${ep.name}: ${ep.method ?? "GET"} ${ep.path.slice(0, 120)} (${ms.toFixed(0)} ms with auto_explain)`,
+          ...statements,
+          "",
+        );
+      }
+    } finally {
+      await main.client.query("alter database crm reset all");
+      await endSessions();
+    }
+    const plansFile =
+      N === 1_000_000 && !args.dir && !ONLY ? path.join(projectRoot, "docs/scale-plans.txt") : path.join(dataDir, "plans.txt");
+    writeFileSync(plansFile, plans.join("\n"));
+    console.log(`\nplans: ${path.relative(process.cwd(), plansFile)}`);
+  } finally {
+    await removeWrites(main.client);
+    if (before) await removeWrites(before.client);
+    await main.close();
+    await before?.close();
+    if (beforeMigrations) rmSync(beforeMigrations, { recursive: true, force: true });
   }
-  const plansFile =
-    N === 1_000_000 && !args.dir && !ONLY ? path.join(projectRoot, "docs/scale-plans.txt") : path.join(dataDir, "plans.txt");
-  writeFileSync(plansFile, plans.join("\n"));
-  console.log(`\nplans: ${path.relative(process.cwd(), plansFile)}`);
-} finally {
-  await removeWrites(main.client);
-  if (before) await removeWrites(before.client);
-  await main.close();
-  await before?.close();
-  if (beforeMigrations) rmSync(beforeMigrations, { recursive: true, force: true });
+}
+
+if (runEndpoints) await timeEndpoints();
+if (runRequestLogs) {
+  console.log(
+    `\n${REQUEST_LOGS_SECTION}: ${REQUEST_LOGS.toLocaleString("en")} entries beside ${Number(args["request-logs-small"]).toLocaleString("en")}`,
+  );
+  await timeRequestLogs({
+    n: REQUEST_LOGS,
+    small: Number(args["request-logs-small"]),
+    runs: RUNS,
+    dir: requestLogsDir(REQUEST_LOGS, args.dir && dataDir),
+  });
 }
 process.exit(0);

@@ -25,6 +25,7 @@ export interface BenchRequest {
   method?: string;
   /** The path, or (for requests that consume what they act on) a fresh one per request. */
   path: string | (() => Promise<string>);
+  /** The JSON body, or a function giving each request's (called once per request, before it is timed). */
   body?: unknown;
   /** A bearer token per request instead of the company's usual (already checked) one. */
   token?: () => Promise<string>;
@@ -124,6 +125,37 @@ const thread = (n: number) => ({
     body_html: `<p>Hi! Can we add four more XL to the order?</p><p>Thanks, Maya</p>${"<br>".repeat(50)}`,
   })),
 });
+
+/** `/orders/{id}/items/{item_id}/decorations` of the seeded order's line `item`. */
+const decorationsOf = (ids: BenchContext["ids"], item: string) => `/orders/${ids["ord-northside-tees"]}/items/${ids[item]}/decorations`;
+const SCREEN_PRINT = { location: "front", method: "screen_print", colors: [{ name: "Red", code: "PMS 186 C" }], color_count: 1 };
+const EMBROIDERY = { location: "left_sleeve", method: "embroidery", stitch_count: 4000 };
+
+/** Sends a POST through the API with a token of its own (a scenario's set-up, not timed); its answer's JSON. */
+async function setUpPost({ api, db, companyId }: BenchContext, path: string, body: unknown) {
+  const { token } = await createToken(db, { companyId });
+  const res = await fetch(`${api}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, any>;
+}
+
+/** Adds decorations to the line item at `path`, in this order: their ids. */
+async function addDecorations(ctx: BenchContext, path: string, bodies: unknown[]) {
+  const ids: number[] = [];
+  for (const body of bodies) ids.push((await setUpPost(ctx, path, body)).decoration.id);
+  return ids;
+}
+
+/** A proof approval of the seeded order's second artwork, asked through the API. */
+async function askApproval(ctx: BenchContext): Promise<{ id: number }> {
+  const order = ctx.ids["ord-northside-tees"];
+  return (await setUpPost(ctx, `/orders/${order}/approvals`, { artwork_ids: [ctx.ids["ord-northside-tees-a2"]], include_total: true }))
+    .approval;
+}
 
 /**
  * A request to the MCP endpoint (one JSON-RPC message, answered as JSON); its check fails on a JSON-RPC
@@ -270,6 +302,20 @@ export const benchScenarios: BenchScenario[] = [
     },
   },
   { name: "GET /events (page of 25)", goal: 1, prepare: async () => ({ path: "/events" }) },
+  // Proof approvals (issue 42): one statement each, like every read.
+  {
+    name: "GET /approvals/{id}",
+    goal: 1,
+    prepare: async (ctx) => ({ path: `/approvals/${(await askApproval(ctx)).id}` }),
+  },
+  {
+    name: "GET /orders/{id}/approvals",
+    goal: 1,
+    prepare: async (ctx) => {
+      await askApproval(ctx);
+      return { path: `/orders/${ctx.ids["ord-northside-tees"]}/approvals` };
+    },
+  },
   {
     name: "PATCH /orders/{id} (project + invoice)",
     goal: 2,
@@ -317,26 +363,39 @@ export const benchScenarios: BenchScenario[] = [
       body: { position: 0, unit_price: "26.00" },
     }),
   },
+  // A line item's decorations (issue 42): each write is an order-contents write (read, then the conditional write).
+  {
+    name: "POST /orders/{id}/items/{item_id}/decorations",
+    goal: 2,
+    prepare: async ({ ids }) => ({ method: "POST", path: decorationsOf(ids, "ord-northside-tees-i2"), body: SCREEN_PRINT }),
+  },
   {
     name: "PATCH /orders/{id}/items/{item_id}/decorations/{decoration_id} (move)",
     goal: 2,
-    prepare: async ({ api, db, companyId, ids }) => {
-      const items = `/orders/${ids["ord-northside-tees"]}/items/${ids["ord-northside-tees-i2"]}/decorations`;
-      const { token } = await createToken(db, { companyId });
-      const made: number[] = [];
-      for (const body of [
-        { location: "front", method: "screen_print", colors: [{ name: "Red", code: "PMS 186 C" }], color_count: 1 },
-        { location: "left_sleeve", method: "embroidery", stitch_count: 4000 },
-      ]) {
-        const res = await fetch(`${api}${items}`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-          body: JSON.stringify(body),
-        });
-        if (res.status !== 200) throw new Error(`${items}: ${res.status} ${await res.text()}`);
-        made.push(((await res.json()) as { decoration: { id: number } }).decoration.id);
-      }
-      return { method: "PATCH", path: `${items}/${made[1]}`, body: { position: 0, notes: "Moved in bench" } };
+    prepare: async (ctx) => {
+      const path = decorationsOf(ctx.ids, "ord-northside-tees-i2");
+      const made = await addDecorations(ctx, path, [SCREEN_PRINT, EMBROIDERY]);
+      return { method: "PATCH", path: `${path}/${made[1]}`, body: { position: 0, notes: "Moved in bench" } };
+    },
+  },
+  {
+    name: "POST /orders/{id}/items/{item_id}/decorations/reorder",
+    goal: 2,
+    prepare: async (ctx) => {
+      // An item of its own decorations (the first line), put in one order and back in turn.
+      const path = decorationsOf(ctx.ids, "ord-northside-tees-i1");
+      const made = await addDecorations(ctx, path, [SCREEN_PRINT, EMBROIDERY, SCREEN_PRINT]);
+      let n = 0;
+      return { method: "POST", path: `${path}/reorder`, body: () => ({ ids: n++ % 2 ? made : [...made].reverse() }) };
+    },
+  },
+  {
+    name: "DELETE /orders/{id}/items/{item_id}/decorations/{decoration_id}",
+    goal: 2,
+    prepare: async (ctx) => {
+      const path = decorationsOf(ctx.ids, "ord-northside-tees-i2");
+      // A decoration of its own per request, added before the request is timed.
+      return { method: "DELETE", path: async () => `${path}/${(await addDecorations(ctx, path, [EMBROIDERY]))[0]}` };
     },
   },
   {

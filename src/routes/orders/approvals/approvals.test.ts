@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   apiUrl,
@@ -53,6 +54,43 @@ async function post(url: string, first: Awaited<ReturnType<typeof page>>, fields
     body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
   });
   return { status: res.status, location: res.headers.get("location"), html: await res.text() };
+}
+
+/** A link token of the right shape that no approval has (a fresh one each time). */
+const newLinkToken = () => randomBytes(32).toString("base64url");
+/** A client address of this test alone (`CF-Connecting-IP`, as Cloudflare sets it), so no other test's attempts count. */
+const clientAddress = () => `198.51.100.${(process.pid % 200) + 1}-${randomBytes(4).toString("hex")}`;
+/** An answer's POST from the client `ip` (no CSRF token: the throttle counts it before anything else). */
+const answerFrom = (ip: string): RequestInit => ({
+  method: "POST",
+  redirect: "manual",
+  headers: { "cf-connecting-ip": ip, "content-type": "application/x-www-form-urlencoded" },
+  body: new URLSearchParams({ answer: "approve", name: "Maya" }).toString(),
+});
+
+/**
+ * `n` requests from one new client address (the first n − 1 `concurrency` at a time, the last alone,
+ * so it is the one past a limit of n − 1): their statuses. The limiter's windows are fixed minutes, so a
+ * run that crossed into the next minute (which resets the counts) is done again, from a new address.
+ */
+async function perClient(n: number, concurrency: number, send: (ip: string) => Promise<Response>): Promise<number[]> {
+  const minute = () => Math.floor(Date.now() / 60_000);
+  const status = async (ip: string) => {
+    const res = await send(ip);
+    await res.arrayBuffer();
+    return res.status;
+  };
+  for (;;) {
+    const ip = clientAddress();
+    const started = minute();
+    const statuses: number[] = [];
+    while (statuses.length < n - 1) {
+      const batch = Math.min(concurrency, n - 1 - statuses.length);
+      statuses.push(...(await Promise.all(Array.from({ length: batch }, () => status(ip)))));
+    }
+    statuses.push(await status(ip));
+    if (minute() === started) return statuses;
+  }
 }
 
 describe("proof approvals over the API", () => {
@@ -258,6 +296,26 @@ describe("proof approvals over the API", () => {
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     // Another link is not affected.
     expect((await fetch(`${origin()}/approve/${"u".repeat(43)}`)).status).toBe(404);
+  });
+
+  it("throttles answers per client through the limiter: a client's 31st answer in a minute is a 429, on any link", async () => {
+    // 30 answers from one address, each to a link of its own (one attempt per link, far under the link's 10).
+    const statuses = await perClient(31, 1, (ip) => fetch(`${origin()}/approve/${newLinkToken()}`, answerFrom(ip)));
+    expect(statuses.slice(0, 30).every((s) => s === 404)).toBe(true);
+    const refused = statuses[30];
+    expect(refused).toBe(429);
+    // Another client is not affected.
+    expect((await fetch(`${origin()}/approve/${newLinkToken()}`, answerFrom(clientAddress()))).status).toBe(404);
+  });
+
+  it("throttles lookups per client through the limiter: a client's 301st view in a minute is a 429, on any link", async () => {
+    const statuses = await perClient(301, 20, (ip) =>
+      fetch(`${origin()}/approve/${newLinkToken()}`, { headers: { "cf-connecting-ip": ip } }),
+    );
+    expect(statuses.slice(0, 300).every((s) => s === 404)).toBe(true);
+    expect(statuses[300]).toBe(429);
+    const other = await fetch(`${origin()}/approve/${newLinkToken()}`, { headers: { "cf-connecting-ip": clientAddress() } });
+    expect(other.status).toBe(404);
   });
 
   it("an answer without its CSRF token, or without a name, writes nothing", async () => {
