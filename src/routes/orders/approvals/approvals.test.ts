@@ -69,27 +69,36 @@ const answerFrom = (ip: string): RequestInit => ({
 });
 
 /**
- * `n` requests from one new client address (the first n − 1 `concurrency` at a time, the last alone,
- * so it is the one past a limit of n − 1): their statuses. The limiter's windows are fixed minutes, so a
- * run that crossed into the next minute (which resets the counts) is done again, from a new address.
+ * `n` requests from one new client address about one new link (`send(ip, link)`; a sender may use a link
+ * of its own per request): the first n − 1 `concurrency` at a time, the last alone, so it is the one past
+ * a limit of n − 1. Answers their statuses and the last answer's headers. The limiter's windows are fixed
+ * minutes, so a run that crossed into the next minute (which resets the counts) is done again, from a new
+ * address and link.
  */
-async function perClient(n: number, concurrency: number, send: (ip: string) => Promise<Response>): Promise<number[]> {
+async function inOneMinute(
+  n: number,
+  concurrency: number,
+  send: (ip: string, link: string) => Promise<Response>,
+): Promise<{ statuses: number[]; last: Headers }> {
   const minute = () => Math.floor(Date.now() / 60_000);
-  const status = async (ip: string) => {
-    const res = await send(ip);
-    await res.arrayBuffer();
-    return res.status;
-  };
   for (;;) {
     const ip = clientAddress();
+    const link = `${origin()}/approve/${newLinkToken()}`;
+    let last = new Headers();
+    const status = async () => {
+      const res = await send(ip, link);
+      await res.arrayBuffer();
+      last = res.headers;
+      return res.status;
+    };
     const started = minute();
     const statuses: number[] = [];
     while (statuses.length < n - 1) {
       const batch = Math.min(concurrency, n - 1 - statuses.length);
-      statuses.push(...(await Promise.all(Array.from({ length: batch }, () => status(ip)))));
+      statuses.push(...(await Promise.all(Array.from({ length: batch }, status))));
     }
-    statuses.push(await status(ip));
-    if (minute() === started) return statuses;
+    statuses.push(await status());
+    if (minute() === started) return { statuses, last };
   }
 }
 
@@ -287,20 +296,17 @@ describe("proof approvals over the API", () => {
   });
 
   it("throttles lookups per link through the limiter: the 61st view of one link in a minute is a 429", async () => {
-    const url = `${origin()}/approve/${"t".repeat(31)}${Date.now().toString().padStart(12, "0")}`;
-    const statuses: number[] = [];
-    for (let i = 0; i < 60; i++) statuses.push((await fetch(url)).status);
-    expect(statuses.every((s) => s === 404)).toBe(true);
-    const refused = await fetch(url);
-    expect(refused.status).toBe(429);
-    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    const { statuses, last } = await inOneMinute(61, 1, (ip, link) => fetch(link, { headers: { "cf-connecting-ip": ip } }));
+    expect(statuses.slice(0, 60).every((s) => s === 404)).toBe(true);
+    expect(statuses[60]).toBe(429);
+    expect(Number(last.get("retry-after"))).toBeGreaterThan(0);
     // Another link is not affected.
-    expect((await fetch(`${origin()}/approve/${"u".repeat(43)}`)).status).toBe(404);
+    expect((await fetch(`${origin()}/approve/${newLinkToken()}`)).status).toBe(404);
   });
 
   it("throttles answers per client through the limiter: a client's 31st answer in a minute is a 429, on any link", async () => {
     // 30 answers from one address, each to a link of its own (one attempt per link, far under the link's 10).
-    const statuses = await perClient(31, 1, (ip) => fetch(`${origin()}/approve/${newLinkToken()}`, answerFrom(ip)));
+    const { statuses } = await inOneMinute(31, 1, (ip) => fetch(`${origin()}/approve/${newLinkToken()}`, answerFrom(ip)));
     expect(statuses.slice(0, 30).every((s) => s === 404)).toBe(true);
     const refused = statuses[30];
     expect(refused).toBe(429);
@@ -309,7 +315,7 @@ describe("proof approvals over the API", () => {
   });
 
   it("throttles lookups per client through the limiter: a client's 301st view in a minute is a 429, on any link", async () => {
-    const statuses = await perClient(301, 20, (ip) =>
+    const { statuses } = await inOneMinute(301, 20, (ip) =>
       fetch(`${origin()}/approve/${newLinkToken()}`, { headers: { "cf-connecting-ip": ip } }),
     );
     expect(statuses.slice(0, 300).every((s) => s === 404)).toBe(true);
