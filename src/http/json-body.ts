@@ -110,10 +110,11 @@ const DISCARD_CAP = 32 * 1024 * 1024;
  * hence this small reader.
  */
 export async function readLimited(req: Request, maxBytes: number, timeoutMs = BODY_READ_TIMEOUT_MS): Promise<Uint8Array> {
-  const declaredOver = Number(req.headers.get("content-length") ?? Number.NaN) > maxBytes;
+  const declared = Number(req.headers.get("content-length") ?? Number.NaN);
+  const declaredOver = declared > maxBytes;
   const bytes = await withDeadline(
     timeoutMs,
-    (signal) => readBytes(req.body, maxBytes, DISCARD_CAP, signal),
+    (signal) => readBytes(req.body, maxBytes, DISCARD_CAP, signal, Number.isSafeInteger(declared) ? declared : undefined),
     () =>
       new ApiError(408, "invalid_request", `Request body was not received within ${timeoutMs / 1000} s`, {
         timeout_seconds: timeoutMs / 1000,

@@ -17,6 +17,10 @@
  *   BENCH_CPU_RUNS (fresh isolates per probe and build, default 10), BENCH_REPLAY_ROUNDS (turns per
  *   build, default 4; 0 skips warm; even numbers let each build go first equally often), BENCH_REPLAY_REQUESTS (per request and round, default 500),
  *   BENCH_COMPARE_REQUESTS (the replayed requests, comma-separated; default all)
+ * - refused, with BENCH_COMPARE_REFUSED=<turns per build> (default 0: none): `bench:cpu`'s refused rows
+ *   (a 401, a 60 KB path's 414, MCP calls refused before their request) through each build's replay
+ *   Worker, alternating (each turn the median of 3 rounds of BENCH_REFUSED_REQUESTS, default 100); per
+ *   row both builds' µs and their ratios to the floor (the minimal Worker's GET /clients/{id}) of the same turns.
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -27,7 +31,17 @@ import { openapiDocument } from "../../tools/ops/openapi";
 import { revisionTree } from "../../tools/ops/revision-tree";
 import { firstRequest, median, readBundle } from "../../tools/ops/workerd-cpu";
 import { buildWorker } from "../support/worker";
-import { answeredFirstRequest, benchCompany, coldProbes, REPLAYED_REQUESTS, type ReplayedRequest, replayedCpu } from "./cpu";
+import {
+  answeredFirstRequest,
+  benchCompany,
+  coldProbes,
+  REFUSED_REQUESTS,
+  REPLAYED_REQUESTS,
+  type RefusedRequest,
+  type ReplayedRequest,
+  refusedCpu,
+  replayedCpu,
+} from "./cpu";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -52,11 +66,14 @@ function comparisonLines(
   warm: { rounds: number; n: number; requests: { name: string; base: Record<string, number>; head: Record<string, number> }[] },
 ): string[] {
   const width = Math.max(10, labels.base.length, labels.head.length);
-  const lines = [
-    `Cold path: workerd CPU, median of ${cold.runs} fresh isolates per build, minus a one-line Worker's first request (${cold.oneLineMs.toFixed(1)} ms):`,
-    `  ${"".padEnd(50)} ${labels.base.padStart(width)} ${labels.head.padStart(width)}   change`,
-  ];
-  for (const s of cold.series) {
+  const lines: string[] = [];
+  // BENCH_CPU_RUNS=0: no cold rounds (the warm or refused rows alone).
+  if (cold.runs)
+    lines.push(
+      `Cold path: workerd CPU, median of ${cold.runs} fresh isolates per build, minus a one-line Worker's first request (${cold.oneLineMs.toFixed(1)} ms):`,
+      `  ${"".padEnd(50)} ${labels.base.padStart(width)} ${labels.head.padStart(width)}   change`,
+    );
+  for (const s of cold.runs ? cold.series : []) {
     const [b, h] = [ms(s.base, cold.oneLineMs), ms(s.head, cold.oneLineMs)];
     lines.push(
       `  ${s.name.padEnd(50)} ${`${b.toFixed(1)} ms`.padStart(width)} ${`${h.toFixed(1)} ms`.padStart(width)}   ${signed(h - b, 1)} ms`,
@@ -78,11 +95,38 @@ function comparisonLines(
   return lines;
 }
 
+type Refused = Awaited<ReturnType<typeof refusedCpu>>;
+
+/** The refused rows of both builds: µs per request and the ratio to the floor of the same turns (medians over turns). */
+function refusedComparisonLines(
+  labels: { base: string; head: string },
+  turns: number,
+  n: number,
+  base: Refused[],
+  head: Refused[],
+): string[] {
+  const at = (rs: Refused[], row: RefusedRequest | "floor") => median(rs.map((r) => (row === "floor" ? r.floor : r.api[row])));
+  const lines = [
+    `Refused before their work: the API's µs per request and ÷ the floor (median of ${turns} alternating turns, each the median of 3 rounds of ${n}), ${labels.base} → ${labels.head}:`,
+    `  ${"floor: the minimal Worker's GET /clients/{id}".padEnd(52)} ${at(base, "floor").toFixed(0)} → ${at(head, "floor").toFixed(0)} µs`,
+  ];
+  for (const row of Object.keys(REFUSED_REQUESTS) as RefusedRequest[]) {
+    const [b, h] = [at(base, row), at(head, row)];
+    const ratio = (x: number, rs: Refused[]) => (x / at(rs, "floor")).toFixed(2);
+    lines.push(
+      `  ${REFUSED_REQUESTS[row].name.padEnd(52)} ${b.toFixed(0)} → ${h.toFixed(0)} µs (${signed(h - b, 0)})   ${ratio(b, base)} → ${ratio(h, head)}× the floor`,
+    );
+  }
+  return lines;
+}
+
 async function compare(revision: string, probeParts: string[]) {
   const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
   const runs = env("BENCH_CPU_RUNS", 10);
   const rounds = env("BENCH_REPLAY_ROUNDS", 4);
   const n = env("BENCH_REPLAY_REQUESTS", 500);
+  const refusedTurns = env("BENCH_COMPARE_REFUSED", 0);
+  const refusedN = env("BENCH_REFUSED_REQUESTS", 100);
   const requests = (process.env.BENCH_COMPARE_REQUESTS?.split(",") ?? Object.keys(REPLAYED_REQUESTS)) as ReplayedRequest[];
   for (const r of requests)
     if (!(r in REPLAYED_REQUESTS)) throw new Error(`unknown request ${r}: one of ${Object.keys(REPLAYED_REQUESTS)}`);
@@ -107,7 +151,7 @@ async function compare(revision: string, probeParts: string[]) {
     // The Worker, and the replay Worker when warm figures are asked for.
     const buildsOf = (from: string, name: string) => ({
       worker: readBundle(build(from, name)),
-      replay: rounds ? build(from, `${name}-replay`, "test/bench/replay/worker.ts") : "",
+      replay: rounds || refusedTurns ? build(from, `${name}-replay`, "test/bench/replay/worker.ts") : "",
     });
     const builds = { base: buildsOf(tree, "base"), head: buildsOf(root, "head") };
     progress("both builds done");
@@ -143,9 +187,16 @@ async function compare(revision: string, probeParts: string[]) {
           warm[which].push(
             await replayedCpu(builds[which].replay, company, { requests, rounds: 3, n, logFile: path.join(dir, `${which}.log`) }),
           );
+      const refused = { base: [] as Refused[], head: [] as Refused[] };
+      for (let round = 0; round < refusedTurns; round++)
+        for (const which of order(round))
+          refused[which].push(
+            await refusedCpu(builds[which].replay, company, { rounds: 3, n: refusedN, logFile: path.join(dir, `${which}-refused.log`) }),
+          );
+      if (refusedTurns) progress("refused requests measured");
       const medians = (rs: typeof warm.base, request: ReplayedRequest) =>
         Object.fromEntries((["minimal", "api", "apiLogNotWritten"] as const).map((k) => [k, median(rs.map((r) => r[request][k]))]));
-      return comparisonLines(
+      const lines = comparisonLines(
         labels,
         { runs, oneLineMs: median(oneLine), series },
         {
@@ -156,6 +207,7 @@ async function compare(revision: string, probeParts: string[]) {
             : [],
         },
       );
+      return refusedTurns ? [...lines, ...refusedComparisonLines(labels, refusedTurns, refusedN, refused.base, refused.head)] : lines;
     } finally {
       await company.stop();
     }
