@@ -252,3 +252,25 @@ export const syncPaginationSchema = schemaOnce(() =>
     })
     .openapi("SyncPagination"),
 );
+
+/**
+ * A feed's `pagination` with a cursor only (no total; pages cut at `PAGE_BUDGET_BYTES`): the events feed
+ * and the request log. `rows` names what a page holds; `ofRows` says the budget counts them (" of events").
+ * One component per feed, so the document's names stay what clients know.
+ */
+export const budgetedCursorPagination = (component: string, rows: string, ofRows = "") =>
+  schemaOnce(() =>
+    z
+      .object({
+        per_page: z.number().int(),
+        next_cursor: z
+          .string()
+          .nullable()
+          .openapi({
+            description:
+              `Pass as \`cursor\` (with the same filters) for the older ${rows} after this page; null on the last page. A page may hold ` +
+              `fewer than \`per_page\` ${rows} while more follow (it stops at ${PAGE_BUDGET_BYTES / 1048576} MiB${ofRows}): walk until this is null`,
+          }),
+      })
+      .openapi(component),
+  );
