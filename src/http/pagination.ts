@@ -5,8 +5,8 @@ import { isoDateTime } from "../platform/dates";
 import type { Db } from "../platform/db";
 import { type Carried, carriedTotalSql, SYNC_LAG_SECONDS } from "../platform/incremental-sync";
 import { afterKey, type KeyColumn, type KeysetSort, pageIdsCte, type SortKey, type Split } from "../platform/keyset";
-import { invalid } from "./errors";
-import { PAGE_BUDGET_BYTES, paginationSchema, schemaOnce, timestamp } from "./openapi";
+import { invalid, notFound } from "./errors";
+import { PAGE_BUDGET_BYTES, paginationQuery, paginationSchema, schemaOnce, timestamp } from "./openapi";
 
 /*
  * The wire side of pagination: the `cursor` and sync query parameters, the cursor codec and the
@@ -252,3 +252,64 @@ export const syncPaginationSchema = schemaOnce(() =>
     })
     .openapi("SyncPagination"),
 );
+
+/**
+ * A feed's `pagination` with a cursor only (no total; pages cut at `PAGE_BUDGET_BYTES`): the events feed
+ * and the request log. `rows` names what a page holds; `ofRows` says the budget counts them (" of events").
+ * One component per feed, so the document's names stay what clients know.
+ */
+export const budgetedCursorPagination = (component: string, rows: string, ofRows = "") =>
+  schemaOnce(() =>
+    z
+      .object({
+        per_page: z.number().int(),
+        next_cursor: z
+          .string()
+          .nullable()
+          .openapi({
+            description:
+              `Pass as \`cursor\` (with the same filters) for the older ${rows} after this page; null on the last page. A page may hold ` +
+              `fewer than \`per_page\` ${rows} while more follow (it stops at ${PAGE_BUDGET_BYTES / 1048576} MiB${ofRows}): walk until this is null`,
+          }),
+      })
+      .openapi(component),
+  );
+
+/**
+ * A list under a parent row (`/orders/{id}/approvals`, `/webhook-endpoints/{id}/deliveries`): its query
+ * (a page or a cursor, and one `status`) and its page, read in one statement from the parent row.
+ */
+export const underParent = {
+  query: <S extends readonly [string, ...string[]]>(statuses: S, description: string) =>
+    z.object({
+      ...paginationQuery(),
+      ...cursorQuery(),
+      status: z
+        .enum(statuses)
+        .optional()
+        .openapi({ param: { name: "status", in: "query" }, description }),
+    }),
+  /**
+   * The page from the statement's rows: none means no such parent for this company (404 naming
+   * `parent`); a parent without children gives one row of nulls, for which `child` answers null.
+   */
+  finish<R extends { total: number; sortKey: SortKey }, T, O>(
+    pos: ReturnType<typeof listPosition>,
+    rows: R[],
+    parent: string,
+    child: (row: R) => T | null,
+    serialize: (item: T) => O,
+  ) {
+    if (!rows.length) throw notFound(parent);
+    const found = rows.flatMap((r) => {
+      const item = child(r);
+      return item === null ? [] : [{ item, sortKey: r.sortKey }];
+    });
+    return pos.finish(
+      found,
+      (r) => r.sortKey,
+      rows[0].total,
+      (r) => serialize(r.item),
+    );
+  },
+};

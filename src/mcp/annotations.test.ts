@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db, newCompany, sql } from "../../test/support/api";
 import { callTool, mcpClient, toolArguments } from "../../test/support/mcp";
-import { companyTables, inRunnableOrder, type Operation, populated, tokenOperations } from "../../test/support/operations";
+import { companyRows, inRunnableOrder, type Operation, populated, tokenOperations } from "../../test/support/operations";
 import { newOrder } from "../../test/support/orders";
 import { connectSupplierA, useFakeSuppliers } from "../../test/support/products";
 import { createToken } from "../../tools/ops/commands";
@@ -19,21 +19,15 @@ const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHi
 const toolOperations = async () => (await tokenOperations()).filter(({ op }) => !op.tags.includes("Webhooks"));
 
 /**
- * Every row of every table with a company_id for this company, as companyRows reads them (tokens, the
- * audit trail and event payloads aside), in one statement (a tool is run and compared dozens of times),
- * but the accounting tables': their delivery moves them on its own time. `outbox`: its row count.
+ * This company's rows as companyRows reads them, but the accounting tables': their delivery moves them
+ * on its own time. `outbox`: its row count.
  */
 async function snapshot(companyId: number) {
-  const tables = await companyTables("table_name not like 'accounting%'");
-  const parts = tables.map(
-    ({ table_name: t }) =>
-      `'${t}', (select coalesce(jsonb_agg(to_jsonb(r) ${t === "webhook_events" ? "- 'payload'" : ""} order by to_jsonb(r)::text), '[]') from "${t}" r where company_id = $1)`,
-  );
-  const [row] = await sql<{ rows: unknown; outbox: string }>(
-    `select jsonb_build_object(${parts.join(", ")}) rows, (select count(*) from accounting_outbox where company_id = $1) outbox`,
-    [companyId],
-  );
-  return { rows: row.rows, outbox: Number(row.outbox) };
+  const [rows, [outbox]] = await Promise.all([
+    companyRows(companyId, "table_name not like 'accounting%'"),
+    sql<{ n: string }>("select count(*) n from accounting_outbox where company_id = $1", [companyId]),
+  ]);
+  return { rows, outbox: Number(outbox.n) };
 }
 
 /**

@@ -6,7 +6,7 @@ import { recordAudit } from "./audit";
 import type { SettingsEnv } from "./context";
 import { errorPage, notFoundPage } from "./errors";
 import { checkCsrf, field } from "./guards";
-import { CsrfInput, Layout, Notice } from "./layout";
+import { CsrfInput, Layout, Notice, RowAction } from "./layout";
 
 /**
  * The OAuth consent page (`/settings/oauth/consent/:key`, where `/oauth/authorize` sends the user after
@@ -183,12 +183,14 @@ async function ConnectedAppsPage({ c, notice }: { c: Context<SettingsEnv>; notic
                   <td>{day(a.createdAt)}</td>
                   <td>{a.lastUsedAt ? day(a.lastUsedAt) : "never"}</td>
                   <td>
-                    <form method="post" action={`/settings/connected-apps/${a.id}/revoke`} class="inline">
-                      <CsrfInput token={csrf} />
-                      <button type="submit" class="danger" data-testid="revoke-app" aria-label={`Revoke ${a.clientName}`}>
-                        Revoke
-                      </button>
-                    </form>
+                    <RowAction
+                      action={`/settings/connected-apps/${a.id}/revoke`}
+                      csrf={csrf}
+                      testid="revoke-app"
+                      label={`Revoke ${a.clientName}`}
+                    >
+                      Revoke
+                    </RowAction>
                   </td>
                 </tr>
               ))}

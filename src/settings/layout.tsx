@@ -130,6 +130,28 @@ export const FieldError = ({ name, errors }: { name: string; errors: FieldErrors
   ) : null;
 
 /**
+ * A form of one button that POSTs to `action` with `_csrf` (a row's Revoke, Remove, Re-send; a page's
+ * actions). `label` is the button's `aria-label` where its text alone does not say which row it acts on.
+ */
+export function RowAction(props: {
+  action: string;
+  csrf: string;
+  testid: string;
+  kind?: "danger" | "secondary";
+  label?: string;
+  children: Child;
+}) {
+  return (
+    <form method="post" action={props.action} class="inline">
+      <CsrfInput token={props.csrf} />
+      <button type="submit" class={props.kind ?? "danger"} data-testid={props.testid} aria-label={props.label}>
+        {props.children}
+      </button>
+    </form>
+  );
+}
+
+/**
  * A secret (token, signing secret, setup link) shown this once, with a copy button the script reveals
  * where copying works. `id` names the code element (`data-testid` too) and the button's target.
  */

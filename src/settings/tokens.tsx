@@ -15,7 +15,7 @@ import {
 import type { SettingsEnv } from "./context";
 import { notFoundPage } from "./errors";
 import { checkCsrf, field } from "./guards";
-import { CsrfInput, FieldError, fieldAria, Layout, Notice, ShownOnce } from "./layout";
+import { CsrfInput, FieldError, fieldAria, Layout, Notice, RowAction, ShownOnce } from "./layout";
 
 /**
  * `/settings/tokens`: the company's API tokens through the one token service (src/http/tokens.ts, which the
@@ -174,12 +174,9 @@ async function TokensPage({
                             Roll
                           </button>
                         </form>
-                        <form method="post" action={`/settings/tokens/${t.id}/revoke`} class="inline">
-                          <CsrfInput token={csrf} />
-                          <button type="submit" class="danger" data-testid="revoke" aria-label={`Revoke ${label}`}>
-                            Revoke
-                          </button>
-                        </form>
+                        <RowAction action={`/settings/tokens/${t.id}/revoke`} csrf={csrf} testid="revoke" label={`Revoke ${label}`}>
+                          Revoke
+                        </RowAction>
                       </>
                     )}
                   </td>

@@ -7,7 +7,7 @@ import { rowsOf } from "../platform/sql-kit";
 import type { SettingsEnv } from "./context";
 import { notFoundPage } from "./errors";
 import { checkCsrf, field } from "./guards";
-import { CsrfInput, Layout, Notice, ShownOnce } from "./layout";
+import { CsrfInput, Layout, Notice, RowAction, ShownOnce } from "./layout";
 import { auditSql, requireRole } from "./session";
 import { createUserWithLink, type NewUser, UserError } from "./setup-links";
 
@@ -90,12 +90,9 @@ async function UsersPage({ c, error, notice, invited }: { c: Context<SettingsEnv
                 </td>
                 <td>{u.created_at}</td>
                 <td>
-                  <form method="post" action={`/settings/users/${u.id}/remove`} class="inline">
-                    <CsrfInput token={csrf} />
-                    <button type="submit" class="danger" data-testid="remove-user" aria-label={`Remove ${u.email}`}>
-                      Remove
-                    </button>
-                  </form>
+                  <RowAction action={`/settings/users/${u.id}/remove`} csrf={csrf} testid="remove-user" label={`Remove ${u.email}`}>
+                    Remove
+                  </RowAction>
                 </td>
               </tr>
             ))}

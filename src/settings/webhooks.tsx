@@ -20,7 +20,7 @@ import { auditInsertSql } from "./audit";
 import type { SettingsEnv } from "./context";
 import { notFoundPage } from "./errors";
 import { checkCsrf, field } from "./guards";
-import { CsrfInput, FieldError, fieldAria, Layout, Notice, ShownOnce } from "./layout";
+import { CsrfInput, FieldError, fieldAria, Layout, Notice, RowAction, ShownOnce } from "./layout";
 
 /**
  * `/settings/webhooks`: the company's webhook endpoints through the operations the `/webhook-endpoints`
@@ -227,24 +227,20 @@ async function EndpointPage(props: {
       </section>
       <section aria-labelledby="actions-heading">
         <h2 id="actions-heading">Actions</h2>
-        <form method="post" action={`${base}/${e.enabled ? "disable" : "enable"}`} class="inline">
-          <CsrfInput token={csrf} />
-          <button type="submit" class="secondary" data-testid={e.enabled ? "disable" : "enable"}>
-            {e.enabled ? "Disable" : "Enable"}
-          </button>
-        </form>
-        <form method="post" action={`${base}/rotate-secret`} class="inline">
-          <CsrfInput token={csrf} />
-          <button type="submit" class="secondary" data-testid="rotate-secret">
-            Rotate secret (the old one signs beside it for 24 hours)
-          </button>
-        </form>
-        <form method="post" action={`${base}/delete`} class="inline">
-          <CsrfInput token={csrf} />
-          <button type="submit" class="danger" data-testid="delete">
-            Delete with its delivery log
-          </button>
-        </form>
+        <RowAction
+          action={`${base}/${e.enabled ? "disable" : "enable"}`}
+          csrf={csrf}
+          kind="secondary"
+          testid={e.enabled ? "disable" : "enable"}
+        >
+          {e.enabled ? "Disable" : "Enable"}
+        </RowAction>
+        <RowAction action={`${base}/rotate-secret`} csrf={csrf} kind="secondary" testid="rotate-secret">
+          Rotate secret (the old one signs beside it for 24 hours)
+        </RowAction>
+        <RowAction action={`${base}/delete`} csrf={csrf} testid="delete">
+          Delete with its delivery log
+        </RowAction>
       </section>
       <div class="table-wrap">
         <table>
@@ -271,12 +267,9 @@ async function EndpointPage(props: {
                 <td>{when(d.createdAt)}</td>
                 <td>
                   {d.status !== "pending" && e.enabled && (
-                    <form method="post" action={`${base}/deliveries/${d.id}/resend`} class="inline">
-                      <CsrfInput token={csrf} />
-                      <button type="submit" class="secondary" data-testid="resend">
-                        Re-send
-                      </button>
-                    </form>
+                    <RowAction action={`${base}/deliveries/${d.id}/resend`} csrf={csrf} kind="secondary" testid="resend">
+                      Re-send
+                    </RowAction>
                   )}
                 </td>
               </tr>

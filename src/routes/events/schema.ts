@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { PAGE_BUDGET_BYTES, schemaOnce } from "../../http/openapi";
+import { schemaOnce } from "../../http/openapi";
+import { budgetedCursorPagination } from "../../http/pagination";
 import { type EventCatalog, eventComponent } from "../../webhooks/events-catalog";
 import { EVENT_RETENTION_DAYS } from "../../webhooks/feed";
 
@@ -19,18 +20,4 @@ export const eventSchema = (catalog: EventCatalog) =>
     }),
   );
 
-export const eventsPaginationSchema = schemaOnce(() =>
-  z
-    .object({
-      per_page: z.number().int(),
-      next_cursor: z
-        .string()
-        .nullable()
-        .openapi({
-          description:
-            "Pass as `cursor` (with the same filters) for the older events after this page; null on the last page. A page may hold " +
-            `fewer than \`per_page\` events while more follow (it stops at ${PAGE_BUDGET_BYTES / 1048576} MiB of events): walk until this is null`,
-        }),
-    })
-    .openapi("EventsPagination"),
-);
+export const eventsPaginationSchema = budgetedCursorPagination("EventsPagination", "events", " of events");

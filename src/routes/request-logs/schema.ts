@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { requestLogs } from "../../db/schema/request-logs";
-import { PAGE_BUDGET_BYTES, schemaOnce, wireFields } from "../../http/openapi";
+import { schemaOnce, wireFields } from "../../http/openapi";
+import { budgetedCursorPagination } from "../../http/pagination";
 import { REQUEST_LOG_RETENTION_DAYS } from "../../platform/request-log-store";
 
 export type RequestLogRow = typeof requestLogs.$inferSelect;
@@ -52,21 +53,7 @@ export const requestLogDetailSchema = schemaOnce(() =>
     .openapi("RequestLogDetail"),
 );
 
-export const requestLogsPaginationSchema = schemaOnce(() =>
-  z
-    .object({
-      per_page: z.number().int(),
-      next_cursor: z
-        .string()
-        .nullable()
-        .openapi({
-          description:
-            "Pass as `cursor` (with the same filters) for the older entries after this page; null on the last page. A page may hold " +
-            `fewer than \`per_page\` entries while more follow (it stops at ${PAGE_BUDGET_BYTES / 1048576} MiB): walk until this is null`,
-        }),
-    })
-    .openapi("RequestLogsPagination"),
-);
+export const requestLogsPaginationSchema = budgetedCursorPagination("RequestLogsPagination", "entries");
 
 const FIELDS = [
   "requestId",

@@ -1,9 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../../db/schema/webhooks";
-import { notFound } from "../../http/errors";
-import { createAuthRoute, idParam, jsonContent, paginationQuery, paginationSchema, type Router } from "../../http/openapi";
-import { cursorQuery, listPosition } from "../../http/pagination";
+import { createAuthRoute, idParam, jsonContent, paginationSchema, type Router } from "../../http/openapi";
+import { listPosition, underParent } from "../../http/pagination";
 import { type KeysetSort, orderBySql, sortKeySql } from "../../platform/keyset";
 import { ownEndpoint } from "./queries";
 import { DELIVERY_STATUSES, serializeDelivery, webhookDeliverySchema } from "./schema";
@@ -20,14 +19,7 @@ const route = createAuthRoute({
     "Follow `pagination.next_cursor` (as `cursor`, with the same `status`) for older deliveries.",
   request: {
     params: idParam("Webhook endpoint id"),
-    query: z.object({
-      ...paginationQuery(),
-      ...cursorQuery(),
-      status: z
-        .enum(DELIVERY_STATUSES)
-        .optional()
-        .openapi({ param: { name: "status", in: "query" }, description: "Only deliveries in this status" }),
-    }),
+    query: underParent.query(DELIVERY_STATUSES, "Only deliveries in this status"),
   },
   errors: [404],
   responses: {
@@ -69,13 +61,12 @@ export const registerListWebhookDeliveries = (api: Router) =>
       .leftJoin(webhookEvents, eq(webhookEvents.id, d.eventId))
       .where(ownEndpoint(companyId, id))
       .orderBy(...orderBySql(SORT));
-    if (!rows.length) throw notFound("Webhook endpoint");
-    const found = rows.flatMap((r) => (r.delivery && r.event ? [{ delivery: r.delivery, event: r.event, sortKey: r.sortKey }] : []));
     return c.json(
-      pos.finish(
-        found,
-        (r) => r.sortKey,
-        rows[0].total,
+      underParent.finish(
+        pos,
+        rows,
+        "Webhook endpoint",
+        (r) => (r.delivery && r.event ? { delivery: r.delivery, event: r.event } : null),
         (r) => serializeDelivery(r.delivery, r.event),
       ),
       200,

@@ -2,9 +2,8 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import { approvals } from "../../../db/schema/approvals";
 import { projects } from "../../../db/schema/orders";
-import { notFound } from "../../../http/errors";
-import { createAuthRoute, idParam, jsonContent, paginationQuery, paginationSchema, type Router } from "../../../http/openapi";
-import { cursorQuery, listPosition } from "../../../http/pagination";
+import { createAuthRoute, idParam, jsonContent, paginationSchema, type Router } from "../../../http/openapi";
+import { listPosition, underParent } from "../../../http/pagination";
 import { type KeysetSort, orderBySql, sortKeySql } from "../../../platform/keyset";
 import { liveProjects } from "../queries";
 import { statusFilter } from "./queries";
@@ -23,14 +22,7 @@ const route = createAuthRoute({
     "Follow `pagination.next_cursor` (as `cursor`) for the next page. Another company's order is 404.",
   request: {
     params: idParam("Order (project) id"),
-    query: z.object({
-      ...paginationQuery(),
-      ...cursorQuery(),
-      status: z
-        .enum(APPROVAL_STATUSES)
-        .optional()
-        .openapi({ param: { name: "status", in: "query" }, description: "Only approvals with this status" }),
-    }),
+    query: underParent.query(APPROVAL_STATUSES, "Only approvals with this status"),
   },
   errors: [404],
   responses: {
@@ -68,13 +60,12 @@ export const registerListApprovals = (api: Router) =>
       .leftJoin(approvals, eq(approvals.id, pageIds.id))
       .where(and(liveProjects(companyId), eq(projects.id, id)))
       .orderBy(...orderBySql(SORT));
-    if (!rows.length) throw notFound("Order");
-    const found = rows.flatMap((r) => (r.approval ? [{ approval: r.approval, status: r.status, sortKey: r.sortKey }] : []));
     return c.json(
-      pos.finish(
-        found,
-        (r) => r.sortKey,
-        rows[0].total,
+      underParent.finish(
+        pos,
+        rows,
+        "Order",
+        (r) => (r.approval ? { approval: r.approval, status: r.status } : null),
         (r) => serializeApproval(r.approval, r.status),
       ),
       200,
