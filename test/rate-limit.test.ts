@@ -131,13 +131,17 @@ describe("rate limit: 300 requests per 60 s per API key", () => {
       // The rest are refused at once by the isolate's own count, whatever Redis answers. (Fewer than
       // 100 when the burst straddles a window boundary: the previous window's requests weigh less.)
       expect(count(429)).toBeGreaterThan(0);
-      // Every request answered, none with a 5xx: the database work of the served ones queues under
-      // the isolate's cap on concurrent database calls instead of exhausting PostgreSQL's connections.
+      // Every request answered: the database work of the served ones queues under the isolate's cap on
+      // concurrent database calls instead of exhausting PostgreSQL's connections. A call that waited past
+      // the database deadline (a loaded machine) is the documented 503 with a retry time, never another 5xx.
+      const deadlinePassed = results.filter(
+        (r) => r.status === 503 && r.body?.error?.code === "service_unavailable" && r.headers.has("retry-after"),
+      );
       expect(
-        count(200) + count(429),
+        count(200) + count(429) + deadlinePassed.length,
         JSON.stringify(
           results
-            .filter((r) => r.status !== 200 && r.status !== 429)
+            .filter((r) => r.status !== 200 && r.status !== 429 && !deadlinePassed.includes(r))
             .slice(0, 3)
             .map((r) => [r.status, r.body]),
         ),

@@ -8,6 +8,7 @@ import { apiUrl, call, newCompany, sql, waitFor } from "../../test/support/api";
 import { callTool, mcpClient } from "../../test/support/mcp";
 import { consent, MemoryOAuthProvider, oauthFlows, REDIRECT } from "../../test/support/oauth";
 import { signedIn } from "../../test/support/settings";
+import { REGISTRATIONS_PER_HOUR } from "./clients";
 
 /* The OAuth 2.1 authorization server against the Worker in workerd over HTTP, driven by the MCP SDK's own client. */
 
@@ -158,6 +159,20 @@ describe("OAuth refusals", () => {
       expect((await register({ redirect_uris: [uri] })).status, uri).toBe(400);
     }
     expect((await register({ token_endpoint_auth_method: "client_secret_basic" })).status).toBe(400);
+  });
+
+  it("limits registrations per address: the 21st in an hour is a 429 with Retry-After; another address still registers", async () => {
+    const ip = `192.0.2.250-${Date.now()}`;
+    const statuses: number[] = [];
+    for (let i = 0; i < REGISTRATIONS_PER_HOUR; i++) statuses.push((await register({}, ip)).status);
+    expect(statuses).toEqual(Array(REGISTRATIONS_PER_HOUR).fill(201));
+    const refused = await register({}, ip);
+    expect({ status: refused.status, body: refused.body }).toEqual({
+      status: 429,
+      body: { error: "too_many_requests", error_description: expect.any(String) },
+    });
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await register()).status).toBe(201);
   });
 
   it("refuses a request without PKCE or with plain, and a resource of another server, back at the client with state and iss", async () => {

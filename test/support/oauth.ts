@@ -88,13 +88,17 @@ export function oauthFlows(origin: () => string) {
     return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
   }
 
-  async function register(body: Record<string, unknown> = {}) {
+  /**
+   * `POST /oauth/register`, by default from an address of its own (`CF-Connecting-IP`): registrations are
+   * limited per address and hour, and the tests' registrations together would pass that limit.
+   */
+  async function register(body: Record<string, unknown> = {}, ip = `192.0.2.${(process.pid % 200) + 1}-${randomBytes(4).toString("hex")}`) {
     const res = await fetch(`${origin()}/oauth/register`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", "cf-connecting-ip": ip },
       body: JSON.stringify({ client_name: "Manual client", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", ...body }),
     });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
   }
 
   const authorizeUrl = (params: Record<string, string | undefined>) => {
