@@ -54,7 +54,7 @@ describe("database faults under concurrent writers", () => {
       qbo,
       receiver,
       logFile: path.join(dir, "worker.log"),
-      runCron: async () => (await worker.mf.getWorker()).scheduled({ cron: "*/5 * * * *" }),
+      runCron: () => worker.scheduled(),
     });
     const summary = JSON.stringify(report, null, 1);
     // Every answer kept its promise: a 503 with Retry-After at worst, within the deadline.

@@ -166,7 +166,6 @@ const link = async (companyId: number, entity: string, localId: number) =>
     )
   )[0];
 const requestIdsOf = (realm: string) => fake.apiRequests(realm).map((r) => `${r.op} ${r.entity} ${r.query.requestid ?? "-"} ${r.status}`);
-const scheduled = async (target: TestWorker) => (await target.worker.mf.getWorker()).scheduled({ cron: "*/5 * * * *" });
 
 describe("accounting delivery: one queue, several databases", () => {
   it("ignores a message sent from another database (a pull-request preview version), leaving this database's row alone", async () => {
@@ -610,7 +609,7 @@ describe("accounting delivery: connections, cron and tenants", () => {
       "update accounting_outbox set created_at = now() - interval '10 minutes', enqueued_at = now() - interval '10 minutes' where id = $1",
       [id],
     );
-    await scheduled(fast);
+    await fast.worker.scheduled();
     expect((await rows([id]))[0].enqueued_at!.getTime()).toBeLessThan(Date.now() - 5 * 60_000);
 
     // …and sends their rows once connected.
@@ -622,7 +621,7 @@ describe("accounting delivery: connections, cron and tenants", () => {
       baseUrl: fake.url,
       tokenUrl: fake.tokenUrl,
     });
-    await scheduled(fast);
+    await fast.worker.scheduled();
     await waitStatus([id], "done");
     expect(fake.invoices(creds.realm)).toHaveLength(1);
   });
@@ -637,7 +636,7 @@ describe("accounting delivery: connections, cron and tenants", () => {
       ([r]) => r.last_error !== null,
     );
     // Handed off seconds ago: the staleness rule alone would leave it for five minutes.
-    await scheduled(fast);
+    await fast.worker.scheduled();
     expect((await rows([waiting]))[0]).toMatchObject({ status: "pending", attempts: 0 });
 
     const creds = fake.addRealm(`realm-${process.pid}-due`);
@@ -651,11 +650,11 @@ describe("accounting delivery: connections, cron and tenants", () => {
     expect(connected.waiting).toBe(1);
     // A row recorded after the connection is not re-sent by the pass (its own hand-off covers it).
     const after = await record(await arrangeOrder(company), create);
-    await scheduled(fast);
+    await fast.worker.scheduled();
     await waitStatus([waiting], "done");
     expect((await rows([after]))[0]).toMatchObject({ status: "pending", enqueued_at: null });
     const sentAt = (await rows([waiting]))[0].enqueued_at!.getTime();
-    await scheduled(fast);
+    await fast.worker.scheduled();
     expect((await rows([waiting]))[0].enqueued_at!.getTime()).toBe(sentAt);
     expect(fake.invoices(creds.realm)).toHaveLength(1);
   });
@@ -683,7 +682,7 @@ describe("accounting delivery: connections, cron and tenants", () => {
     const lost = await record(order, create); // committed, never sent
     const fresh = await record(await arrangeOrder(company), create); // too recent for the pass
     await sql("update accounting_outbox set created_at = now() - interval '6 minutes' where id = $1", [lost]);
-    await scheduled(fast);
+    await fast.worker.scheduled();
     const [row] = await waitStatus([lost], "done");
     expect(row.enqueued_at).not.toBeNull();
     expect(fake.invoices(realm)).toHaveLength(1);

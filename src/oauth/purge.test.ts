@@ -25,7 +25,6 @@ afterAll(async () => {
   await worker?.dispose();
 });
 
-const runCron = async () => (await worker.mf.getWorker()).scheduled({ cron: "*/5 * * * *" });
 const ago = (days: number) => `now() - interval '${days} days'`;
 
 async function client(kind: "dcr" | "cimd", opts: { createdDaysAgo?: number; fetchedDaysAgo?: number; granted?: boolean } = {}) {
@@ -126,7 +125,7 @@ describe("the cron pass's OAuth retention", () => {
     const cimdInUse = await client("cimd", { createdDaysAgo: 5, fetchedDaysAgo: 2 });
     await grant(co.companyId, user.id, cimdInUse, 0);
 
-    await runCron();
+    await worker.scheduled();
 
     expect(await exists("oauth_requests", "key", expiredRequest)).toBe(false);
     expect(await exists("oauth_requests", "key", pendingRequest)).toBe(true);
@@ -162,7 +161,7 @@ describe("the cron pass's OAuth retention", () => {
        select $1, 'access', md5($2 || g), now() - interval '40 days' from generate_series(1, 12000) g`,
       [grantId, randomUUID()],
     );
-    await runCron();
+    await worker.scheduled();
     expect(await sql("select 1 from oauth_tokens where grant_id = $1", [grantId])).toEqual([]);
   });
 });

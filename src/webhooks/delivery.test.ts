@@ -246,7 +246,7 @@ describe("webhook delivery: large objects", () => {
        values ($1, $2, $3, 'email_thread', $4, now() - interval '6 minutes')`,
       [company.companyId, endpoint.id, lost.id, put.body.email_thread.id],
     );
-    await scheduled(fast);
+    await fast.worker.scheduled();
     await waitDeliveries(endpoint.id, allSettled(2));
     const [recovered] = receiver.received(p).filter((r) => r.json.id === lost.event_id);
     expect(recovered.json).toMatchObject({ type: "email_thread.upserted", data: { object_reference: reference } });
@@ -335,8 +335,6 @@ describe("webhook delivery: retries and order", () => {
   });
 });
 
-const scheduled = async (target: TestWorker) => (await target.worker.mf.getWorker()).scheduled({ cron: "*/5 * * * *" });
-
 describe("webhook delivery: tenants, endpoints and failures", () => {
   it("never sends company A's events to company B's endpoint", async () => {
     const a = await companyWithEndpoint();
@@ -370,7 +368,7 @@ describe("webhook delivery: tenants, endpoints and failures", () => {
     // endpoint is disabled are not fanned out to it.
     await newClient(company, strict);
     await sql("update webhook_deliveries set enqueued_at = now() - interval '6 minutes' where endpoint_id = $1", [endpoint.id]);
-    await scheduled(strict);
+    await strict.worker.scheduled();
     await new Promise((r) => setTimeout(r, 500));
     const waiting = await webhookDeliveries(endpoint.id);
     expect(waiting.map((d) => [d.status, d.attempts])).toEqual([["pending", 3]]);
@@ -408,7 +406,7 @@ describe("webhook delivery: tenants, endpoints and failures", () => {
     // A fresh write is the after-commit step's; the pass leaves it alone.
     await company.patch(`/clients/${clientId}`, { phone: "555-0199" }, on(fast));
     const current = await company.get(`/clients/${clientId}`, on(fast));
-    await scheduled(fast);
+    await fast.worker.scheduled();
     const rows = await waitDeliveries(endpoint.id, allSettled(2));
     expect(rows.map((r) => r.status)).toEqual(["succeeded", "succeeded"]);
     const [recovered] = receiver.received(p).filter((r) => r.json.id === lost.event_id);
@@ -429,7 +427,7 @@ describe("webhook delivery: tenants, endpoints and failures", () => {
     await recordDelivery(company, endpoint.id, { status: "failed", age: "91 days" }); // both dropped
     const oldPending = await recordDelivery(company, endpoint.id, { status: "pending", age: "91 days" });
     const recent = await recordDelivery(company, endpoint.id, { status: "succeeded", age: "29 days" });
-    await scheduled(fast);
+    await fast.worker.scheduled();
     const left = await sql<{ id: string }>("select id from webhook_deliveries where endpoint_id = $1 order by id", [endpoint.id]);
     expect(left.map((r) => Number(r.id))).toEqual([oldPending.deliveryId, recent.deliveryId]);
     const events = await sql<{ id: string }>("select id from webhook_events where company_id = $1 order by id", [company.companyId]);

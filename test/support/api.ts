@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { drizzle } from "drizzle-orm/node-postgres";
@@ -8,6 +9,13 @@ import type { Db } from "../../src/platform/db";
 import { createCompany, createToken, importFile } from "../../tools/ops/commands";
 
 export const apiUrl = () => inject("apiUrl");
+
+/**
+ * A `CF-Connecting-IP` no other test sends: what a client is throttled by (sign-in, OAuth registration,
+ * approval answers), so one test's requests never count against another's. Not an address (the Worker
+ * keys its limits by the header's text), so it cannot collide with one a test chose.
+ */
+export const freshClientAddress = () => `client-${process.pid}-${randomBytes(6).toString("hex")}`;
 
 let pool: pg.Pool | undefined;
 function testPool() {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { expect } from "vitest";
+import { freshClientAddress } from "./api";
 import type { SettingsClient } from "./settings";
 
 /**
@@ -92,7 +93,7 @@ export function oauthFlows(origin: () => string) {
    * `POST /oauth/register`, by default from an address of its own (`CF-Connecting-IP`): registrations are
    * limited per address and hour, and the tests' registrations together would pass that limit.
    */
-  async function register(body: Record<string, unknown> = {}, ip = `192.0.2.${(process.pid % 200) + 1}-${randomBytes(4).toString("hex")}`) {
+  async function register(body: Record<string, unknown> = {}, ip = freshClientAddress()) {
     const res = await fetch(`${origin()}/oauth/register`, {
       method: "POST",
       headers: { "content-type": "application/json", "cf-connecting-ip": ip },

@@ -1,6 +1,6 @@
 import type { UserRole } from "../../src/db/schema/users";
 import { createUserWithLink } from "../../src/settings/setup-links";
-import { db } from "./api";
+import { db, freshClientAddress } from "./api";
 
 /**
  * A client of the settings area over plain HTTP, as a browser without JavaScript drives it: a cookie jar,
@@ -11,13 +11,12 @@ import { db } from "./api";
 export class SettingsClient {
   readonly cookies = new Map<string, string>();
   readonly ip: string;
-  private static seq = 0;
 
   constructor(
     readonly origin: string,
     ip?: string,
   ) {
-    this.ip = ip ?? `203.0.113.${(process.pid % 200) + 1}-${++SettingsClient.seq}-${Date.now()}`;
+    this.ip = ip ?? freshClientAddress();
   }
 
   /** The Cookie header the browser would send. */

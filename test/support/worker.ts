@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { createWriteStream, readdirSync } from "node:fs";
 import path from "node:path";
 import type { Readable } from "node:stream";
+import { setTimeout } from "node:timers/promises";
 import { Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 
@@ -43,6 +44,13 @@ export function buildWorker(outdir: string, config?: string, entry?: string, opt
 export interface RunningWorker {
   url: string;
   mf: Miniflare;
+  /**
+   * Runs the Worker's cron handler once (wrangler.toml's trigger by default) and waits for it to end.
+   * A connection refused is tried once more after a second: Miniflare's proxy connects to workerd
+   * anew, and once, on a loaded machine, found nothing accepting (the request never reached the
+   * Worker, so nothing ran twice).
+   */
+  scheduled(cron?: string): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -83,6 +91,17 @@ export async function startWorker(opts: {
   return {
     url,
     mf,
+    scheduled: async (cron = "*/5 * * * *") => {
+      const run = async () => {
+        const { outcome } = await (await mf.getWorker()).scheduled({ cron });
+        if (outcome !== "ok") throw new Error(`the cron handler's outcome: ${outcome}`);
+      };
+      await run().catch(async (e: Error) => {
+        if (!/ECONNREFUSED/.test(`${e.message} ${(e.cause as Error | undefined)?.message}`)) throw e;
+        await setTimeout(1000);
+        await run();
+      });
+    },
     dispose: async () => {
       await mf.dispose();
       log.end();

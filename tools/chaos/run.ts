@@ -239,7 +239,7 @@ async function main() {
       qbo: fakes[0],
       receiver: fakes[1],
       logFile: faultsLog,
-      runCron: async () => (await faultsWorker!.mf.getWorker()).scheduled({ cron: "*/5 * * * *" }),
+      runCron: () => faultsWorker!.scheduled(),
       log: (line) => console.log(line),
     });
     const statuses = Object.values(faults.answers).flatMap((counts) => Object.entries(counts));

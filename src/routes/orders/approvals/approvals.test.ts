@@ -4,6 +4,7 @@ import {
   apiUrl,
   errorEnvelope,
   expectError,
+  freshClientAddress,
   newCompany,
   sql,
   type TestCompany,
@@ -58,8 +59,6 @@ async function post(url: string, first: Awaited<ReturnType<typeof page>>, fields
 
 /** A link token of the right shape that no approval has (a fresh one each time). */
 const newLinkToken = () => randomBytes(32).toString("base64url");
-/** A client address of this test alone (`CF-Connecting-IP`, as Cloudflare sets it), so no other test's attempts count. */
-const clientAddress = () => `198.51.100.${(process.pid % 200) + 1}-${randomBytes(4).toString("hex")}`;
 /** An answer's POST from the client `ip` (no CSRF token: the throttle counts it before anything else). */
 const answerFrom = (ip: string): RequestInit => ({
   method: "POST",
@@ -82,7 +81,7 @@ async function inOneMinute(
 ): Promise<{ statuses: number[]; last: Headers }> {
   const minute = () => Math.floor(Date.now() / 60_000);
   for (;;) {
-    const ip = clientAddress();
+    const ip = freshClientAddress();
     const link = `${origin()}/approve/${newLinkToken()}`;
     let last = new Headers();
     const status = async () => {
@@ -311,7 +310,7 @@ describe("proof approvals over the API", () => {
     const refused = statuses[30];
     expect(refused).toBe(429);
     // Another client is not affected.
-    expect((await fetch(`${origin()}/approve/${newLinkToken()}`, answerFrom(clientAddress()))).status).toBe(404);
+    expect((await fetch(`${origin()}/approve/${newLinkToken()}`, answerFrom(freshClientAddress()))).status).toBe(404);
   });
 
   it("throttles lookups per client through the limiter: a client's 301st view in a minute is a 429, on any link", async () => {
@@ -320,7 +319,7 @@ describe("proof approvals over the API", () => {
     );
     expect(statuses.slice(0, 300).every((s) => s === 404)).toBe(true);
     expect(statuses[300]).toBe(429);
-    const other = await fetch(`${origin()}/approve/${newLinkToken()}`, { headers: { "cf-connecting-ip": clientAddress() } });
+    const other = await fetch(`${origin()}/approve/${newLinkToken()}`, { headers: { "cf-connecting-ip": freshClientAddress() } });
     expect(other.status).toBe(404);
   });
 
