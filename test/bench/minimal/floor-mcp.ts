@@ -1,5 +1,5 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { answerStateless } from "../../../src/mcp/stateless";
 
@@ -8,6 +8,8 @@ import { answerStateless } from "../../../src/mcp/stateless";
  * MCP SDK alone, as src/mcp/server.ts uses it (a server and a stateless Streamable HTTP transport with
  * JSON answers per request, src/mcp/stateless.ts; no JSON Schema validator) and nothing else of ours: no
  * token, database, tool catalog (an empty list) or log line. What loading and running the SDK costs a fresh isolate.
+ * A `tools/call` is answered with a tool error, as the API answers an argument it refuses: the warm floor
+ * of bench:cpu's refused MCP calls (the SDK alone reading the same message and answering it).
  */
 const NO_VALIDATION: jsonSchemaValidator = {
   getValidator() {
@@ -19,6 +21,7 @@ export default {
   async fetch(request: Request) {
     const server = new Server({ name: "floor", version: "1.0.0" }, { capabilities: { tools: {} }, jsonSchemaValidator: NO_VALIDATION });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [] }));
+    server.setRequestHandler(CallToolRequestSchema, async () => ({ isError: true, content: [{ type: "text", text: "refused" }] }));
     return answerStateless(server, request);
   },
 };

@@ -1,4 +1,5 @@
 import { fetchApp } from "../../../src/app";
+import floorMcp from "../minimal/floor-mcp";
 import minimal from "../minimal/worker";
 
 /**
@@ -12,7 +13,8 @@ import minimal from "../minimal/worker";
  * `apiLogNotWritten` is the API with the in-memory limiter and `console.log` kept from writing (the line
  * is still built): what writing the request's log line costs locally, where workerd writes each line
  * to Miniflare's stdout pipe.
- * GET /?which=minimal|apiLogNotWritten|apiMemoryLimiter|api&request=<name>&n=&company=&client=&order=&tokens=a,b,…&replay=0|1
+ * `mcpFloor` is the MCP SDK alone (test/bench/minimal/floor-mcp.ts) answering an MCP request's message.
+ * GET /?which=minimal|mcpFloor|apiLogNotWritten|apiMemoryLimiter|api&request=<name>&n=&company=&client=&order=&tokens=a,b,…&replay=0|1
  *   → { statuses: { status: count }, missed: SQL answers not found in the recording }
  */
 const networkFetch = globalThis.fetch;
@@ -47,10 +49,10 @@ const MCP_HEADERS = { "content-type": "application/json", accept: "application/j
 
 /**
  * The measured requests: path (under /api/v1 for the API; with `?company=` for the minimal Worker), method,
- * body, headers; `anonymous` ones are sent without a token. The last six are refused before their work
+ * body, headers; `anonymous` ones are sent without a token. The last seven are refused before their work
  * (bench:cpu's "refused" rows): without a token (401), a path at the 8 KiB limit without a token (401), a
  * 60 KB path (414), and an MCP tool call refused before its request: with an empty id, the same with 300 KB
- * of `_meta` beside it (what reading a 300 KB message costs), and with a 300 KB id (414).
+ * of `_meta` beside it (what reading a 300 KB message costs), with a 300 KB id (414), and with a 1 MB id.
  */
 const REQUESTS: Record<
   string,
@@ -75,6 +77,8 @@ const REQUESTS: Record<
     headers: MCP_HEADERS,
   }),
   mcpArgument300k: () => ({ path: "/mcp", method: "POST", body: getClientCall("x".repeat(300_000)), headers: MCP_HEADERS }),
+  // The largest the body limit (1 MiB) lets through.
+  mcpArgument1m: () => ({ path: "/mcp", method: "POST", body: getClientCall("x".repeat(1_000_000)), headers: MCP_HEADERS }),
 };
 
 export default {
@@ -94,30 +98,34 @@ export default {
     try {
       for (let i = 0; i < n; i++) {
         const res =
-          which === "minimal"
-            ? await minimal.fetch(
-                new Request(`http://bench${measured.path}?company=${company}`, {
-                  method: measured.method,
-                  headers: json,
-                  body: measured.body,
-                }),
-                env,
-                ctx,
+          which === "mcpFloor"
+            ? await floorMcp.fetch(
+                new Request(`http://bench${measured.path}`, { method: measured.method, headers: json, body: measured.body }),
               )
-            : await fetchApp(
-                new Request(`http://bench/api/v1${measured.path}`, {
-                  method: measured.method,
-                  headers: {
-                    ...(measured.anonymous ? {} : { authorization: `Bearer ${tokens[i % tokens.length]}` }),
-                    // One request id for all: a write's statement carries it (its events'), and must match the recording.
-                    "x-request-id": "replayed",
-                    ...json,
-                  },
-                  body: measured.body,
-                }),
-                which === "api" ? env : memoryLimiterEnv,
-                ctx,
-              );
+            : which === "minimal"
+              ? await minimal.fetch(
+                  new Request(`http://bench${measured.path}?company=${company}`, {
+                    method: measured.method,
+                    headers: json,
+                    body: measured.body,
+                  }),
+                  env,
+                  ctx,
+                )
+              : await fetchApp(
+                  new Request(`http://bench/api/v1${measured.path}`, {
+                    method: measured.method,
+                    headers: {
+                      ...(measured.anonymous ? {} : { authorization: `Bearer ${tokens[i % tokens.length]}` }),
+                      // One request id for all: a write's statement carries it (its events'), and must match the recording.
+                      "x-request-id": "replayed",
+                      ...json,
+                    },
+                    body: measured.body,
+                  }),
+                  which === "api" ? env : memoryLimiterEnv,
+                  ctx,
+                );
         await res.arrayBuffer();
         statuses[res.status] = (statuses[res.status] ?? 0) + 1;
       }
