@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test } from "vitest";
@@ -18,28 +18,35 @@ const COMMAND_LIMIT_MS = 900_000;
 test(
   "bench:compare measures HEAD against the working tree, cold and warm, and removes the revision's tree",
   () => {
-    const folders = () => readdirSync(tmpdir()).filter((f) => f.startsWith("crm-bench-compare-"));
-    const before = folders();
-    const res = spawnSync(path.join(root, "node_modules/.bin/tsx"), ["test/bench/compare.ts", "HEAD", "health"], {
-      cwd: root,
-      encoding: "utf8",
-      timeout: COMMAND_LIMIT_MS,
-      env: {
-        ...process.env,
-        BENCH_CPU_RUNS: "1",
-        BENCH_REPLAY_ROUNDS: "1",
-        BENCH_REPLAY_REQUESTS: "50",
-        BENCH_COMPARE_REQUESTS: "getClient",
-      },
-    });
-    expect(res.status, res.stdout + res.stderr).toBe(0);
-    const figure = String.raw`\d+\.\d ms +\d+\.\d ms +[+−]\d+\.\d ms`;
-    expect(res.stdout).toMatch(new RegExp(String.raw`start-up +${figure}`));
-    expect(res.stdout).toMatch(new RegExp(String.raw`Health: GET /health +${figure}`));
-    // Only the probes asked for.
-    expect(res.stdout).not.toMatch(/Clients: GET/);
-    expect(res.stdout).toMatch(/GET \/clients\/\{id\} +\d+ → \d+ \([+−]\d+\) +\d+\.\d\d → \d+\.\d\d +\d+\.\d\d → \d+\.\d\d/);
-    expect(folders()).toEqual(before);
+    // A temporary folder of its own (TMPDIR): another run on the machine makes and removes its own trees.
+    const tmp = mkdtempSync(path.join(tmpdir(), "crm-compare-test-"));
+    chmodSync(tmp, 0o755); // PostgreSQL runs as another user, under it
+    const folders = () => readdirSync(tmp).filter((f) => f.startsWith("crm-bench-compare-"));
+    try {
+      const res = spawnSync(path.join(root, "node_modules/.bin/tsx"), ["test/bench/compare.ts", "HEAD", "health"], {
+        cwd: root,
+        encoding: "utf8",
+        timeout: COMMAND_LIMIT_MS,
+        env: {
+          ...process.env,
+          TMPDIR: tmp,
+          BENCH_CPU_RUNS: "1",
+          BENCH_REPLAY_ROUNDS: "1",
+          BENCH_REPLAY_REQUESTS: "50",
+          BENCH_COMPARE_REQUESTS: "getClient",
+        },
+      });
+      expect(res.status, res.stdout + res.stderr).toBe(0);
+      const figure = String.raw`\d+\.\d ms +\d+\.\d ms +[+−]\d+\.\d ms`;
+      expect(res.stdout).toMatch(new RegExp(String.raw`start-up +${figure}`));
+      expect(res.stdout).toMatch(new RegExp(String.raw`Health: GET /health +${figure}`));
+      // Only the probes asked for.
+      expect(res.stdout).not.toMatch(/Clients: GET/);
+      expect(res.stdout).toMatch(/GET \/clients\/\{id\} +\d+ → \d+ \([+−]\d+\) +\d+\.\d\d → \d+\.\d\d +\d+\.\d\d → \d+\.\d\d/);
+      expect(folders()).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   },
   COMMAND_LIMIT_MS + 20_000,
 );

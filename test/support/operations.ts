@@ -193,6 +193,8 @@ export async function populated(co: TestCompany) {
     getEmailThread: () => "?account_email=orders%40shop.example",
     getProduct: (id) => `?id=${id("item_id")}`, // an invoice_item product is an invoice item
     searchProducts: () => `?q=${marker}`,
+    // The fixture's entry: the requests a test sends after it (each logged) could push it off the first page.
+    listRequestLogs: () => "?operation=getMe",
   };
   const url = ({ path, op }: Operation, id: Pick) =>
     path.replace(/\{([^}]+)\}/g, (_, name: string) => String(id(name))) + (queries[op.operationId]?.(id) ?? "");
