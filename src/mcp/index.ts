@@ -28,8 +28,13 @@ export function createMcpApi(dispatch: Dispatch) {
   return api;
 }
 
-/** The body `readBody` read, as text (once: the transport is handed what serveMcp parsed). */
+/**
+ * The body `readBody` read, as text (once: the transport is handed what serveMcp parsed). The bytes are
+ * let go at once: a message is up to 1 MiB, and the engine collects sooner what nothing holds.
+ */
 async function bodyText(c: Context<AppEnv>): Promise<string> {
-  const bytes = await ((c.req.bodyCache as Record<string, unknown>).arrayBuffer as Promise<ArrayBuffer>);
+  const cache = c.req.bodyCache as Record<string, unknown>;
+  const bytes = await (cache.arrayBuffer as Promise<ArrayBuffer>);
+  delete cache.arrayBuffer;
   return new TextDecoder().decode(bytes);
 }
