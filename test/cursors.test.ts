@@ -102,7 +102,8 @@ describe("edited cursors", () => {
 
   /** Each list's first-page URL (per_page=1), plain and, where declared, as an incremental sync. */
   const variants = (operation: Operation, fix: typeof fixture) => {
-    const url = fix.concrete(operation);
+    // The request log as the reader's token sees it (its own entries): the fixture's URL lists another token's.
+    const url = operation.op.operationId === "listRequestLogs" ? operation.path : fix.concrete(operation);
     const join = url.includes("?") ? "&" : "?";
     const out = [`${url}${join}per_page=1`];
     if (operation.op.parameters.some((p: { name: string }) => p.name === "updated_since"))

@@ -127,11 +127,12 @@ export async function populated(co: TestCompany) {
   // A request whose request log entry carries the marker (its id), written by the queue's consumer after its answer.
   const requestId = `fixture-${marker}`;
   await co.get("/me", { headers: { "x-request-id": requestId } });
-  await waitFor(
+  const entries = await waitFor(
     "the fixture's request log entry",
     async () => (await co.get(`/request-logs?operation=getMe`)).body.data ?? [],
     (data) => data.some((e: { request_id: string }) => e.request_id === requestId),
   );
+  const fixtureEntryAt = Date.parse(entries.find((e: { request_id: string }) => e.request_id === requestId).created_at);
   const params: Record<string, string | number> = {
     request_id: requestId,
     item_id: item.body.item.id,
@@ -193,8 +194,9 @@ export async function populated(co: TestCompany) {
     getEmailThread: () => "?account_email=orders%40shop.example",
     getProduct: (id) => `?id=${id("item_id")}`, // an invoice_item product is an invoice item
     searchProducts: () => `?q=${marker}`,
-    // The fixture's entry: the requests a test sends after it (each logged) could push it off the first page.
-    listRequestLogs: () => "?operation=getMe",
+    // The fixture's entry and nothing later: entries land up to a second after their requests, so the
+    // requests a test sends after it could change the page between two reads, or push it off the page.
+    listRequestLogs: () => `?operation=getMe&until=${encodeURIComponent(new Date(fixtureEntryAt + 1).toISOString())}`,
   };
   const url = ({ path, op }: Operation, id: Pick) =>
     path.replace(/\{([^}]+)\}/g, (_, name: string) => String(id(name))) + (queries[op.operationId]?.(id) ?? "");
