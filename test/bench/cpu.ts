@@ -361,22 +361,19 @@ const verdict = (ok: boolean) => (ok ? "met" : "NOT MET");
 
 /** The refused requests' lines: each one's CPU against the goal, and its ratio to the floor. */
 export function refusedLines(r: Awaited<ReturnType<typeof refusedCpu>>, rounds: number, n: number): string[] {
+  const ms = (us: number) => `${(us / 1000).toFixed(3)} ms`;
   const lines = [
     `Refused before their work: the API's CPU per request, database answers replayed (median of ${rounds} rounds of ${n}; goal ≤ ${GOALS.refusedMs} ms; for a large MCP message, what its size adds ≤ ${GOALS.mcpSizeRatio}× what it adds to the MCP SDK alone):`,
-    `  ${"floor: the minimal Worker's GET /clients/{id}".padEnd(52)} ${(r.floor / 1000).toFixed(3)} ms`,
+    `  ${"floor: the minimal Worker's GET /clients/{id}".padEnd(52)} ${ms(r.floor)}`,
   ];
-  const ms = (us: number) => `${(us / 1000).toFixed(3)} ms`;
   for (const [request, us] of Object.entries(r.api) as [RefusedRequest, number][]) {
     const refused: { name: string; status: number; sizeOf?: RefusedRequest } = REFUSED_REQUESTS[request];
     const sdk = r.sdk[request];
     const row = `  ${`${refused.name} (${refused.status})`.padEnd(52)} ${ms(us)}  ${(us / r.floor).toFixed(2)}× the floor`;
-    if (sdk === undefined) {
-      lines.push(`${row}  ${verdict(us / 1000 <= GOALS.refusedMs)}`);
-      continue;
-    }
+    const sdkLine = sdk === undefined ? [] : [`    ${"the MCP SDK alone, the same message".padEnd(50)} ${ms(sdk)}`];
     const base = refused.sizeOf;
-    if (!base) {
-      lines.push(`${row}  ${verdict(us / 1000 <= GOALS.refusedMs)}`, `    ${"the MCP SDK alone, the same message".padEnd(50)} ${ms(sdk)}`);
+    if (sdk === undefined || !base) {
+      lines.push(`${row}  ${verdict(us / 1000 <= GOALS.refusedMs)}`, ...sdkLine);
       continue;
     }
     // What the message's size adds, to the call and to the SDK alone.
@@ -384,7 +381,7 @@ export function refusedLines(r: Awaited<ReturnType<typeof refusedCpu>>, rounds: 
     const sdkAdded = sdk - r.sdk[base]!;
     lines.push(
       row,
-      `    ${"the MCP SDK alone, the same message".padEnd(50)} ${ms(sdk)}`,
+      ...sdkLine,
       `    ${"what the size adds: the call ÷ the SDK alone".padEnd(50)} ${ms(added)} ÷ ${ms(sdkAdded)} = ${(added / sdkAdded).toFixed(2)}  goal ≤ ${GOALS.mcpSizeRatio}: ${verdict(added / sdkAdded <= GOALS.mcpSizeRatio)}`,
     );
   }

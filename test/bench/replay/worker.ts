@@ -97,31 +97,18 @@ export default {
     const json = measured.headers ?? (measured.body ? { "content-type": "application/json" } : undefined);
     try {
       for (let i = 0; i < n; i++) {
+        const request = (url: string, headers?: HeadersInit) => new Request(url, { method: measured.method, headers, body: measured.body });
         const res =
           which === "mcpFloor"
-            ? await floorMcp.fetch(
-                new Request(`http://bench${measured.path}`, { method: measured.method, headers: json, body: measured.body }),
-              )
+            ? await floorMcp.fetch(request(`http://bench${measured.path}`, json))
             : which === "minimal"
-              ? await minimal.fetch(
-                  new Request(`http://bench${measured.path}?company=${company}`, {
-                    method: measured.method,
-                    headers: json,
-                    body: measured.body,
-                  }),
-                  env,
-                  ctx,
-                )
+              ? await minimal.fetch(request(`http://bench${measured.path}?company=${company}`, json), env, ctx)
               : await fetchApp(
-                  new Request(`http://bench/api/v1${measured.path}`, {
-                    method: measured.method,
-                    headers: {
-                      ...(measured.anonymous ? {} : { authorization: `Bearer ${tokens[i % tokens.length]}` }),
-                      // One request id for all: a write's statement carries it (its events'), and must match the recording.
-                      "x-request-id": "replayed",
-                      ...json,
-                    },
-                    body: measured.body,
+                  request(`http://bench/api/v1${measured.path}`, {
+                    ...(measured.anonymous ? {} : { authorization: `Bearer ${tokens[i % tokens.length]}` }),
+                    // One request id for all: a write's statement carries it (its events'), and must match the recording.
+                    "x-request-id": "replayed",
+                    ...json,
                   }),
                   which === "api" ? env : memoryLimiterEnv,
                   ctx,
