@@ -11,9 +11,7 @@
  * Then: every answer counted, every acknowledged write looked for, no order without its invoice, and
  * every webhook and accounting delivery waited for.
  */
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "../../src/db/schema";
@@ -23,6 +21,7 @@ import type { WebhookReceiver } from "../../test/fakes/webhook-receiver";
 import type { LocalPostgres } from "../local/postgres";
 import { connectAccounting } from "../ops/accounting";
 import { createCompany, createToken } from "../ops/commands";
+import { postmasterPid, processTree, signalAll } from "./processes";
 
 /** Worker settings for the run: deliveries retried within seconds, so the run can wait for them. */
 export const DATABASE_FAULTS_WORKER_VARS = {
@@ -47,6 +46,7 @@ interface Answer {
   retryAfter: boolean;
   ms: number;
   phase: string;
+  at: string;
 }
 
 export interface DatabaseFaultsReport {
@@ -54,8 +54,8 @@ export interface DatabaseFaultsReport {
   requests: number;
   /** writer → status → count */
   answers: Record<string, Record<string, number>>;
-  /** Answers that break a promise: any 5xx but 503, a 503 without Retry-After, no answer. */
-  broken: { writer: string; status: number | "no answer"; code?: string; phase: string }[];
+  /** Answers that break a promise: any 5xx but 503, a 503 without Retry-After, no answer; when sent, and how long they took. */
+  broken: { writer: string; status: number | "no answer"; code?: string; phase: string; at: string; ms: number }[];
   acknowledged: Record<string, number>;
   /** Acknowledged writes not found afterwards (should be none). */
   lost: string[];
@@ -95,25 +95,11 @@ export interface DatabaseFaultsReport {
   worstRecoveryMs: number;
   /** Writes that took their locked retry in a WebSocket transaction (from the Worker's log). */
   lockedRetries: number;
+  /** The Worker's slowest requests (from its log): beside `broken`, where an unanswered request's time went. */
+  slowestInWorker: Record<string, unknown>[];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Every PID of the process tree under `pid` (PostgreSQL's postmaster and its backends). */
-function processTree(pid: number): number[] {
-  let children: number[] = [];
-  try {
-    children = execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" })
-      .split("\n")
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    // none
-  }
-  return [pid, ...children.flatMap(processTree)];
-}
-
-const postmasterPid = (dataDir: string) => Number(readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
 
 export async function runDatabaseFaults(opts: {
   /** The Worker's API base (…/api/v1), started with DATABASE_FAULTS_WORKER_VARS on this stack's bindings. */
@@ -164,6 +150,7 @@ export async function runDatabaseFaults(opts: {
       headers: Record<string, string> = {},
     ) => {
       const started = performance.now();
+      const at = new Date().toISOString();
       try {
         const res = await fetch(`${opts.api}${pathname}`, {
           method,
@@ -181,10 +168,11 @@ export async function runDatabaseFaults(opts: {
             retryAfter: res.headers.has("retry-after"),
             ms: performance.now() - started,
             phase,
+            at,
           });
         return { status: res.status, json, replayed: res.headers.get("idempotent-replayed") === "true" };
       } catch {
-        if (writer) answers.push({ writer, status: "no answer", retryAfter: false, ms: performance.now() - started, phase });
+        if (writer) answers.push({ writer, status: "no answer", retryAfter: false, ms: performance.now() - started, phase, at });
         return { status: 0, json: undefined, replayed: false };
       }
     };
@@ -302,9 +290,9 @@ export async function runDatabaseFaults(opts: {
     await sleep(calm);
     await fault("every process stopped 6 s (SIGSTOP)", async () => {
       const tree = processTree(postmasterPid(opts.dataDir));
-      for (const pid of tree) process.kill(pid, "SIGSTOP");
+      signalAll(tree, "SIGSTOP");
       await sleep(6000);
-      for (const pid of tree) process.kill(pid, "SIGCONT");
+      signalAll(tree, "SIGCONT");
     });
     for (let k = 1; k <= 3; k++) {
       await fault(`a backend killed (SIGKILL), ${k} of 3`, async () => {
@@ -448,6 +436,7 @@ export async function runDatabaseFaults(opts: {
       [endpointId],
     );
 
+    const workerLog = opts.logFile ? readFileSync(opts.logFile, "utf8").split("\n") : [];
     const byWriter: Record<string, Record<string, number>> = {};
     for (const a of answers) {
       byWriter[a.writer] ??= {};
@@ -459,7 +448,7 @@ export async function runDatabaseFaults(opts: {
       answers: byWriter,
       broken: answers
         .filter((a) => a.status === "no answer" || (a.status >= 500 && a.status !== 503) || (a.status === 503 && !a.retryAfter))
-        .map(({ writer, status, code, phase: p }) => ({ writer, status, code, phase: p })),
+        .map(({ writer, status, code, phase: p, at, ms }) => ({ writer, status, code, phase: p, at, ms: Math.round(ms) })),
       acknowledged: {
         clients: acked.clients.size,
         "PATCH /orders": acked.descriptions.size,
@@ -492,11 +481,12 @@ export async function runDatabaseFaults(opts: {
       },
       deliveryMs: { byQueues: queuesMs, withCron: waitedMs },
       worstRecoveryMs,
-      lockedRetries: opts.logFile
-        ? readFileSync(opts.logFile, "utf8")
-            .split("\n")
-            .filter((l) => l.includes('"order changed between read and write')).length
-        : 0,
+      lockedRetries: workerLog.filter((l) => l.includes('"order changed between read and write')).length,
+      slowestInWorker: workerLog
+        .filter((l) => l.includes('"msg":"request"'))
+        .map((l) => JSON.parse(l) as { duration_ms: number })
+        .sort((a, b) => b.duration_ms - a.duration_ms)
+        .slice(0, 5),
     };
   } finally {
     await observer.end();

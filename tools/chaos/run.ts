@@ -8,7 +8,6 @@
  * Traffic goes to 127.0.0.1 only; every wait has a deadline (about five minutes in all).
  *   CHAOS_BURST (default 400): concurrent requests in the burst.
  */
-import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import path from "node:path";
@@ -25,6 +24,7 @@ import { startStack } from "../local/stack";
 import { createCompany, createToken } from "../ops/commands";
 import { runMigrations } from "../ops/migrate";
 import { DATABASE_FAULTS_WORKER_VARS, runDatabaseFaults } from "./database-faults";
+import { postmasterPid, processTree, signalAll } from "./processes";
 
 const BURST = Number(process.env.CHAOS_BURST ?? 400);
 /** The longest any one request is waited for before it counts as "no answer". */
@@ -57,21 +57,6 @@ function summary(outcomes: Outcome[]) {
   };
 }
 
-/** Every PID of the process tree under `pid` (PostgreSQL's postmaster and its backends). */
-function processTree(pid: number): number[] {
-  const children = (() => {
-    try {
-      return execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" })
-        .split("\n")
-        .filter(Boolean)
-        .map(Number);
-    } catch {
-      return [];
-    }
-  })();
-  return [pid, ...children.flatMap(processTree)];
-}
-
 async function main() {
   const started = Date.now();
   const tmp = mkdtempSync(path.join(tmpdir(), "crm-chaos-"));
@@ -85,7 +70,7 @@ async function main() {
   let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
   let faultsWorker: Awaited<ReturnType<typeof startWorker>> | undefined;
   const fakes = await Promise.all([startFakeQbo(), startWebhookReceiver()]);
-  const postgresPid = Number(readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+  const postgresPid = postmasterPid(dataDir);
   const stopped: number[] = [];
   try {
     await runMigrations(stack.postgres!.url);
@@ -200,7 +185,7 @@ async function main() {
     const pgToken = await newToken();
     await sequential(pgToken, 3);
     const tree = processTree(postgresPid);
-    for (const pid of tree) process.kill(pid, "SIGSTOP");
+    signalAll(tree, "SIGSTOP");
     stopped.push(...tree);
     const pgStopped = Date.now();
     const duringStop = Promise.all(
@@ -210,7 +195,7 @@ async function main() {
       }),
     );
     await sleep(15_000);
-    for (const pid of tree) process.kill(pid, "SIGCONT");
+    signalAll(tree, "SIGCONT");
     stopped.length = 0;
     const pgResumed = Date.now();
     const during = await duringStop;
@@ -285,11 +270,7 @@ async function main() {
       ),
     );
   } finally {
-    for (const pid of stopped) {
-      try {
-        process.kill(pid, "SIGCONT");
-      } catch {}
-    }
+    signalAll(stopped, "SIGCONT");
     await pool.end();
     await worker?.dispose();
     await faultsWorker?.dispose();
