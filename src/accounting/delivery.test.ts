@@ -579,10 +579,17 @@ describe("accounting delivery: failures", () => {
       [order.companyId, order.projectId, order.invoiceId],
     );
     await send(fast, [Number(id)]);
-    const [row] = await waitStatus([Number(id)], "dead");
+    // Eleven failed batches (max_retries 10), then the dead-letter queue's: at least a second each
+    // (max_batch_timeout), 12 s when idle; allowed five times that on a loaded machine.
+    const [row] = await waitFor(
+      `row ${id} to be dead`,
+      () => rows([Number(id)]),
+      (rs) => rs[0]?.status === "dead",
+      60_000,
+    );
     expect(row.last_error).toMatch(/^delivery crashed: database error: .*dead-letter queue$/s);
     expect(row.last_error).not.toMatch(/Failed query|params:/); // the query and its parameters stay out of errors and logs
-  }, 90_000);
+  }, 120_000);
 });
 
 describe("accounting delivery: connections, cron and tenants", () => {

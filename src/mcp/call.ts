@@ -91,10 +91,11 @@ export function toolRequest(
     method: operation.method,
     headers: { ...headers, accept: "application/json" },
   };
-  const badKey = invalidArguments(requestId, "Invalid request headers", [
-    { field: IDEMPOTENCY_ARGUMENT, message: "Must be 1 to 255 printable ASCII characters" },
-  ]);
-  if (operation.idempotent && read(IDEMPOTENCY_ARGUMENT).length) return badKey;
+  const badKey = () =>
+    invalidArguments(requestId, "Invalid request headers", [
+      { field: IDEMPOTENCY_ARGUMENT, message: "Must be 1 to 255 printable ASCII characters" },
+    ]);
+  if (operation.idempotent && read(IDEMPOTENCY_ARGUMENT).length) return badKey();
   const key = texts.get(IDEMPOTENCY_ARGUMENT)?.[0];
   if (key !== undefined) init.headers[IDEMPOTENCY_HEADER] = key;
   if (operation.body !== "none") {
@@ -115,7 +116,7 @@ export function toolRequest(
     return new Request(`${origin}${API_PREFIX}${path}${search}`, init);
   } catch {
     // Only a header can be refused here: `idempotency_key` with characters no HTTP header carries.
-    return badKey;
+    return badKey();
   }
 }
 

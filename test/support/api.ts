@@ -135,10 +135,15 @@ export function workerLogLines(logFile: string = inject("logFile")): string[] {
 /**
  * Polls `probe` until `done` holds for its value (by default: until it is truthy) and returns that
  * value; for work the Worker finishes after its response (deferred writes, queue consumers, logs).
- * Gives up after 20 s with what it waited for and the last value.
+ * Gives up after `withinMs` (20 s unless the work takes longer by design) with what it waited for and the last value.
  */
-export async function waitFor<T>(what: string, probe: () => T | Promise<T>, done: (value: T) => boolean = Boolean): Promise<T> {
-  const until = Date.now() + 20_000;
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | Promise<T>,
+  done: (value: T) => boolean = Boolean,
+  withinMs = 20_000,
+): Promise<T> {
+  const until = Date.now() + withinMs;
   let value = await probe();
   while (!done(value)) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
