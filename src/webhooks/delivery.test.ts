@@ -65,8 +65,8 @@ const waitReceived = (p: string, n: number) =>
     () => receiver.received(p),
     (rs) => rs.length >= n,
   );
-const waitDeliveries = (endpointId: number, done: (rows: Awaited<ReturnType<typeof webhookDeliveries>>) => boolean) =>
-  waitFor(`deliveries of endpoint ${endpointId}`, () => webhookDeliveries(endpointId), done);
+const waitDeliveries = (endpointId: number, done: (rows: Awaited<ReturnType<typeof webhookDeliveries>>) => boolean, withinMs?: number) =>
+  waitFor(`deliveries of endpoint ${endpointId}`, () => webhookDeliveries(endpointId), done, withinMs);
 const allSettled = (n: number) => (rows: Awaited<ReturnType<typeof webhookDeliveries>>) =>
   rows.length === n && rows.every((r) => r.status !== "pending");
 
@@ -449,14 +449,16 @@ describe("webhook delivery: tenants, endpoints and failures", () => {
     // A secret that is not base64 makes signing throw: a bug's stand-in, every time.
     const endpoint = await createWebhookEndpoint(company.companyId, { url: receiver.url(p), secret: "whsec_not base64!" });
     const created = await newClient(company, fast);
-    const [first] = await waitDeliveries(endpoint.id, allSettled(1));
+    // Eleven failed batches (max_retries 10), then the dead-letter queue's: at least a second each
+    // (max_batch_timeout), 12 s when idle; allowed five times that on a loaded machine.
+    const [first] = await waitDeliveries(endpoint.id, allSettled(1), 60_000);
     expect(first.status).toBe("failed");
     expect(first.last_error).toMatch(/^delivery crashed: .* — gave up: the queue moved the message to the dead-letter queue$/);
     await sql("update webhook_endpoints set secret = $2 where id = $1", [endpoint.id, newWebhookSecret()]);
     await company.patch(`/clients/${created.body.client.id}`, { phone: "3" }, on(fast));
     const rows = await waitDeliveries(endpoint.id, allSettled(2));
     expect(rows.map((r) => r.status)).toEqual(["failed", "succeeded"]);
-  }, 90_000);
+  }, 120_000);
 });
 
 describe("webhook delivery: logs", () => {
