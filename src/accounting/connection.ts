@@ -11,10 +11,20 @@ const EXPIRY_MARGIN_MS = 60_000;
 const usable = (token: string | null, expiresAt: Date | null): token is string =>
   Boolean(token && expiresAt && expiresAt.getTime() - EXPIRY_MARGIN_MS > Date.now());
 
+type Fresh = Awaited<ReturnType<typeof refreshAccessToken>>;
+
+/**
+ * Refreshes whose tokens were not saved (the database failed after the token endpoint answered), by
+ * company: the refresh token they replaced, and what the endpoint gave. The endpoint has already made
+ * the old refresh token unusable, so the next refresh in this isolate saves these instead of asking again.
+ */
+const unsaved = new Map<number, { replaced: string; fresh: Fresh }>();
+
 /**
  * Access tokens of one company's connection. A refresh runs with the connection row locked, so
  * concurrent consumers refresh once and the rotated refresh token is saved every time (the old one
- * stops working). Concurrent refreshes in this isolate share one request.
+ * stops working): if saving fails, the tokens are kept (`unsaved`) and saved by the next refresh.
+ * Concurrent refreshes in this isolate share one request.
  */
 export class ConnectionTokens implements TokenSource {
   private refreshing?: Promise<string>;
@@ -43,7 +53,13 @@ export class ConnectionTokens implements TokenSource {
         .for("update");
       // Another consumer refreshed while we waited for the lock: use its token.
       if (row.accessToken !== rejected && usable(row.accessToken, row.accessTokenExpiresAt)) return row;
-      const fresh = await refreshAccessToken({ ...row, tokenUrl: row.tokenUrl ?? DEFAULT_TOKEN_URL });
+      const kept = unsaved.get(row.companyId);
+      const fresh =
+        kept?.replaced === row.refreshToken
+          ? kept.fresh
+          : await refreshAccessToken({ ...row, tokenUrl: row.tokenUrl ?? DEFAULT_TOKEN_URL });
+      // Kept until the update below commits: a failure from here on would otherwise lose the only usable refresh token.
+      unsaved.set(row.companyId, { replaced: row.refreshToken, fresh });
       const [saved] = await tx
         .update(accountingConnections)
         .set({
@@ -56,6 +72,7 @@ export class ConnectionTokens implements TokenSource {
         .returning();
       return saved;
     });
+    if (unsaved.get(this.conn.companyId)?.fresh.refreshToken === this.conn.refreshToken) unsaved.delete(this.conn.companyId);
     return this.conn.accessToken!;
   }
 }

@@ -477,6 +477,35 @@ describe("accounting delivery: failures", () => {
     expect(conn.refresh_token).toBe(fake.currentRefreshToken(creds.clientId));
   });
 
+  it("keeps a rotated refresh token whose save failed, and saves it on the next attempt instead of refreshing with the dead one", async () => {
+    const { company, creds } = await connectedCompany();
+    const tokenCalls = () =>
+      fake.tokenRequests().filter((r) => r.authorization?.endsWith(btoa(`${creds.clientId}:${creds.clientSecret}`))).length;
+    // The first save of this connection's tokens fails after the token endpoint rotated them, as when the
+    // database fails at that moment (a sequence counts across the rollback).
+    const name = `fail_token_save_${company.companyId}`;
+    await sql(`create sequence ${name}`);
+    await sql(`create function ${name}() returns trigger language plpgsql as $$
+      begin
+        if new.company_id = ${company.companyId} and nextval('${name}') = 1 then raise exception 'the database failed'; end if;
+        return new;
+      end $$`);
+    await sql(`create trigger ${name} before update on accounting_connections for each row execute function ${name}()`);
+    try {
+      const id = await record(await arrangeOrder(company), create);
+      await send(fast, [id]);
+      await waitStatus([id], "done");
+    } finally {
+      await sql(`drop trigger ${name} on accounting_connections`);
+      await sql(`drop function ${name}(); drop sequence ${name}`);
+    }
+    expect(tokenCalls()).toBe(1);
+    const [conn] = await sql<{ refresh_token: string }>("select refresh_token from accounting_connections where company_id = $1", [
+      company.companyId,
+    ]);
+    expect(conn.refresh_token).toBe(fake.currentRefreshToken(creds.clientId));
+  });
+
   it("recovers from a stale SyncToken (Fault 5010) by reading the invoice and retrying with its SyncToken", async () => {
     const { company, realm } = await connectedCompany();
     const order = await arrangeOrder(company);
