@@ -1,7 +1,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type FakeQbo, faultBody, startFakeQbo } from "../../test/fakes/qbo";
-import { db, newCompany, sql, type TestCompany, waitFor, workerLogLines } from "../../test/support/api";
+import { DEAD_LETTER_WITHIN_MS, db, newCompany, sql, type TestCompany, waitFor, workerLogLines } from "../../test/support/api";
 import { type RunningWorker, startWorker } from "../../test/support/worker";
 import { accountingStatus, connectAccounting } from "../../tools/ops/accounting";
 import type { Bindings, OutboxMessage } from "../platform/env";
@@ -144,12 +144,18 @@ interface OutboxRow {
 }
 const rows = (ids: number[]) => sql<OutboxRow>("select * from accounting_outbox where id = any($1::bigint[]) order by id", [ids]);
 
-const waitStatus = (ids: number[], ...statuses: string[]) =>
+/** Waits until every row of `ids` has one of `statuses`; within `withinMs`, or waitFor's default. */
+const waitStatusWithin = (withinMs: number | undefined, ids: number[], ...statuses: string[]) =>
   waitFor(
     `rows ${ids} to be ${statuses}`,
     () => rows(ids),
     (rs) => rs.length === ids.length && rs.every((r) => statuses.includes(r.status)),
+    withinMs,
   );
+const waitStatus = (ids: number[], ...statuses: string[]) => waitStatusWithin(undefined, ids, ...statuses);
+/** Calls of the fake's token endpoint with this connection's client credentials. */
+const tokenCalls = (creds: { clientId: string; clientSecret: string }) =>
+  fake.tokenRequests().filter((r) => r.authorization?.endsWith(btoa(`${creds.clientId}:${creds.clientSecret}`))).length;
 const waitLog = (target: TestWorker, match: (line: any) => boolean) =>
   waitFor("a worker log line", () =>
     workerLogLines(target.logFile)
@@ -442,28 +448,26 @@ describe("accounting delivery: idempotency and ordering", () => {
 describe("accounting delivery: failures", () => {
   it("refreshes an expired access token, saving the rotated refresh token every time, and refreshes once on a 401", async () => {
     const { company, creds, realm } = await connectedCompany();
-    const tokenCalls = () =>
-      fake.tokenRequests().filter((r) => r.authorization?.endsWith(btoa(`${creds.clientId}:${creds.clientSecret}`))).length;
     const deliver = async () => {
       const id = await record(await arrangeOrder(company), create);
       await send(fast, [id]);
       return (await waitStatus([id], "done"))[0];
     };
     await deliver();
-    expect(tokenCalls()).toBe(1);
+    expect(tokenCalls(creds)).toBe(1);
     await deliver(); // the saved access token is still valid
-    expect(tokenCalls()).toBe(1);
+    expect(tokenCalls(creds)).toBe(1);
 
     await sql("update accounting_connections set access_token_expires_at = now() - interval '1 minute' where company_id = $1", [
       company.companyId,
     ]);
     await deliver(); // works only with the refresh token saved by the first refresh
-    expect(tokenCalls()).toBe(2);
+    expect(tokenCalls(creds)).toBe(2);
 
     fake.revokeAccessTokens(realm);
     const row = await deliver();
     expect(row.attempts).toBe(1);
-    expect(tokenCalls()).toBe(3);
+    expect(tokenCalls(creds)).toBe(3);
     // The rejected request (this order's customer create) was repeated once with the new token.
     expect(
       requestIdsOf(realm)
@@ -479,8 +483,6 @@ describe("accounting delivery: failures", () => {
 
   it("keeps a rotated refresh token whose save failed, and saves it on the next attempt instead of refreshing with the dead one", async () => {
     const { company, creds } = await connectedCompany();
-    const tokenCalls = () =>
-      fake.tokenRequests().filter((r) => r.authorization?.endsWith(btoa(`${creds.clientId}:${creds.clientSecret}`))).length;
     // The first save of this connection's tokens fails after the token endpoint rotated them, as when the
     // database fails at that moment (a sequence counts across the rollback).
     const name = `fail_token_save_${company.companyId}`;
@@ -499,7 +501,7 @@ describe("accounting delivery: failures", () => {
       await sql(`drop trigger ${name} on accounting_connections`);
       await sql(`drop function ${name}(); drop sequence ${name}`);
     }
-    expect(tokenCalls()).toBe(1);
+    expect(tokenCalls(creds)).toBe(1);
     const [conn] = await sql<{ refresh_token: string }>("select refresh_token from accounting_connections where company_id = $1", [
       company.companyId,
     ]);
@@ -608,14 +610,7 @@ describe("accounting delivery: failures", () => {
       [order.companyId, order.projectId, order.invoiceId],
     );
     await send(fast, [Number(id)]);
-    // Eleven failed batches (max_retries 10), then the dead-letter queue's: at least a second each
-    // (max_batch_timeout), 12 s when idle; allowed five times that on a loaded machine.
-    const [row] = await waitFor(
-      `row ${id} to be dead`,
-      () => rows([Number(id)]),
-      (rs) => rs[0]?.status === "dead",
-      60_000,
-    );
+    const [row] = await waitStatusWithin(DEAD_LETTER_WITHIN_MS, [Number(id)], "dead");
     expect(row.last_error).toMatch(/^delivery crashed: database error: .*dead-letter queue$/s);
     expect(row.last_error).not.toMatch(/Failed query|params:/); // the query and its parameters stay out of errors and logs
   }, 120_000);

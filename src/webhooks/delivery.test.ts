@@ -2,7 +2,7 @@ import path from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startWebhookReceiver, type WebhookReceiver } from "../../test/fakes/webhook-receiver";
-import { expectError, newCompany, sql, type TestCompany, waitFor } from "../../test/support/api";
+import { DEAD_LETTER_WITHIN_MS, expectError, newCompany, sql, type TestCompany, waitFor } from "../../test/support/api";
 import { scanLog } from "../../test/support/log-scan";
 import {
   createWebhookEndpoint,
@@ -449,9 +449,7 @@ describe("webhook delivery: tenants, endpoints and failures", () => {
     // A secret that is not base64 makes signing throw: a bug's stand-in, every time.
     const endpoint = await createWebhookEndpoint(company.companyId, { url: receiver.url(p), secret: "whsec_not base64!" });
     const created = await newClient(company, fast);
-    // Eleven failed batches (max_retries 10), then the dead-letter queue's: at least a second each
-    // (max_batch_timeout), 12 s when idle; allowed five times that on a loaded machine.
-    const [first] = await waitDeliveries(endpoint.id, allSettled(1), 60_000);
+    const [first] = await waitDeliveries(endpoint.id, allSettled(1), DEAD_LETTER_WITHIN_MS);
     expect(first.status).toBe("failed");
     expect(first.last_error).toMatch(/^delivery crashed: .* — gave up: the queue moved the message to the dead-letter queue$/);
     await sql("update webhook_endpoints set secret = $2 where id = $1", [endpoint.id, newWebhookSecret()]);

@@ -133,6 +133,13 @@ export function workerLogLines(logFile: string = inject("logFile")): string[] {
 }
 
 /**
+ * How long a test waits for a queue consumer that crashes on every try to give the message up: eleven
+ * failed batches (max_retries 10) and then the dead-letter queue's, each at least a second
+ * (max_batch_timeout), 12 s when idle; five times that allows for a loaded machine.
+ */
+export const DEAD_LETTER_WITHIN_MS = 60_000;
+
+/**
  * Polls `probe` until `done` holds for its value (by default: until it is truthy) and returns that
  * value; for work the Worker finishes after its response (deferred writes, queue consumers, logs).
  * Gives up after `withinMs` (20 s unless the work takes longer by design) with what it waited for and the last value.
